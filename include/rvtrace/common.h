@@ -1,0 +1,65 @@
+/* Status codes and small helpers shared by every rvtrace module. */
+#ifndef RVTRACE_COMMON_H
+#define RVTRACE_COMMON_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every fallible function returns 0 or one of these (negative) codes. */
+enum rvt_status {
+    RVT_OK = 0,
+    RVT_E_NOMEM = -1,   /* allocation failed */
+    RVT_E_IO = -2,      /* the operating system refused a read or write */
+    RVT_E_FORMAT = -3,  /* input is not in the expected format */
+    RVT_E_TRUNC = -4,   /* input ends before a complete item */
+    RVT_E_UNSUPP = -5,  /* valid input using something we do not implement */
+    RVT_E_RANGE = -6,   /* address or value outside what the object covers */
+    RVT_E_ARG = -7,     /* the caller passed an invalid argument */
+};
+
+/* Human-readable text of a status code; never NULL. */
+const char *rvt_strerror(int status);
+
+/* Fixed-size diagnostic buffer that modules fill with a precise message
+ * (file, offset, what was expected) when they return an error. */
+typedef struct rvt_diag {
+    char msg[512];
+} rvt_diag;
+
+/* printf-style formatting into a diagnostic; returns `status` so callers can
+ * write `return rvt_diag_set(d, RVT_E_FORMAT, "...")`. `d` may be NULL. */
+int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+#ifndef RVTRACE_COMMON_IO_H
+#define RVTRACE_COMMON_IO_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Sequential reader of a plain or zstd-compressed (.zst, detected by its
+ * magic number) file, so traces never need unpacking on disk. */
+typedef struct rvt_zreader rvt_zreader;
+int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
+/* Reads up to n bytes; returns the count (0 at end) or a negative status. */
+long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
+void rvt_zreader_close(rvt_zreader *r);
+
+/* Whole (decompressed) file into a malloc'ed buffer with a NUL after it. */
+int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag);
+#ifdef __cplusplus
+}
+#endif
+#endif

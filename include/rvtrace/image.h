@@ -1,0 +1,64 @@
+/* Program image: the code and data of one or more RISC-V ELF executables as
+ * the hart sees them, their symbols and source lines, and a cached
+ * address -> decoded instruction lookup for the hot loops of the decoders and
+ * the hart model. */
+#ifndef RVTRACE_IMAGE_H
+#define RVTRACE_IMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rvtrace/common.h"
+#include "rvtrace/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rvt_image rvt_image;
+
+int rvt_image_new(rvt_image **out);
+void rvt_image_free(rvt_image *img);
+
+/* Load the PT_LOAD segments, sections and symbols of an ELF file, shifted by
+ * `load_offset` (added to every address of that file). All files of an image
+ * must have the same XLEN. On error `diag` names the file and the problem. */
+int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, rvt_diag *diag);
+
+/* Same from a buffer (the image keeps its own copy); `name` is used in
+ * messages. */
+int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, size_t size,
+                           uint64_t load_offset, rvt_diag *diag);
+
+unsigned rvt_image_xlen(const rvt_image *img);           /* 32 or 64; 0 when empty */
+uint64_t rvt_image_entry(const rvt_image *img);          /* entry point of the first file */
+unsigned rvt_image_file_count(const rvt_image *img);
+
+/* Copy up to `n` bytes at `addr` from loaded segments (zero-filled beyond a
+ * segment's file size). Returns how many consecutive bytes were available. */
+size_t rvt_image_read(const rvt_image *img, uint64_t addr, void *buf, size_t n);
+
+/* Decoded instruction at `addr`, decoded once and cached; NULL when `addr` is
+ * not inside an executable segment or is odd. */
+const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr);
+
+/* Nearest function (or, failing that, any) symbol at or before `addr` in the
+ * file that contains it; NULL when none. `*offset` gets addr - symbol. */
+const char *rvt_image_symbolize(const rvt_image *img, uint64_t addr, uint64_t *offset);
+
+/* Address of a symbol by name (first file that defines it). */
+bool rvt_image_symbol_addr(const rvt_image *img, const char *name, uint64_t *addr);
+
+/* Source file and line of `addr` from DWARF line tables; false when the file
+ * has no line information for it. */
+bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, unsigned *line);
+
+/* Write the listing `objdump -d [-M no-aliases]` prints for file `index`, from
+ * the first "Disassembly of section" line on. `flags` takes RVT_DIS_*. */
+int rvt_image_write_objdump(const rvt_image *img, unsigned index, unsigned flags, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+/* Plain or zstd-compressed input files, read sequentially. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "rvtrace/common.h"
+
+struct rvt_zreader {
+    FILE *f;
+    char *path;
+    ZSTD_DStream *z;       /* NULL for plain files */
+    unsigned char *in;
+    size_t in_cap;
+    ZSTD_inBuffer ib;
+    unsigned long long consumed; /* compressed bytes consumed, for messages */
+    bool eof;
+};
+
+int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rvt_diag_set(diag, RVT_E_IO, "%s: %s", path, strerror(errno));
+    rvt_zreader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        fclose(f);
+        return RVT_E_NOMEM;
+    }
+    r->f = f;
+    unsigned char magic[4];
+    size_t n = fread(magic, 1, 4, f);
+    rewind(f);
+    if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
+        r->z = ZSTD_createDStream();
+        r->in_cap = ZSTD_DStreamInSize();
+        r->in = malloc(r->in_cap);
+        if (!r->z || !r->in) {
+            rvt_zreader_close(r);
+            return RVT_E_NOMEM;
+        }
+        ZSTD_initDStream(r->z);
+        r->ib = (ZSTD_inBuffer){r->in, 0, 0};
+    }
+    *out = r;
+    return RVT_OK;
+}
+
+long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
+    if (!r->z) {
+        size_t got = fread(buf, 1, n, r->f);
+        if (got == 0 && ferror(r->f))
+            return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+        return (long)got;
+    }
+    ZSTD_outBuffer ob = {buf, n, 0};
+    while (ob.pos == 0) {
+        if (r->ib.pos == r->ib.size) {
+            if (r->eof)
+                break;
+            size_t got = fread(r->in, 1, r->in_cap, r->f);
+            if (got == 0) {
+                if (ferror(r->f))
+                    return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+                r->eof = true;
+                break;
+            }
+            r->ib = (ZSTD_inBuffer){r->in, got, 0};
+        }
+        size_t before = r->ib.pos;
+        size_t rc = ZSTD_decompressStream(r->z, &ob, &r->ib);
+        r->consumed += r->ib.pos - before;
+        if (ZSTD_isError(rc))
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: corrupt zstd data near compressed byte %llu: %s",
+                                r->path, r->consumed, ZSTD_getErrorName(rc));
+    }
+    return (long)ob.pos;
+}
+
+void rvt_zreader_close(rvt_zreader *r) {
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    ZSTD_freeDStream(r->z);
+    free(r->in);
+    free(r->path);
+    free(r);
+}
+
+int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag) {
+    rvt_zreader *r;
+    int rc = rvt_zreader_open(&r, path, diag);
+    if (rc)
+        return rc;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        rvt_zreader_close(r);
+        return RVT_E_NOMEM;
+    }
+    for (;;) {
+        if (cap - len < 4096) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                rvt_zreader_close(r);
+                return RVT_E_NOMEM;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        long n = rvt_zreader_read(r, buf + len, cap - len, diag);
+        if (n < 0) {
+            free(buf);
+            rvt_zreader_close(r);
+            return (int)n;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    rvt_zreader_close(r);
+    buf[len] = 0;
+    *data = buf;
+    *size = len;
+    return RVT_OK;
+}

@@ -1,0 +1,412 @@
+/* ELF loading (libelf), symbol and source-line lookup (libdw), and the
+ * decoded-instruction cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image_internal.h"
+
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
+
+int rvt_image_new(rvt_image **out) {
+    *out = calloc(1, sizeof **out);
+    return *out ? RVT_OK : RVT_E_NOMEM;
+}
+
+static void file_release(img_file *f) {
+    if (f->dwarf)
+        dwarf_end(f->dwarf);
+    if (f->elf)
+        elf_end(f->elf);
+    free(f->sections);
+    free(f->symbols);
+    free(f->by_addr);
+    free(f->buf);
+    free(f->path);
+}
+
+void rvt_image_free(rvt_image *img) {
+    if (!img)
+        return;
+    for (unsigned i = 0; i < img->nfiles; i++)
+        file_release(&img->files[i]);
+    for (size_t i = 0; i < img->nsegs; i++)
+        free(img->segs[i].cache);
+    free(img->files);
+    free(img->segs);
+    free(img);
+}
+
+unsigned rvt_image_xlen(const rvt_image *img) { return img->xlen; }
+unsigned rvt_image_file_count(const rvt_image *img) { return img->nfiles; }
+uint64_t rvt_image_entry(const rvt_image *img) { return img->nfiles ? img->files[0].entry : 0; }
+
+static int cmp_sym_addr(const void *a, const void *b) {
+    const img_symbol *x = *(img_symbol *const *)a, *y = *(img_symbol *const *)b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    /* Prefer functions, then globals, so a lookup names the most useful one. */
+    int fx = x->type == STT_FUNC, fy = y->type == STT_FUNC;
+    if (fx != fy)
+        return fy - fx;
+    int gx = x->bind != STB_LOCAL, gy = y->bind != STB_LOCAL;
+    if (gx != gy)
+        return gy - gx;
+    return strcmp(x->name, y->name);
+}
+
+static bool is_mapping_symbol(const char *n) {
+    return n[0] == '$' && (n[1] == 'x' || n[1] == 'd') && (n[2] == 0 || n[2] == 'r' || n[2] == '.');
+}
+
+static int load_symbols(img_file *f, rvt_diag *diag) {
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || sh.sh_entsize == 0)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: unreadable symbol table", f->path);
+        size_t n = sh.sh_size / sh.sh_entsize;
+        f->symbols = calloc(n ? n : 1, sizeof *f->symbols);
+        if (!f->symbols)
+            return RVT_E_NOMEM;
+        for (size_t i = 1; i < n; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(data, (int)i, &s))
+                return rvt_diag_set(diag, RVT_E_FORMAT, "%s: symbol %zu is unreadable", f->path, i);
+            const char *name = elf_strptr(f->elf, sh.sh_link, s.st_name);
+            if (!name)
+                return rvt_diag_set(diag, RVT_E_FORMAT,
+                                    "%s: symbol %zu has a name outside the string table", f->path, i);
+            if (!*name)
+                continue;
+            img_symbol *o = &f->symbols[f->nsymbols++];
+            o->name = name;
+            o->type = GELF_ST_TYPE(s.st_info);
+            o->bind = GELF_ST_BIND(s.st_info);
+            o->shndx = s.st_shndx;
+            o->size = s.st_size;
+            o->value = s.st_value + (s.st_shndx == SHN_ABS ? 0 : f->offset);
+        }
+        break;
+    }
+    f->by_addr = calloc(f->nsymbols ? f->nsymbols : 1, sizeof *f->by_addr);
+    if (!f->by_addr)
+        return RVT_E_NOMEM;
+    for (size_t i = 0; i < f->nsymbols; i++) {
+        img_symbol *s = &f->symbols[i];
+        if (s->shndx == SHN_UNDEF || s->shndx == SHN_ABS || s->shndx >= SHN_LORESERVE)
+            continue;
+        if (s->type == STT_SECTION || s->type == STT_FILE || is_mapping_symbol(s->name))
+            continue;
+        f->by_addr[f->nby_addr++] = s;
+    }
+    qsort(f->by_addr, f->nby_addr, sizeof *f->by_addr, cmp_sym_addr);
+    return RVT_OK;
+}
+
+static int load_sections(img_file *f, rvt_diag *diag) {
+    size_t shnum, shstrndx;
+    if (elf_getshdrnum(f->elf, &shnum) != 0 || elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: unreadable section header table: %s", f->path,
+                            elf_errmsg(-1));
+    f->sections = calloc(shnum ? shnum : 1, sizeof *f->sections);
+    if (!f->sections)
+        return RVT_E_NOMEM;
+    f->nsections = shnum;
+    for (size_t i = 1; i < shnum; i++) {
+        Elf_Scn *scn = elf_getscn(f->elf, i);
+        GElf_Shdr sh;
+        if (!scn || !gelf_getshdr(scn, &sh))
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: section header %zu is unreadable", f->path, i);
+        img_section *s = &f->sections[i];
+        const char *name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+        s->name = name ? name : "";
+        s->addr = sh.sh_addr + f->offset;
+        s->size = sh.sh_size;
+        s->type = sh.sh_type;
+        s->flags = sh.sh_flags;
+        if (sh.sh_type != SHT_NOBITS && sh.sh_size) {
+            if (sh.sh_offset > f->size || sh.sh_size > f->size - sh.sh_offset)
+                return rvt_diag_set(diag, RVT_E_TRUNC,
+                                    "%s: section %s (offset %#llx, size %#llx) extends past the end "
+                                    "of the file (%zu bytes)",
+                                    f->path, s->name, (unsigned long long)sh.sh_offset,
+                                    (unsigned long long)sh.sh_size, f->size);
+            s->data = f->buf + sh.sh_offset;
+        }
+    }
+    return RVT_OK;
+}
+
+static int add_segment(rvt_image *img, const img_segment *seg) {
+    img_segment *n = realloc(img->segs, (img->nsegs + 1) * sizeof *n);
+    if (!n)
+        return RVT_E_NOMEM;
+    img->segs = n;
+    img->segs[img->nsegs++] = *seg;
+    return RVT_OK;
+}
+
+static int load_segments(rvt_image *img, img_file *f, unsigned index, rvt_diag *diag) {
+    size_t phnum;
+    if (elf_getphdrnum(f->elf, &phnum) != 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: unreadable program header table: %s", f->path,
+                            elf_errmsg(-1));
+    size_t loaded = 0;
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(f->elf, (int)i, &ph))
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: program header %zu is unreadable: %s",
+                                f->path, i, elf_errmsg(-1));
+        if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+            continue;
+        if (ph.p_filesz > ph.p_memsz)
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "%s: program header %zu: file size %#llx exceeds memory size %#llx",
+                                f->path, i, (unsigned long long)ph.p_filesz,
+                                (unsigned long long)ph.p_memsz);
+        if (ph.p_offset > f->size || ph.p_filesz > f->size - ph.p_offset)
+            return rvt_diag_set(diag, RVT_E_TRUNC,
+                                "%s: program header %zu: segment (offset %#llx, size %#llx) extends "
+                                "past the end of the file (%zu bytes)",
+                                f->path, i, (unsigned long long)ph.p_offset,
+                                (unsigned long long)ph.p_filesz, f->size);
+        img_segment seg = {.vaddr = ph.p_vaddr + f->offset, .memsz = ph.p_memsz,
+                           .filesz = ph.p_filesz, .data = f->buf + ph.p_offset,
+                           .exec = (ph.p_flags & PF_X) != 0, .file = index};
+        if (seg.vaddr + seg.memsz < seg.vaddr)
+            return rvt_diag_set(diag, RVT_E_RANGE, "%s: program header %zu wraps around the address space",
+                                f->path, i);
+        int rc = add_segment(img, &seg);
+        if (rc)
+            return rc;
+        loaded++;
+    }
+    if (!loaded)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: no loadable (PT_LOAD) segment", f->path);
+    return RVT_OK;
+}
+
+int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, size_t size,
+                           uint64_t load_offset, rvt_diag *diag) {
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "libelf is too old");
+    if (size < 16 || memcmp(data, "\177ELF", 4) != 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: not an ELF file", name);
+    img_file *files = realloc(img->files, (img->nfiles + 1) * sizeof *files);
+    if (!files)
+        return RVT_E_NOMEM;
+    img->files = files;
+    img_file *f = &img->files[img->nfiles];
+    memset(f, 0, sizeof *f);
+    size_t nsegs_before = img->nsegs;
+    int rc = RVT_E_NOMEM;
+    f->path = strdup(name);
+    f->buf = malloc(size);
+    if (!f->path || !f->buf)
+        goto fail;
+    memcpy(f->buf, data, size);
+    f->size = size;
+    f->offset = load_offset;
+    f->elf = elf_memory((char *)f->buf, size);
+    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: not a valid ELF file: %s", name, elf_errmsg(-1));
+        goto fail;
+    }
+    GElf_Ehdr eh;
+    if (!gelf_getehdr(f->elf, &eh)) {
+        rc = rvt_diag_set(diag, RVT_E_TRUNC, "%s: truncated or corrupt ELF header: %s", name,
+                          elf_errmsg(-1));
+        goto fail;
+    }
+    if (eh.e_machine != EM_RISCV) {
+        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: ELF machine is %u, not RISC-V (243)", name,
+                          (unsigned)eh.e_machine);
+        goto fail;
+    }
+    if (eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+        rc = rvt_diag_set(diag, RVT_E_UNSUPP, "%s: big-endian RISC-V ELF is not supported", name);
+        goto fail;
+    }
+    f->xlen = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+    if (img->xlen && img->xlen != f->xlen) {
+        rc = rvt_diag_set(diag, RVT_E_ARG, "%s: ELF%u file cannot join an RV%u image", name, f->xlen,
+                          img->xlen);
+        goto fail;
+    }
+    f->entry = eh.e_entry + load_offset;
+    if ((rc = load_sections(f, diag)) != 0 || (rc = load_symbols(f, diag)) != 0 ||
+        (rc = load_segments(img, f, img->nfiles, diag)) != 0)
+        goto fail;
+    img->xlen = f->xlen;
+    img->nfiles++;
+    return RVT_OK;
+fail:
+    img->nsegs = nsegs_before;
+    file_release(f);
+    return rc;
+}
+
+int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, rvt_diag *diag) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return rvt_diag_set(diag, RVT_E_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return rvt_diag_set(diag, RVT_E_IO, "%s: not a regular file", path);
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) {
+        close(fd);
+        return RVT_E_NOMEM;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            free(buf);
+            close(fd);
+            return rvt_diag_set(diag, RVT_E_IO, "%s: read failed at byte %zu: %s", path, got, strerror(e));
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    int rc = rvt_image_load_elf_mem(img, path, buf, size, load_offset, diag);
+    free(buf);
+    return rc;
+}
+
+static img_segment *find_segment(const rvt_image *img, uint64_t addr) {
+    rvt_image *m = (rvt_image *)img; /* last_seg is a lookup hint only */
+    if (m->last_seg < m->nsegs) {
+        img_segment *s = &m->segs[m->last_seg];
+        if (addr - s->vaddr < s->memsz)
+            return s;
+    }
+    for (size_t i = 0; i < m->nsegs; i++) {
+        img_segment *s = &m->segs[i];
+        if (addr - s->vaddr < s->memsz) {
+            m->last_seg = i;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+size_t rvt_image_read(const rvt_image *img, uint64_t addr, void *buf, size_t n) {
+    uint8_t *out = buf;
+    size_t done = 0;
+    while (done < n) {
+        img_segment *s = find_segment(img, addr + done);
+        if (!s)
+            break;
+        uint64_t off = addr + done - s->vaddr;
+        size_t chunk = (size_t)((s->memsz - off) < (n - done) ? (s->memsz - off) : (n - done));
+        for (size_t i = 0; i < chunk; i++)
+            out[done + i] = off + i < s->filesz ? s->data[off + i] : 0;
+        done += chunk;
+    }
+    return done;
+}
+
+const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
+    if (addr & 1)
+        return NULL;
+    img_segment *s = find_segment(img, addr);
+    if (!s || !s->exec)
+        return NULL;
+    uint64_t off = addr - s->vaddr;
+    if (!s->cache) {
+        s->cache = calloc((size_t)(s->memsz / 2 + 1), sizeof *s->cache);
+        if (!s->cache)
+            return NULL;
+    }
+    rvt_insn *slot = &s->cache[off / 2];
+    if (slot->len == 0) {
+        uint8_t b[4] = {0, 0, 0, 0};
+        size_t got = rvt_image_read(img, addr, b, 4);
+        uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        rvt_decode(w, img->xlen, slot);
+        if (got < slot->len) /* instruction runs off the image: not executable */
+            slot->op = RVT_OP_ILLEGAL, slot->cop = RVT_OP_ILLEGAL;
+    }
+    return slot;
+}
+
+static const img_file *file_of(const rvt_image *img, uint64_t addr) {
+    img_segment *s = find_segment(img, addr);
+    return s ? &img->files[s->file] : (img->nfiles ? &img->files[0] : NULL);
+}
+
+const char *rvt_image_symbolize(const rvt_image *img, uint64_t addr, uint64_t *offset) {
+    const img_file *f = file_of(img, addr);
+    if (!f || !f->nby_addr)
+        return NULL;
+    size_t lo = 0, hi = f->nby_addr;
+    while (lo < hi) { /* first symbol with value > addr */
+        size_t mid = (lo + hi) / 2;
+        if (f->by_addr[mid]->value <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    size_t i = lo - 1;
+    uint64_t at = f->by_addr[i]->value;
+    while (i > 0 && f->by_addr[i - 1]->value == at)
+        i--; /* the preferred symbol sorts first among equals */
+    *offset = addr - at;
+    return f->by_addr[i]->name;
+}
+
+bool rvt_image_symbol_addr(const rvt_image *img, const char *name, uint64_t *addr) {
+    for (unsigned k = 0; k < img->nfiles; k++) {
+        const img_file *f = &img->files[k];
+        for (size_t i = 0; i < f->nsymbols; i++) {
+            if (f->symbols[i].shndx != SHN_UNDEF && strcmp(f->symbols[i].name, name) == 0) {
+                *addr = f->symbols[i].value;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, unsigned *line) {
+    img_segment *s = find_segment(img, addr);
+    if (!s)
+        return false;
+    img_file *f = &img->files[s->file];
+    if (!f->dwarf_tried) {
+        f->dwarf_tried = true;
+        f->dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+    }
+    if (!f->dwarf)
+        return false;
+    Dwarf_Die cu;
+    uint64_t a = addr - f->offset;
+    if (!dwarf_addrdie(f->dwarf, a, &cu))
+        return false;
+    Dwarf_Line *l = dwarf_getsrc_die(&cu, a);
+    if (!l)
+        return false;
+    int ln = 0;
+    const char *src = dwarf_linesrc(l, NULL, NULL);
+    if (!src || dwarf_lineno(l, &ln) != 0)
+        return false;
+    *file = src;
+    *line = (unsigned)ln;
+    return true;
+}

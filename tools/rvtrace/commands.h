@@ -1,0 +1,7 @@
+/* Subcommands of the rvtrace program. Each returns the process exit code. */
+#ifndef RVTRACE_TOOL_COMMANDS_H
+#define RVTRACE_TOOL_COMMANDS_H
+
+int cmd_disasm(int argc, char **argv);
+
+#endif

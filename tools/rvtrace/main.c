@@ -1,0 +1,49 @@
+/* rvtrace: one program, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rvtrace COMMAND [OPTIONS] [ARGS]\n"
+            "\n"
+            "RISC-V processor trace toolkit (E-Trace, N-Trace, tandem verification).\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "Run 'rvtrace COMMAND --help' for the options of a command.\n"
+            "Example: rvtrace disasm -M no-aliases program.elf\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("rvtrace 0.1.0");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "rvtrace: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
