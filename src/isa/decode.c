@@ -276,13 +276,16 @@ static void decode32(uint32_t r, unsigned xlen, rvt_insn *o) {
         }
         break;
     case 0x0f:
-        if (f3 == 0) {
+        /* rd, rs1 and the fm field are reserved and must be zero, except for
+         * the one fence.tso encoding. */
+        if (f3 == 0 && rd == 0 && rs1 == 0) {
             o->rm = (uint8_t)bits(r, 27, 20);
-            op = (bits(r, 31, 28) == 0x8 && bits(r, 27, 20) == 0x33) ? RVT_OP_FENCE_TSO : RVT_OP_FENCE;
-            imm = imm_i(r);
-        } else if (f3 == 1) {
+            if (bits(r, 31, 28) == 0)
+                op = RVT_OP_FENCE;
+            else if (r == 0x8330000fu)
+                op = RVT_OP_FENCE_TSO;
+        } else if (f3 == 1 && rd == 0 && rs1 == 0 && bits(r, 31, 20) == 0) {
             op = RVT_OP_FENCE_I;
-            imm = imm_i(r);
         }
         break;
     case 0x73: op = decode_system(r, o); break;

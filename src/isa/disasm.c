@@ -200,6 +200,9 @@ static bool compressed_raw(dis *d, const rvt_insn *in) {
     case RVT_OP_C_LUI:
         mnem(d, m); x_dest_upper(d, in); hex(d, ((uint64_t)in->imm >> 12) & 0xfffff); return true;
     case RVT_OP_C_SRLI: case RVT_OP_C_SRAI: case RVT_OP_C_SLLI:
+        if (in->imm == 0) { /* the RV128 shift-by-64 encodings keep their own names */
+            sb_printf(&d->out, "%s64", m); x(d, in->rd); return true;
+        }
         mnem(d, m); x(d, in->rd); hex(d, (uint64_t)in->imm); return true;
     case RVT_OP_C_ANDI: mnem(d, m); x(d, in->rd); dec(d, in->imm); return true;
     case RVT_OP_C_SUB: case RVT_OP_C_XOR: case RVT_OP_C_OR: case RVT_OP_C_AND:
@@ -220,9 +223,9 @@ static bool compressed_alias(dis *d, const rvt_insn *in) {
     switch (in->cop) {
     case RVT_OP_C_UNIMP: mnem(d, "unimp"); return true;
     case RVT_OP_C_NOP:
-        if (in->imm)
-            return false;
-        mnem(d, "nop"); return true;
+        if (in->imm) { mnem(d, "c.nop"); dec(d, in->imm); }
+        else mnem(d, "nop");
+        return true;
     case RVT_OP_C_ADDI4SPN: mnem(d, "add"); x(d, in->rd); x(d, 2); dec(d, in->imm); return true;
     case RVT_OP_C_ADDI:
         mnem(d, "add"); x(d, in->rd); x(d, in->rd);
@@ -234,18 +237,25 @@ static bool compressed_alias(dis *d, const rvt_insn *in) {
         maybe_address(d, in->rd, in->imm, true);
         dec(d, in->imm);
         return true;
-    case RVT_OP_C_LI: mnem(d, "li"); x(d, in->rd); dec(d, in->imm); return true;
+    case RVT_OP_C_LI:
+        if (!in->rd) return false;
+        mnem(d, "li"); x(d, in->rd); dec(d, in->imm); return true;
     case RVT_OP_C_ADDI16SP: mnem(d, "add"); x(d, 2); x(d, 2); dec(d, in->imm); return true;
     case RVT_OP_C_LUI:
+        if (!in->rd) return false;
         mnem(d, "lui"); x_dest_upper(d, in); hex(d, ((uint64_t)in->imm >> 12) & 0xfffff); return true;
     case RVT_OP_C_SRLI: case RVT_OP_C_SRAI: case RVT_OP_C_SLLI:
+        if (!in->rd || !in->imm) return false;
         mnem(d, in->cop == RVT_OP_C_SRLI ? "srl" : in->cop == RVT_OP_C_SRAI ? "sra" : "sll");
         x(d, in->rd); x(d, in->rd); hex(d, (uint64_t)in->imm); return true;
     case RVT_OP_C_ANDI: mnem(d, "and"); x(d, in->rd); x(d, in->rd); dec(d, in->imm); return true;
     case RVT_OP_C_SUB: case RVT_OP_C_XOR: case RVT_OP_C_OR: case RVT_OP_C_AND:
     case RVT_OP_C_SUBW: case RVT_OP_C_ADDW: case RVT_OP_C_ADD:
+        if (!in->rd) return false;
         mnem(d, rvt_op_name(in->op)); x(d, in->rd); x(d, in->rd); x(d, in->rs2); return true;
-    case RVT_OP_C_MV: mnem(d, "mv"); x(d, in->rd); x(d, in->rs2); return true;
+    case RVT_OP_C_MV:
+        if (!in->rd) return false;
+        mnem(d, "mv"); x(d, in->rd); x(d, in->rs2); return true;
     case RVT_OP_C_J: mnem(d, "j"); target(d, d->pc + (uint64_t)in->imm); return true;
     case RVT_OP_C_JAL: mnem(d, "jal"); target(d, d->pc + (uint64_t)in->imm); return true;
     case RVT_OP_C_BEQZ: case RVT_OP_C_BNEZ:
@@ -273,8 +283,23 @@ static void csr_operand(dis *d, unsigned csr) {
     if (name) text(d, name); else hex(d, csr);
 }
 
+static void csr_raw(dis *d, const rvt_insn *in) {
+    if (in->raw == 0xc0001073) { /* csrrw zero,cycle,zero is the canonical "unimp" */
+        mnem(d, "unimp");
+        return;
+    }
+    mnem(d, rvt_op_name(in->op));
+    x(d, in->rd);
+    csr_operand(d, in->csr);
+    if (in->op >= RVT_OP_CSRRWI) dec(d, in->rs1); else x(d, in->rs1);
+}
+
 static bool csr_alias(dis *d, const rvt_insn *in) {
     unsigned op = in->op, csr = in->csr;
+    if (in->raw == 0xc0001073) {
+        csr_raw(d, in);
+        return true;
+    }
     /* Counter and FP-CSR shorthands. */
     if (op == RVT_OP_CSRRS && in->rs1 == 0) {
         const char *m = NULL;
@@ -299,42 +324,30 @@ static bool csr_alias(dis *d, const rvt_insn *in) {
     }
     if (op == RVT_OP_CSRRWI && (csr == 1 || csr == 2)) {
         mnem(d, csr == 1 ? "fsflagsi" : "fsrmi");
-        if (in->rd) x(d, in->rd);
+        x(d, in->rd);
         dec(d, in->rs1);
-        return true;
-    }
-    if (op == RVT_OP_CSRRW && csr == 0xc00 && in->rd == 0 && in->rs1 == 0) {
-        mnem(d, "unimp");
         return true;
     }
     if (op == RVT_OP_CSRRS && in->rs1 == 0) {
         mnem(d, "csrr"); x(d, in->rd); csr_operand(d, csr);
         return true;
     }
-    if (in->rd != 0)
-        return false;
-    const char *m;
-    bool imm = false;
-    switch (op) {
-    case RVT_OP_CSRRW: m = "csrw"; break;
-    case RVT_OP_CSRRS: m = "csrs"; break;
-    case RVT_OP_CSRRC: m = "csrc"; break;
-    case RVT_OP_CSRRWI: m = "csrwi"; imm = true; break;
-    case RVT_OP_CSRRSI: m = "csrsi"; imm = true; break;
-    case RVT_OP_CSRRCI: m = "csrci"; imm = true; break;
-    default: return false;
+    bool imm = op >= RVT_OP_CSRRWI;
+    if (in->rd != 0) {
+        if (!imm)
+            return false;
+        /* The immediate forms print under the register mnemonics. */
+        mnem(d, rvt_op_name(op - RVT_OP_CSRRWI + RVT_OP_CSRRW));
+        x(d, in->rd);
+        csr_operand(d, csr);
+        dec(d, in->rs1);
+        return true;
     }
-    mnem(d, m);
+    static const char *const short_names[3] = {"csrw", "csrs", "csrc"};
+    mnem(d, short_names[imm ? op - RVT_OP_CSRRWI : op - RVT_OP_CSRRW]);
     csr_operand(d, csr);
     if (imm) dec(d, in->rs1); else x(d, in->rs1);
     return true;
-}
-
-static void csr_raw(dis *d, const rvt_insn *in) {
-    mnem(d, rvt_op_name(in->op));
-    x(d, in->rd);
-    csr_operand(d, in->csr);
-    if (in->op >= RVT_OP_CSRRWI) dec(d, in->rs1); else x(d, in->rs1);
 }
 
 /* 32-bit instructions under their pseudo-instruction names; false when the
@@ -398,7 +411,6 @@ static bool base_alias(dis *d, const rvt_insn *in) {
         if (imm == 255) { mnem(d, "zext.b"); x(d, rd); x(d, rs1); return true; }
         mnem(d, "and"); x(d, rd); x(d, rs1); dec(d, imm); return true;
     case RVT_OP_ORI: mnem(d, "or"); x(d, rd); x(d, rs1); dec(d, imm); return true;
-    case RVT_OP_SLTI: mnem(d, "slt"); x(d, rd); x(d, rs1); dec(d, imm); return true;
     case RVT_OP_SLTIU:
         if (imm == 1) { mnem(d, "seqz"); x(d, rd); x(d, rs1); return true; }
         return false;
@@ -424,6 +436,11 @@ static bool base_alias(dis *d, const rvt_insn *in) {
     case RVT_OP_FENCE:
         if (in->rm == 0xff) { mnem(d, "fence"); return true; }
         return false;
+    case RVT_OP_SFENCE_VMA:
+        mnem(d, "sfence.vma");
+        if (rs1 || rs2) x(d, rs1);
+        if (rs2) x(d, rs2);
+        return true;
     case RVT_OP_FSGNJ_S: case RVT_OP_FSGNJ_D: case RVT_OP_FSGNJN_S: case RVT_OP_FSGNJN_D:
     case RVT_OP_FSGNJX_S: case RVT_OP_FSGNJX_D: {
         if (rs1 != rs2) return false;
@@ -471,10 +488,7 @@ static void base_raw(dis *d, const rvt_insn *in) {
     case RVT_OP_URET: case RVT_OP_SRET: case RVT_OP_MRET: case RVT_OP_DRET: case RVT_OP_WFI:
         mnem(d, m); return;
     case RVT_OP_SFENCE_VMA:
-        mnem(d, m);
-        if (rs1 || rs2) x(d, rs1);
-        if (rs2) x(d, rs2);
-        return;
+        mnem(d, m); x(d, rs1); x(d, rs2); return;
     case RVT_OP_CSRRW: case RVT_OP_CSRRS: case RVT_OP_CSRRC:
     case RVT_OP_CSRRWI: case RVT_OP_CSRRSI: case RVT_OP_CSRRCI:
         csr_raw(d, in); return;
@@ -496,8 +510,10 @@ static void base_raw(dis *d, const rvt_insn *in) {
     case RVT_OP_FSGNJ_S: case RVT_OP_FSGNJN_S: case RVT_OP_FSGNJX_S: case RVT_OP_FMIN_S: case RVT_OP_FMAX_S:
     case RVT_OP_FSGNJ_D: case RVT_OP_FSGNJN_D: case RVT_OP_FSGNJX_D: case RVT_OP_FMIN_D: case RVT_OP_FMAX_D:
         fp3(d, in, m, false); return;
-    case RVT_OP_FSQRT_S: case RVT_OP_FSQRT_D: case RVT_OP_FCVT_S_D: case RVT_OP_FCVT_D_S:
+    case RVT_OP_FSQRT_S: case RVT_OP_FSQRT_D: case RVT_OP_FCVT_S_D:
         mnem(d, m); f(d, rd); f(d, rs1); rm(d, in); return;
+    case RVT_OP_FCVT_D_S:
+        mnem(d, m); f(d, rd); f(d, rs1); return;
     case RVT_OP_FEQ_S: case RVT_OP_FLT_S: case RVT_OP_FLE_S:
     case RVT_OP_FEQ_D: case RVT_OP_FLT_D: case RVT_OP_FLE_D:
         mnem(d, m); x(d, rd); f(d, rs1); f(d, rs2); return;
@@ -507,8 +523,10 @@ static void base_raw(dis *d, const rvt_insn *in) {
     case RVT_OP_FMV_X_W: case RVT_OP_FMV_X_D: case RVT_OP_FCLASS_S: case RVT_OP_FCLASS_D:
         mnem(d, m); x(d, rd); f(d, rs1); return;
     case RVT_OP_FCVT_S_W: case RVT_OP_FCVT_S_WU: case RVT_OP_FCVT_S_L: case RVT_OP_FCVT_S_LU:
-    case RVT_OP_FCVT_D_W: case RVT_OP_FCVT_D_WU: case RVT_OP_FCVT_D_L: case RVT_OP_FCVT_D_LU:
+    case RVT_OP_FCVT_D_L: case RVT_OP_FCVT_D_LU:
         mnem(d, m); f(d, rd); x(d, rs1); rm(d, in); return;
+    case RVT_OP_FCVT_D_W: case RVT_OP_FCVT_D_WU:
+        mnem(d, m); f(d, rd); x(d, rs1); return;
     case RVT_OP_FMV_W_X: case RVT_OP_FMV_D_X:
         mnem(d, m); f(d, rd); x(d, rs1); return;
     default:
@@ -543,13 +561,38 @@ static void illegal(dis *d, const rvt_insn *in, const uint8_t *bytes) {
     }
 }
 
+/* Reserved encodings that objdump nevertheless prints as instructions: RV32
+ * shifts by 32..63 and c.addi16sp with a zero immediate. */
+static bool objdump_lenient(const rvt_insn *in, unsigned xlen, rvt_insn *out) {
+    if (xlen == 32) {
+        rvt_decode(in->raw, 64, out);
+        if (out->op == RVT_OP_SLLI || out->op == RVT_OP_SRLI || out->op == RVT_OP_SRAI)
+            return true;
+    }
+    if (in->len == 2 && (in->raw & 0xef83u) == 0x6101u) {
+        rvt_decode(in->raw, xlen, out);
+        out->cop = RVT_OP_C_ADDI16SP;
+        out->op = RVT_OP_ADDI;
+        out->rd = out->rs1 = 2;
+        out->imm = 0;
+        return true;
+    }
+    return false;
+}
+
 size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
                   char *buf, size_t cap) {
     dis d = {.ctx = ctx, .out = {buf, cap, 0}, .pc = pc};
     if (cap)
         buf[0] = 0;
     bool no_alias = ctx->flags & RVT_DIS_NO_ALIASES;
-    if (in->op == RVT_OP_ILLEGAL && in->cop != RVT_OP_C_UNIMP) {
+    /* Exact conversions ignore the rounding mode when executed, but objdump
+     * only knows the encoding with rm = 0. */
+    bool exact_cvt = in->op == RVT_OP_FCVT_D_S || in->op == RVT_OP_FCVT_D_W || in->op == RVT_OP_FCVT_D_WU;
+    rvt_insn lenient;
+    if (in->op == RVT_OP_ILLEGAL && in->len <= 4 && objdump_lenient(in, ctx->xlen, &lenient))
+        in = &lenient;
+    if ((in->op == RVT_OP_ILLEGAL && in->cop != RVT_OP_C_UNIMP) || (exact_cvt && in->rm != 0)) {
         illegal(&d, in, bytes);
     } else if (in->cop != RVT_OP_ILLEGAL) {
         if (no_alias || !compressed_alias(&d, in))
