@@ -26,6 +26,7 @@ typedef struct {
     FILE *out;
     rvt_disasm_ctx ctx;
     unsigned addr_digits; /* 8 or 16 */
+    bool only_section_syms; /* the file has no usable symbol of its own */
 } lister;
 
 static bool mapping_name(const char *n) {
@@ -155,7 +156,7 @@ static size_t addr_printer(void *user, uint64_t addr, char *buf, size_t cap) {
     const lister *L = user;
     if (L->f->xlen == 32)
         addr = (uint32_t)addr;
-    if (L->n == 0)
+    if (L->n == 0 || L->only_section_syms)
         return (size_t)snprintf(buf, cap, "0x%" PRIx64, addr);
     print_sym_addr(L, find_symbol(L, addr, false), addr, buf, cap);
     return strlen(buf);
@@ -256,7 +257,7 @@ static void disassemble_range(lister *L, const img_section *sec, uint64_t start,
             chunk = len % 4 == 0 ? 4 : 2;
         }
         print_line_addr(L, addr, skip);
-        print_bytes(L->out, b, len, chunk, 8);
+        print_bytes(L->out, b, len, chunk, chunk == 1 ? 6 : 8);
         fprintf(L->out, "\t%s\n", text);
         for (unsigned done = 8; done < len; done += 8) {
             print_line_addr(L, addr + done, skip);
@@ -352,6 +353,27 @@ int rvt_image_write_objdump(const rvt_image *img, unsigned index, unsigned flags
         d->valid = !d->mapping;
     }
     fprintf(out, "\n%s:     file format elf%u-littleriscv\n\n", f->path, f->xlen);
+    /* Without any usable symbol objdump labels code by section names. */
+    img_symbol *section_syms = NULL;
+    if (L.n == 0 && f->nsections > 1) {
+        section_syms = calloc(f->nsections, sizeof *section_syms);
+        dsym *more = realloc(L.syms, f->nsections * sizeof *L.syms);
+        if (!section_syms || !more) {
+            free(section_syms);
+            free(more ? more : L.syms);
+            return RVT_E_NOMEM;
+        }
+        L.syms = more;
+        L.only_section_syms = true;
+        for (uint32_t i = 1; i < f->nsections; i++) {
+            const img_section *sec = &f->sections[i];
+            if (!(sec->flags & SHF_ALLOC))
+                continue;
+            section_syms[i] = (img_symbol){.name = sec->name, .value = sec->addr, .type = STT_SECTION,
+                                           .bind = STB_LOCAL, .shndx = i};
+            L.syms[L.n++] = (dsym){.sym = &section_syms[i], .section = sec->name, .shndx = i, .valid = true};
+        }
+    }
     rvt_disasm_init(&L.ctx, f->xlen, flags);
     L.ctx.print_addr = addr_printer;
     L.ctx.user = &L;
@@ -366,5 +388,6 @@ int rvt_image_write_objdump(const rvt_image *img, unsigned index, unsigned flags
             disassemble_section(&L, i);
     }
     free(L.syms);
+    free(section_syms);
     return ferror(out) ? RVT_E_IO : RVT_OK;
 }

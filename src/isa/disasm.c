@@ -131,9 +131,8 @@ static void fence_set(dis *d, unsigned v) {
     if (v & 4) s[n++] = 'o';
     if (v & 2) s[n++] = 'r';
     if (v & 1) s[n++] = 'w';
-    if (!n) s[n++] = '0';
     s[n] = 0;
-    text(d, s);
+    text(d, n ? s : "unknown");
 }
 
 /* ------------------------------------------------------- operand patterns */
@@ -552,6 +551,11 @@ static void illegal(dis *d, const rvt_insn *in, const uint8_t *bytes) {
         sb_printf(&d->out, ".2byte\t0x%x", (unsigned)(in->raw & 0xffff));
     } else if (in->len == 4) {
         sb_printf(&d->out, ".4byte\t0x%x", (unsigned)in->raw);
+    } else if (bytes && in->len == 8) {
+        uint64_t v = 0;
+        for (unsigned i = 8; i-- > 0;)
+            v = v << 8 | bytes[i];
+        sb_printf(&d->out, ".8byte\t0x%" PRIx64, v);
     } else if (bytes) {
         sb_printf(&d->out, ".byte\t");
         for (unsigned i = 0; i < in->len; i++)
