@@ -161,6 +161,11 @@ static inline bool rvt_insn_is_uninferable(const rvt_insn *in) {
  * out as other jumps (14/15), as in N-Trace's itype table. */
 unsigned rvt_itype(const rvt_insn *in, bool taken, unsigned width, bool ntrace);
 
+/* itype of an instruction that took a trap (1 exception, 2 interrupt). */
+static inline unsigned rvt_itype_trap(bool interrupt) {
+    return interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION;
+}
+
 /* Sequentially inferable jump pairs (E-Trace): `prev` is lui, c.lui or auipc
  * writing the register that the jalr `jump` uses as rs1. Returns true and the
  * target when the pair qualifies. `prev_pc` is the address of `prev`. */

@@ -1,0 +1,129 @@
+/* Unit tests of the image module against facts read independently from the
+ * corpus programs (binutils readelf/nm/addr2line/objdump outputs), plus the
+ * errors bad files must produce. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rvtrace/image.h"
+
+static char path_buf[4096];
+static const char *corpus_program(const char *name) {
+    const char *shared = getenv("RVT_SHARED");
+    snprintf(path_buf, sizeof path_buf, "%s/corpus/programs/%s", shared ? shared : "../shared", name);
+    return path_buf;
+}
+
+static rvt_image *load(const char *name) {
+    rvt_image *img;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_new(&img), 0);
+    int rc = rvt_image_load_elf(img, corpus_program(name), 0, &d);
+    if (rc)
+        fail_msg("%s", d.msg);
+    return img;
+}
+
+static void test_rv32_program(void **state) {
+    (void)state;
+    rvt_image *img = load("embench-crc32.riscv");
+    assert_int_equal(rvt_image_xlen(img), 32);
+    assert_int_equal(rvt_image_entry(img), 0x20010000);
+    uint8_t b[4];
+    assert_int_equal(rvt_image_read(img, 0x20010000, b, 4), 4);
+    assert_int_equal(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24, 0x000207b7); /* lui a5,0x20 */
+    const rvt_insn *in = rvt_image_insn(img, 0x20010000);
+    assert_non_null(in);
+    assert_int_equal(in->op, RVT_OP_LUI);
+    assert_ptr_equal(in, rvt_image_insn(img, 0x20010000)); /* decoded once, cached */
+    assert_null(rvt_image_insn(img, 0x20010001));           /* odd address */
+    assert_null(rvt_image_insn(img, 0x20011990));           /* data segment */
+    /* .bss part of the RW segment reads as zeros; beyond it nothing. */
+    assert_int_equal(rvt_image_read(img, 0x20011990, b, 4), 4);
+    assert_int_equal(b[0] | b[1] | b[2] | b[3], 0);
+    assert_int_equal(rvt_image_read(img, 0x200119a8, b, 4), 0);
+    uint64_t off = 99;
+    assert_string_equal(rvt_image_symbolize(img, 0x20010098, &off), "main");
+    assert_int_equal(off, 0x10);
+    uint64_t a;
+    assert_true(rvt_image_symbol_addr(img, "crc32pseudo", &a));
+    assert_int_equal(a, 0x20010208);
+    const char *file;
+    unsigned line;
+    assert_true(rvt_image_source_line(img, 0x20010088, &file, &line)); /* addr2line: main.c:20 */
+    assert_non_null(strstr(file, "support/main.c"));
+    assert_int_equal(line, 20);
+    rvt_image_free(img);
+}
+
+static void test_load_offset_and_two_files(void **state) {
+    (void)state;
+    rvt_image *img = load("median.riscv");
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_load_elf(img, corpus_program("vvadd.riscv"), 0x10000000, &d), 0);
+    assert_int_equal(rvt_image_file_count(img), 2);
+    uint64_t a;
+    assert_true(rvt_image_symbol_addr(img, "main", &a)); /* first file wins */
+    uint64_t off;
+    const char *s = rvt_image_symbolize(img, a + 0x10000000, &off);
+    assert_non_null(s);
+    assert_string_equal(s, "main"); /* the shifted copy in the second file */
+    /* A 32-bit file cannot join a 64-bit image. */
+    assert_int_not_equal(rvt_image_load_elf(img, corpus_program("embench-ud.riscv"), 0, &d), 0);
+    assert_non_null(strstr(d.msg, "embench-ud.riscv"));
+    rvt_image_free(img);
+}
+
+static void expect_error(const void *data, size_t size, const char *needle) {
+    rvt_image *img;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_new(&img), 0);
+    int rc = rvt_image_load_elf_mem(img, "bad.elf", data, size, 0, &d);
+    assert_int_not_equal(rc, 0);
+    if (!strstr(d.msg, "bad.elf") || !strstr(d.msg, needle))
+        fail_msg("message '%s' lacks '%s'", d.msg, needle);
+    rvt_image_free(img);
+}
+
+static void test_bad_input(void **state) {
+    (void)state;
+    expect_error("hello world, not an ELF", 23, "not an ELF");
+    char *buf;
+    size_t size;
+    rvt_diag d;
+    assert_int_equal(rvt_read_file(corpus_program("embench-crc32.riscv"), &buf, &size, &d), 0);
+    expect_error(buf, 40, "ELF");       /* truncated inside the ELF header */
+    expect_error(buf, 0x1100, "extends"); /* segment data cut off */
+    char *x86 = malloc(size);
+    memcpy(x86, buf, size);
+    x86[18] = 62; /* e_machine = EM_X86_64 */
+    x86[19] = 0;
+    expect_error(x86, size, "not RISC-V");
+    memcpy(x86, buf, size);
+    x86[0x1c] = (char)0xff; /* e_phoff far outside the file */
+    x86[0x1d] = (char)0xff;
+    x86[0x1e] = (char)0xff;
+    expect_error(x86, size, "program header");
+    free(x86);
+    free(buf);
+    rvt_image *img;
+    assert_int_equal(rvt_image_new(&img), 0);
+    assert_int_not_equal(rvt_image_load_elf(img, "/nonexistent/file.elf", 0, &d), 0);
+    assert_non_null(strstr(d.msg, "/nonexistent/file.elf"));
+    rvt_image_free(img);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rv32_program),
+        cmocka_unit_test(test_load_offset_and_two_files),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests_name("image", tests, NULL, NULL);
+}
