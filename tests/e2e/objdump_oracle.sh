@@ -45,7 +45,7 @@ for xlen in 64 32; do
             srand(seed); print ".text"; print ".globl _start"; print "_start:";
             split("55 23 111 103 99 3 35 19 51 27 59 15 115 47 7 39 67 71 75 79 83", ops, " ");
             split("0 1 32 33 44 45 16 17 20 21 80 81 96 97 104 105 112 113 120 121 8 9 4 5 12 13 24 127", f7, " ");
-            for (i = 0; i < 4000; i++) {
+            for (i = 0; i < 20000; i++) {
                 if (rand() < 0.4) { h = int(rand() * 65536); if (h % 4 == 3) h -= 1; printf(".half 0x%04x\n", h); }
                 else {
                     w = int(rand() * 33554432) * 128 + ops[1 + int(rand() * 21)];

@@ -17,7 +17,7 @@ _start:
     la      a4, data
     lr.w    a5, (a4)
     sc.w.rl a6, a5, (a4)
-    amoswap.d.aqrl a7, a6, (a4)
+    amoswap.w.aqrl a7, a6, (a4)
     amomaxu.w t1, t2, (a4)
     fld     fa0, 8(a4)
     fmadd.d fa1, fa0, fa0, fa0, rtz
