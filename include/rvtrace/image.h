@@ -35,6 +35,14 @@ unsigned rvt_image_xlen(const rvt_image *img);           /* 32 or 64; 0 when emp
 uint64_t rvt_image_entry(const rvt_image *img);          /* entry point of the first file */
 unsigned rvt_image_file_count(const rvt_image *img);
 
+/* Loaded segments, in load order: address, size in memory, executable. */
+typedef struct rvt_segment_info {
+    uint64_t vaddr, memsz;
+    bool exec;
+} rvt_segment_info;
+/* Fills up to `max` entries and returns the total number of segments. */
+size_t rvt_image_segments(const rvt_image *img, rvt_segment_info *out, size_t max);
+
 /* Copy up to `n` bytes at `addr` from loaded segments (zero-filled beyond a
  * segment's file size). Returns how many consecutive bytes were available. */
 size_t rvt_image_read(const rvt_image *img, uint64_t addr, void *buf, size_t n);

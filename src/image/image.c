@@ -287,6 +287,12 @@ int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, r
     return rc;
 }
 
+size_t rvt_image_segments(const rvt_image *img, rvt_segment_info *out, size_t max) {
+    for (size_t i = 0; i < img->nsegs && i < max; i++)
+        out[i] = (rvt_segment_info){img->segs[i].vaddr, img->segs[i].memsz, img->segs[i].exec};
+    return img->nsegs;
+}
+
 static img_segment *find_segment(const rvt_image *img, uint64_t addr) {
     rvt_image *m = (rvt_image *)img; /* last_seg is a lookup hint only */
     if (m->last_seg < m->nsegs) {

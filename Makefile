@@ -1,0 +1,55 @@
+# Convenience entry points; the build itself is CMake (see README.md).
+# Every target installs the Debian packages it needs first (as root).
+
+DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-dev libcmocka-dev \
+                   gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang
+JOBS ?= $(shell nproc)
+
+.PHONY: deps build demo test quick-test sanitize-test bench fuzz clean
+
+deps:
+	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: $(DEBIAN_PACKAGES)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES); \
+	fi
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+	cmake --build build -j $(JOBS)
+
+# Until the end-to-end demo lands (issue 5) this shows the tool and the
+# disassembly of the bundled example program.
+demo: build
+	./build/rvtrace --help
+	@echo
+	@echo "== rvtrace disasm build/examples/demo.elf (first 40 lines) =="
+	./build/rvtrace disasm build/examples/demo.elf | head -n 40
+
+test: build
+	cd build && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) sanitize-test
+
+quick-test: build
+	cd build && ctest --output-on-failure -j $(JOBS) -L quick
+
+sanitize-test: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRVT_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	cmake --build build --target bench
+
+# FUZZ_SECONDS per target; findings land in fuzz/ as crash-* files.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DRVT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-fuzz -j $(JOBS)
+	for t in isa elf; do \
+	  mkdir -p build-fuzz/corpus-$$t && \
+	  ./build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    build-fuzz/corpus-$$t fuzz/corpus/$$t || exit 1; \
+	done
+
+clean:
+	rm -rf build build-asan build-fuzz
