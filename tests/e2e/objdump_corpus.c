@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         size_t n = strlen(e->d_name);
         if (n < 7 || strcmp(e->d_name + n - 6, ".riscv") != 0)
             continue;
-        char prog[4200], ref[4300];
+        char prog[4400], ref[4500];
         snprintf(prog, sizeof prog, "%s/%s", dir, e->d_name);
         for (int mode = 0; mode < 2; mode++) {
             snprintf(ref, sizeof ref, "%s/objdump/%.*s.%s.txt.zst", argv[1], (int)(n - 6), e->d_name,
