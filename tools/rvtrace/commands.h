@@ -3,5 +3,6 @@
 #define RVTRACE_TOOL_COMMANDS_H
 
 int cmd_disasm(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@ static const struct {
     int (*run)(int, char **);
     const char *summary;
 } commands[] = {
+    {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
     {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},
 };
 

@@ -1,0 +1,70 @@
+/* The retirement stream: what a hart tells a trace encoder about each retired
+ * instruction (the E-Trace ingress port), produced by our hart model or read
+ * from files made elsewhere, and consumed by every encoder. */
+#ifndef RVTRACE_INGRESS_H
+#define RVTRACE_INGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rvtrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One ingress-port block. With the single-retire interface a block is one
+ * instruction; the multiple-retire interface merges sequential instructions,
+ * and the itype describes the last one.
+ *
+ * A trap is its own record: itype 1 (exception) or 2 (interrupt), ninsns 0,
+ * iaddr = the address of the instruction that trapped (exception) or that
+ * would have executed next (interrupt), cause = mcause/scause as written by
+ * the trap, tval = xtval. ecall and ebreak are reported this way too: they do
+ * not retire (minstret does not count them). */
+typedef struct rvt_retire {
+    uint64_t iaddr;     /* address of the first instruction of the block */
+    uint64_t cause;     /* trap records: xcause value (interrupt flag in the MSB of XLEN) */
+    uint64_t tval;      /* trap records: xtval value */
+    uint64_t context;   /* scontext/mcontext (0 when not implemented) */
+    uint64_t time;      /* mtime when the block retired */
+    uint32_t insn;      /* bits of the last instruction of the block (or of the trapping one) */
+    uint32_t ninsns;    /* instructions in the block, 0 for a trap record */
+    uint16_t iretire;   /* halfwords retired in the block (E-Trace iretire) */
+    uint8_t ilastsize;  /* last instruction size: 0 = 16-bit, 1 = 32-bit */
+    uint8_t itype;      /* enum rvt_itype of the last instruction (4-bit classification) */
+    uint8_t priv;       /* privilege the block retired in: 0 U, 1 S, 3 M */
+    uint8_t ctype;      /* context type: 0 unreported */
+    uint8_t sijump;     /* last instruction is a sequentially inferable jump */
+    uint8_t hart;       /* hart index */
+} rvt_retire;
+
+/* Receives records in batches; a non-zero return stops the producer. */
+typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
+
+/* ---- Writers of the reference flow's per-row formats ---- */
+
+enum rvt_row_format {
+    RVT_ROWS_SPIKE_CSV, /* VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT */
+    RVT_ROWS_PCS,       /* retired PC list: one lower-case hex address per line */
+};
+
+/* Turns retirement records into the rows of the corpus spike CSV (an
+ * interrupt marks the row of the last retired instruction; a trapping
+ * instruction gets its own row; an instruction retiring repeatedly at one
+ * address is one row; the final row of the run is left out) or into the PC
+ * list derived from those rows (trapping instructions other than ecall and
+ * ebreak, and rows marked with an interrupt, are left out). */
+typedef struct rvt_row_writer rvt_row_writer;
+int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, unsigned xlen);
+int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+/* Writes the last buffered row and frees the writer; returns RVT_E_IO when
+ * any write failed. */
+int rvt_row_writer_finish(rvt_row_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

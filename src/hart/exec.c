@@ -1,0 +1,657 @@
+/* The interpreter: fetch, address translation (Sv32/Sv39), integer, M, A and
+ * system instructions, traps and interrupts, following the RISC-V
+ * unprivileged and privileged specifications and spike's stepping rules
+ * (when interrupts are sampled, what ends a scheduling quantum). */
+#include "hart_internal.h"
+
+#include <stdlib.h>
+
+enum access { ACC_FETCH, ACC_LOAD, ACC_STORE };
+
+void hart_reset(hart *h, rvt_machine *m, unsigned id) {
+    memset(h, 0, sizeof *h);
+    h->m = m;
+    h->id = id;
+    h->xlen = m->xlen;
+    h->priv = PRV_M;
+    h->pc = 0x1000;
+    uint64_t ext = 0;
+    for (const char *p = "IMAFDCSU"; *p; p++)
+        ext |= 1ull << (*p - 'A');
+    h->misa = (h->xlen == 64 ? 2ull << 62 : 1ull << 30) | ext;
+    if (h->xlen == 64)
+        h->mstatus = (2ull << 32) | (2ull << 34); /* UXL = SXL = 64 */
+    h->frm = 0;
+}
+
+/* ------------------------------------------------------------ traps */
+
+static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
+
+void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
+    rvt_machine *m = h->m;
+    bool interrupt = (cause & xlen_msb(h)) != 0;
+    uint64_t code = cause & ~xlen_msb(h);
+    m->traps++;
+    if (m->sink) {
+        rvt_retire r = {0};
+        r.iaddr = epc;
+        r.cause = cause;
+        r.tval = tval;
+        r.priv = (uint8_t)h->priv;
+        r.itype = interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION;
+        r.time = m->mtime;
+        r.hart = (uint8_t)h->id;
+        if (!interrupt) {
+            uint8_t b[4] = {0};
+            /* The trapping instruction's bits, for trace writers; a failed
+             * fetch simply leaves zeros. */
+            phys_load(m, mask_xlen(h, epc), b, 2);
+            unsigned len = rvt_insn_length((uint16_t)(b[0] | b[1] << 8));
+            if (len == 4)
+                phys_load(m, mask_xlen(h, epc + 2), b + 2, 2);
+            r.insn = len == 2 ? (uint32_t)(b[0] | b[1] << 8)
+                              : (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+            r.ilastsize = len == 4;
+        }
+        machine_emit(m, &r);
+    }
+    uint64_t deleg = interrupt ? h->mideleg : h->medeleg;
+    if (h->priv <= PRV_S && code < 64 && ((deleg >> code) & 1)) {
+        uint64_t vector = (h->stvec & 1) && interrupt ? 4 * code : 0;
+        h->pc = mask_xlen(h, (h->stvec & ~3ull) + vector);
+        h->scause = cause;
+        h->sepc = epc;
+        h->stval = tval;
+        uint64_t s = h->mstatus;
+        s = (s & ~MSTATUS_SPIE) | ((s & MSTATUS_SIE) ? MSTATUS_SPIE : 0);
+        s = (s & ~MSTATUS_SPP) | (h->priv == PRV_S ? MSTATUS_SPP : 0);
+        s &= ~MSTATUS_SIE;
+        h->mstatus = s;
+        h->priv = PRV_S;
+    } else {
+        uint64_t vector = (h->mtvec & 1) && interrupt ? 4 * code : 0;
+        h->pc = mask_xlen(h, (h->mtvec & ~3ull) + vector);
+        h->mcause = cause;
+        h->mepc = epc;
+        h->mtval = tval;
+        uint64_t s = h->mstatus;
+        s = (s & ~MSTATUS_MPIE) | ((s & MSTATUS_MIE) ? MSTATUS_MPIE : 0);
+        s = (s & ~MSTATUS_MPP) | ((uint64_t)h->priv << 11);
+        s &= ~MSTATUS_MIE;
+        h->mstatus = s;
+        h->priv = PRV_M;
+    }
+    h->resv_valid = false;
+}
+
+/* spike's take_pending_interrupt: priority MEI, MSI, MTI, SEI, SSI, STI. */
+static bool pending_interrupt(const hart *h, uint64_t *cause) {
+    uint64_t pending = h->mip & h->mie;
+    if (!pending)
+        return false;
+    bool m_enabled = h->priv < PRV_M || (h->mstatus & MSTATUS_MIE);
+    uint64_t enabled = m_enabled ? pending & ~h->mideleg : 0;
+    if (!enabled) {
+        bool s_enabled = h->priv < PRV_S || (h->priv == PRV_S && (h->mstatus & MSTATUS_SIE));
+        enabled = s_enabled ? pending & h->mideleg : 0;
+    }
+    if (!enabled)
+        return false;
+    static const unsigned order[6] = {IRQ_M_EXT, IRQ_M_SOFT, IRQ_M_TIMER, IRQ_S_EXT, IRQ_S_SOFT, IRQ_S_TIMER};
+    for (unsigned i = 0; i < 6; i++)
+        if (enabled & (1ull << order[i])) {
+            *cause = xlen_msb(h) | order[i];
+            return true;
+        }
+    return false;
+}
+
+/* ------------------------------------------------------ translation */
+
+/* Effective privilege and translation mode for a data or fetch access. */
+static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
+    unsigned prv = h->priv;
+    if (acc != ACC_FETCH && (h->mstatus & MSTATUS_MPRV))
+        prv = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
+    unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
+    if (prv == PRV_M || mode == 0) {
+        *pa = mask_xlen(h, va);
+        return true;
+    }
+    unsigned levels, ptesize, vpnbits;
+    uint64_t ppn_root;
+    if (h->xlen == 64) {
+        if (mode != 8)
+            goto fault;
+        levels = 3, ptesize = 8, vpnbits = 9;
+        /* Sv39: bits 63..39 must equal bit 38. */
+        if ((uint64_t)((int64_t)(va << 25) >> 25) != va)
+            goto fault;
+        ppn_root = h->satp & ((1ull << 44) - 1);
+    } else {
+        levels = 2, ptesize = 4, vpnbits = 10;
+        va = (uint32_t)va;
+        ppn_root = h->satp & ((1ull << 22) - 1);
+    }
+    uint64_t a = ppn_root << 12;
+    for (int i = (int)levels - 1; i >= 0; i--) {
+        uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
+        uint64_t pte_addr = a + vpn * ptesize;
+        uint64_t pte = 0;
+        if (!phys_load(h->m, pte_addr, &pte, ptesize))
+            goto access_fault;
+        if (ptesize == 4)
+            pte = (uint32_t)pte;
+        bool v = pte & 1, r = pte & 2, w = pte & 4, x = pte & 8, u = pte & 16;
+        if (!v || (!r && w))
+            goto fault;
+        if (h->xlen == 64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
+            goto fault;
+        uint64_t ppn = h->xlen == 64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
+        if (!r && !x) { /* pointer to the next level */
+            if (i == 0)
+                goto fault;
+            a = ppn << 12;
+            continue;
+        }
+        /* Leaf: permission checks. */
+        if (prv == PRV_U && !u)
+            goto fault;
+        if (prv == PRV_S && u && (acc == ACC_FETCH || !(h->mstatus & MSTATUS_SUM)))
+            goto fault;
+        if (acc == ACC_FETCH && !x)
+            goto fault;
+        if (acc == ACC_LOAD && !r && !(x && (h->mstatus & MSTATUS_MXR)))
+            goto fault;
+        if (acc == ACC_STORE && !w)
+            goto fault;
+        if (i > 0 && (ppn & ((1ull << ((unsigned)i * vpnbits)) - 1)) != 0) /* misaligned superpage */
+            goto fault;
+        /* Hardware A/D update (spike's behaviour without Svade). */
+        uint64_t need = 0x40 | (acc == ACC_STORE ? 0x80 : 0);
+        if ((pte & need) != need) {
+            pte |= need;
+            if (!phys_store(h->m, NULL, pte_addr, &pte, ptesize))
+                goto access_fault;
+        }
+        uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
+        *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
+        return true;
+    }
+fault:
+    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_PAGE_FAULT
+                   : acc == ACC_LOAD ? CAUSE_LOAD_PAGE_FAULT : CAUSE_STORE_PAGE_FAULT;
+    h->exc_tval = va;
+    return false;
+access_fault:
+    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_ACCESS : acc == ACC_LOAD ? CAUSE_LOAD_ACCESS : CAUSE_STORE_ACCESS;
+    h->exc_tval = va;
+    return false;
+}
+
+static bool load(hart *h, uint64_t va, void *out, unsigned len) {
+    va = mask_xlen(h, va);
+    if (va & (len - 1)) {
+        h->exc_cause = CAUSE_MISALIGNED_LOAD;
+        h->exc_tval = va;
+        return false;
+    }
+    uint64_t pa;
+    if (!translate(h, va, ACC_LOAD, &pa))
+        return false;
+    if (!phys_load(h->m, pa, out, len)) {
+        h->exc_cause = CAUSE_LOAD_ACCESS;
+        h->exc_tval = va;
+        return false;
+    }
+    return true;
+}
+
+static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
+    va = mask_xlen(h, va);
+    if (va & (len - 1)) {
+        h->exc_cause = CAUSE_MISALIGNED_STORE;
+        h->exc_tval = va;
+        return false;
+    }
+    uint64_t pa;
+    if (!translate(h, va, ACC_STORE, &pa))
+        return false;
+    if (!phys_store(h->m, h, pa, in, len)) {
+        h->exc_cause = CAUSE_STORE_ACCESS;
+        h->exc_tval = va;
+        return false;
+    }
+    return true;
+}
+
+/* Fetch the decoded instruction at h->pc; NULL with exc_* set on a fault. */
+static const rvt_insn *fetch(hart *h) {
+    uint64_t pa;
+    if (!translate(h, h->pc, ACC_FETCH, &pa))
+        return NULL;
+    const rvt_insn *in = phys_fetch(h->m, pa);
+    if (!in) {
+        h->exc_cause = CAUSE_FETCH_ACCESS;
+        h->exc_tval = h->pc;
+        return NULL;
+    }
+    if (in->len == 4 && ((pa + 2) & 0xfff) == 0 && h->m->xlen) {
+        /* A 32-bit instruction crossing a page: both halves must be fetchable. */
+        uint64_t pa2;
+        if (!translate(h, h->pc + 2, ACC_FETCH, &pa2)) {
+            h->exc_tval = h->pc + 2;
+            return NULL;
+        }
+        if (pa2 != pa + 2) {
+            static _Thread_local rvt_insn split;
+            uint8_t b[4];
+            if (!phys_load(h->m, pa, b, 2) || !phys_load(h->m, pa2, b + 2, 2)) {
+                h->exc_cause = CAUSE_FETCH_ACCESS;
+                h->exc_tval = h->pc;
+                return NULL;
+            }
+            rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
+                       h->xlen, &split);
+            return &split;
+        }
+    }
+    return in;
+}
+
+/* ------------------------------------------------------------ execute */
+
+static int illegal(hart *h, const rvt_insn *in) {
+    h->exc_cause = CAUSE_ILLEGAL_INSTRUCTION;
+    h->exc_tval = in->raw;
+    return EXEC_TRAP;
+}
+
+static inline void wr(hart *h, unsigned rd, uint64_t v) {
+    if (rd)
+        h->x[rd] = sext_xlen(h, v);
+}
+
+static int exec_csr(hart *h, const rvt_insn *in) {
+    unsigned op = in->op;
+    bool imm = op >= RVT_OP_CSRRWI;
+    uint64_t src = imm ? in->rs1 : h->x[in->rs1];
+    bool is_rw = op == RVT_OP_CSRRW || op == RVT_OP_CSRRWI;
+    bool write = is_rw || in->rs1 != 0;
+    uint64_t old = 0;
+    if (!csr_access_ok(h, in->csr, write) || csr_read(h, in->csr, &old))
+        return illegal(h, in);
+    if (write) {
+        uint64_t v = is_rw ? src : (op == RVT_OP_CSRRS || op == RVT_OP_CSRRSI) ? old | src : old & ~src;
+        if (csr_write(h, in->csr, v))
+            return illegal(h, in);
+    }
+    wr(h, in->rd, old);
+    h->pc = mask_xlen(h, h->pc + in->len);
+    return EXEC_SERIALIZE;
+}
+
+static int64_t sx(const hart *h, uint64_t v) { return (int64_t)sext_xlen(h, v); }
+
+static uint64_t mulh_u(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+static uint64_t mulh_s(int64_t a, int64_t b) { return (uint64_t)(((__int128)a * b) >> 64); }
+static uint64_t mulh_su(int64_t a, uint64_t b) { return (uint64_t)(((__int128)a * (__int128)b) >> 64); }
+
+static int exec_amo(hart *h, const rvt_insn *in) {
+    bool d = in->op >= RVT_OP_LR_D;
+    unsigned size = d ? 8 : 4;
+    uint64_t addr = mask_xlen(h, h->x[in->rs1]);
+    unsigned op = d ? in->op - (RVT_OP_LR_D - RVT_OP_LR_W) : in->op;
+    if (op == RVT_OP_LR_W) {
+        uint64_t v = 0;
+        if (!load(h, addr, &v, size))
+            return EXEC_TRAP;
+        wr(h, in->rd, d ? v : (uint64_t)(int64_t)(int32_t)v);
+        h->resv_valid = true;
+        h->resv_addr = addr;
+    } else if (op == RVT_OP_SC_W) {
+        /* Alignment and permission are checked even when the SC fails. */
+        if (addr & (size - 1)) {
+            h->exc_cause = CAUSE_MISALIGNED_STORE;
+            h->exc_tval = addr;
+            return EXEC_TRAP;
+        }
+        bool ok = h->resv_valid && h->resv_addr == addr;
+        if (ok) {
+            uint64_t v = h->x[in->rs2];
+            if (!store(h, addr, &v, size))
+                return EXEC_TRAP;
+        } else {
+            uint64_t pa;
+            if (!translate(h, addr, ACC_STORE, &pa))
+                return EXEC_TRAP;
+        }
+        h->resv_valid = false;
+        wr(h, in->rd, ok ? 0 : 1);
+    } else {
+        if (addr & (size - 1)) {
+            h->exc_cause = CAUSE_MISALIGNED_STORE;
+            h->exc_tval = addr;
+            return EXEC_TRAP;
+        }
+        uint64_t pa;
+        if (!translate(h, addr, ACC_STORE, &pa))
+            return EXEC_TRAP;
+        uint64_t old = 0;
+        if (!phys_load(h->m, pa, &old, size)) {
+            h->exc_cause = CAUSE_STORE_ACCESS;
+            h->exc_tval = addr;
+            return EXEC_TRAP;
+        }
+        uint64_t a = d ? old : (uint64_t)(int64_t)(int32_t)old;
+        uint64_t b = d ? h->x[in->rs2] : (uint64_t)(int64_t)(int32_t)h->x[in->rs2];
+        uint64_t r;
+        switch (op) {
+        case RVT_OP_AMOSWAP_W: r = b; break;
+        case RVT_OP_AMOADD_W: r = a + b; break;
+        case RVT_OP_AMOXOR_W: r = a ^ b; break;
+        case RVT_OP_AMOAND_W: r = a & b; break;
+        case RVT_OP_AMOOR_W: r = a | b; break;
+        case RVT_OP_AMOMIN_W: r = (int64_t)a < (int64_t)b ? a : b; break;
+        case RVT_OP_AMOMAX_W: r = (int64_t)a > (int64_t)b ? a : b; break;
+        case RVT_OP_AMOMINU_W: r = (d ? a : (uint32_t)a) < (d ? b : (uint32_t)b) ? a : b; break;
+        default: r = (d ? a : (uint32_t)a) > (d ? b : (uint32_t)b) ? a : b; break;
+        }
+        if (!phys_store(h->m, h, pa, &r, size)) {
+            h->exc_cause = CAUSE_STORE_ACCESS;
+            h->exc_tval = addr;
+            return EXEC_TRAP;
+        }
+        wr(h, in->rd, a);
+    }
+    h->pc = mask_xlen(h, h->pc + in->len);
+    return EXEC_OK;
+}
+
+static int exec_system(hart *h, const rvt_insn *in) {
+    switch (in->op) {
+    case RVT_OP_ECALL:
+        h->exc_cause = h->priv == PRV_U ? CAUSE_USER_ECALL : h->priv == PRV_S ? CAUSE_SUPERVISOR_ECALL
+                                                                              : CAUSE_MACHINE_ECALL;
+        h->exc_tval = 0;
+        return EXEC_TRAP;
+    case RVT_OP_EBREAK:
+        h->exc_cause = CAUSE_BREAKPOINT;
+        h->exc_tval = h->pc;
+        return EXEC_TRAP;
+    case RVT_OP_MRET: {
+        if (h->priv < PRV_M)
+            return illegal(h, in);
+        uint64_t s = h->mstatus;
+        unsigned mpp = (unsigned)((s & MSTATUS_MPP) >> 11);
+        s = (s & ~MSTATUS_MIE) | ((s & MSTATUS_MPIE) ? MSTATUS_MIE : 0);
+        s |= MSTATUS_MPIE;
+        s &= ~MSTATUS_MPP; /* MPP becomes the least-privileged supported mode (U) */
+        if (mpp != PRV_M)
+            s &= ~MSTATUS_MPRV;
+        h->mstatus = s;
+        h->priv = mpp;
+        h->pc = mask_xlen(h, h->mepc);
+        return EXEC_SERIALIZE;
+    }
+    case RVT_OP_SRET: {
+        if (h->priv < PRV_S || (h->priv == PRV_S && (h->mstatus & MSTATUS_TSR)))
+            return illegal(h, in);
+        uint64_t s = h->mstatus;
+        unsigned spp = (s & MSTATUS_SPP) ? PRV_S : PRV_U;
+        s = (s & ~MSTATUS_SIE) | ((s & MSTATUS_SPIE) ? MSTATUS_SIE : 0);
+        s |= MSTATUS_SPIE;
+        s &= ~MSTATUS_SPP;
+        s &= ~MSTATUS_MPRV;
+        h->mstatus = s;
+        h->priv = spp;
+        h->pc = mask_xlen(h, h->sepc);
+        return EXEC_SERIALIZE;
+    }
+    case RVT_OP_WFI:
+        if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TW)))
+            return illegal(h, in);
+        h->pc = mask_xlen(h, h->pc + in->len);
+        return EXEC_WFI;
+    case RVT_OP_SFENCE_VMA:
+        if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TVM)))
+            return illegal(h, in);
+        h->pc = mask_xlen(h, h->pc + in->len);
+        return EXEC_OK;
+    case RVT_OP_FENCE_I:
+        machine_flush_icache(h->m);
+        h->pc = mask_xlen(h, h->pc + in->len);
+        return EXEC_OK;
+    default: /* uret, dret: not available outside debug mode / without N */
+        return illegal(h, in);
+    }
+}
+
+/* Executes one decoded instruction at h->pc. */
+static int execute(hart *h, const rvt_insn *in) {
+    uint64_t *x = h->x;
+    uint64_t a = x[in->rs1], b = x[in->rs2];
+    int64_t imm = in->imm;
+    uint64_t pc = h->pc, next = pc + in->len;
+    bool rv64 = h->xlen == 64;
+    switch (in->op) {
+    case RVT_OP_LUI: wr(h, in->rd, (uint64_t)imm); break;
+    case RVT_OP_AUIPC: wr(h, in->rd, pc + (uint64_t)imm); break;
+    case RVT_OP_JAL:
+        wr(h, in->rd, next);
+        h->pc = mask_xlen(h, pc + (uint64_t)imm);
+        return EXEC_OK;
+    case RVT_OP_JALR: {
+        uint64_t t = (a + (uint64_t)imm) & ~1ull;
+        wr(h, in->rd, next);
+        h->pc = mask_xlen(h, t);
+        return EXEC_OK;
+    }
+    case RVT_OP_BEQ: if (a == b) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BNE: if (a != b) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BLT: if ((int64_t)a < (int64_t)b) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BGE: if ((int64_t)a >= (int64_t)b) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BLTU: if (mask_xlen(h, a) < mask_xlen(h, b)) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BGEU: if (mask_xlen(h, a) >= mask_xlen(h, b)) next = pc + (uint64_t)imm; break;
+    case RVT_OP_LB: case RVT_OP_LH: case RVT_OP_LW: case RVT_OP_LD:
+    case RVT_OP_LBU: case RVT_OP_LHU: case RVT_OP_LWU: {
+        static const unsigned sizes[] = {1, 2, 4, 8, 1, 2, 4};
+        unsigned k = in->op - RVT_OP_LB, size = sizes[k];
+        uint64_t v = 0;
+        if (!load(h, a + (uint64_t)imm, &v, size))
+            return EXEC_TRAP;
+        switch (in->op) {
+        case RVT_OP_LB: v = (uint64_t)(int64_t)(int8_t)v; break;
+        case RVT_OP_LH: v = (uint64_t)(int64_t)(int16_t)v; break;
+        case RVT_OP_LW: v = (uint64_t)(int64_t)(int32_t)v; break;
+        default: break;
+        }
+        wr(h, in->rd, v);
+        break;
+    }
+    case RVT_OP_SB: case RVT_OP_SH: case RVT_OP_SW: case RVT_OP_SD: {
+        unsigned size = 1u << (in->op - RVT_OP_SB);
+        if (!store(h, a + (uint64_t)imm, &b, size))
+            return EXEC_TRAP;
+        break;
+    }
+    case RVT_OP_ADDI: wr(h, in->rd, a + (uint64_t)imm); break;
+    case RVT_OP_SLTI: wr(h, in->rd, sx(h, a) < imm); break;
+    case RVT_OP_SLTIU: wr(h, in->rd, mask_xlen(h, a) < mask_xlen(h, (uint64_t)imm)); break;
+    case RVT_OP_XORI: wr(h, in->rd, a ^ (uint64_t)imm); break;
+    case RVT_OP_ORI: wr(h, in->rd, a | (uint64_t)imm); break;
+    case RVT_OP_ANDI: wr(h, in->rd, a & (uint64_t)imm); break;
+    case RVT_OP_SLLI: wr(h, in->rd, a << imm); break;
+    case RVT_OP_SRLI: wr(h, in->rd, mask_xlen(h, a) >> imm); break;
+    case RVT_OP_SRAI: wr(h, in->rd, (uint64_t)(sx(h, a) >> imm)); break;
+    case RVT_OP_ADD: wr(h, in->rd, a + b); break;
+    case RVT_OP_SUB: wr(h, in->rd, a - b); break;
+    case RVT_OP_SLL: wr(h, in->rd, a << (b & (h->xlen - 1))); break;
+    case RVT_OP_SLT: wr(h, in->rd, sx(h, a) < sx(h, b)); break;
+    case RVT_OP_SLTU: wr(h, in->rd, mask_xlen(h, a) < mask_xlen(h, b)); break;
+    case RVT_OP_XOR: wr(h, in->rd, a ^ b); break;
+    case RVT_OP_SRL: wr(h, in->rd, mask_xlen(h, a) >> (b & (h->xlen - 1))); break;
+    case RVT_OP_SRA: wr(h, in->rd, (uint64_t)(sx(h, a) >> (b & (h->xlen - 1)))); break;
+    case RVT_OP_OR: wr(h, in->rd, a | b); break;
+    case RVT_OP_AND: wr(h, in->rd, a & b); break;
+    case RVT_OP_ADDIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a + (uint64_t)imm)); break;
+    case RVT_OP_SLLIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm)); break;
+    case RVT_OP_SRLIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm)); break;
+    case RVT_OP_SRAIW: wr(h, in->rd, (uint64_t)(int64_t)((int32_t)a >> imm)); break;
+    case RVT_OP_ADDW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a + b)); break;
+    case RVT_OP_SUBW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a - b)); break;
+    case RVT_OP_SLLW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31))); break;
+    case RVT_OP_SRLW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31))); break;
+    case RVT_OP_SRAW: wr(h, in->rd, (uint64_t)(int64_t)((int32_t)a >> (b & 31))); break;
+    case RVT_OP_MUL: wr(h, in->rd, a * b); break;
+    case RVT_OP_MULH:
+        wr(h, in->rd, rv64 ? mulh_s((int64_t)a, (int64_t)b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32));
+        break;
+    case RVT_OP_MULHSU:
+        wr(h, in->rd, rv64 ? mulh_su((int64_t)a, b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32));
+        break;
+    case RVT_OP_MULHU:
+        wr(h, in->rd, rv64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32));
+        break;
+    case RVT_OP_DIV: {
+        int64_t sa = sx(h, a), sb = sx(h, b);
+        int64_t min = rv64 ? INT64_MIN : INT32_MIN;
+        wr(h, in->rd, sb == 0 ? ~0ull : (sa == min && sb == -1) ? (uint64_t)sa : (uint64_t)(sa / sb));
+        break;
+    }
+    case RVT_OP_DIVU: {
+        uint64_t ua = mask_xlen(h, a), ub = mask_xlen(h, b);
+        wr(h, in->rd, ub == 0 ? ~0ull : ua / ub);
+        break;
+    }
+    case RVT_OP_REM: {
+        int64_t sa = sx(h, a), sb = sx(h, b);
+        int64_t min = rv64 ? INT64_MIN : INT32_MIN;
+        wr(h, in->rd, sb == 0 ? (uint64_t)sa : (sa == min && sb == -1) ? 0 : (uint64_t)(sa % sb));
+        break;
+    }
+    case RVT_OP_REMU: {
+        uint64_t ua = mask_xlen(h, a), ub = mask_xlen(h, b);
+        wr(h, in->rd, ub == 0 ? ua : ua % ub);
+        break;
+    }
+    case RVT_OP_MULW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b)); break;
+    case RVT_OP_DIVW: {
+        int32_t sa = (int32_t)a, sb = (int32_t)b;
+        wr(h, in->rd, sb == 0 ? ~0ull : (sa == INT32_MIN && sb == -1) ? (uint64_t)(int64_t)sa : (uint64_t)(int64_t)(sa / sb));
+        break;
+    }
+    case RVT_OP_DIVUW: {
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+        wr(h, in->rd, ub == 0 ? ~0ull : (uint64_t)(int64_t)(int32_t)(ua / ub));
+        break;
+    }
+    case RVT_OP_REMW: {
+        int32_t sa = (int32_t)a, sb = (int32_t)b;
+        wr(h, in->rd, sb == 0 ? (uint64_t)(int64_t)sa : (sa == INT32_MIN && sb == -1) ? 0 : (uint64_t)(int64_t)(sa % sb));
+        break;
+    }
+    case RVT_OP_REMUW: {
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+        wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub));
+        break;
+    }
+    case RVT_OP_FLW: case RVT_OP_FLD: {
+        if (!fp_enabled(h))
+            return illegal(h, in);
+        uint64_t v = 0;
+        unsigned size = in->op == RVT_OP_FLW ? 4 : 8;
+        if (!load(h, a + (uint64_t)imm, &v, size))
+            return EXEC_TRAP;
+        h->f[in->rd] = size == 4 ? 0xffffffff00000000ull | v : v;
+        fp_dirty(h);
+        break;
+    }
+    case RVT_OP_FSW: case RVT_OP_FSD: {
+        if (!fp_enabled(h))
+            return illegal(h, in);
+        uint64_t v = h->f[in->rs2];
+        if (!store(h, a + (uint64_t)imm, &v, in->op == RVT_OP_FSW ? 4 : 8))
+            return EXEC_TRAP;
+        break;
+    }
+    case RVT_OP_FENCE: case RVT_OP_FENCE_TSO: break;
+    case RVT_OP_CSRRW: case RVT_OP_CSRRS: case RVT_OP_CSRRC:
+    case RVT_OP_CSRRWI: case RVT_OP_CSRRSI: case RVT_OP_CSRRCI:
+        return exec_csr(h, in);
+    case RVT_OP_ECALL: case RVT_OP_EBREAK: case RVT_OP_MRET: case RVT_OP_SRET:
+    case RVT_OP_URET: case RVT_OP_DRET: case RVT_OP_WFI: case RVT_OP_SFENCE_VMA: case RVT_OP_FENCE_I:
+        return exec_system(h, in);
+    default:
+        if (in->op >= RVT_OP_LR_W && in->op <= RVT_OP_AMOMAXU_D)
+            return exec_amo(h, in);
+        if (in->op >= RVT_OP_FLW && in->op <= RVT_OP_FMV_D_X)
+            return fp_exec(h, in);
+        return illegal(h, in);
+    }
+    h->pc = mask_xlen(h, next);
+    return EXEC_OK;
+}
+
+static void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc) {
+    rvt_machine *m = h->m;
+    bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
+    rvt_retire r = {0};
+    r.iaddr = pc;
+    r.insn = in->raw;
+    r.ninsns = 1;
+    r.iretire = (uint16_t)(in->len / 2);
+    r.ilastsize = in->len == 4;
+    r.itype = (uint8_t)rvt_itype(in, taken, 4, false);
+    r.priv = (uint8_t)h->priv;
+    r.time = m->mtime;
+    r.hart = (uint8_t)h->id;
+    machine_emit(m, &r);
+}
+
+void hart_step(hart *h, uint64_t n) {
+    rvt_machine *m = h->m;
+    while (n > 0 && !m->stop) {
+        uint64_t cause;
+        if (pending_interrupt(h, &cause)) {
+            hart_take_trap(h, cause, 0, h->pc);
+            return; /* a trap ends spike's step() and with it the quantum */
+        }
+        uint64_t done = 0;
+        while (done < n) {
+            const rvt_insn *in = fetch(h);
+            int st;
+            uint64_t pc = h->pc;
+            if (!in) {
+                st = EXEC_TRAP;
+            } else if (in->op == RVT_OP_ILLEGAL) {
+                st = illegal(h, in);
+            } else {
+                st = execute(h, in);
+                h->x[0] = 0;
+            }
+            if (st == EXEC_TRAP) {
+                hart_take_trap(h, h->exc_cause, h->exc_tval, pc);
+                return;
+            }
+            done++;
+            h->minstret++;
+            m->instret_total++;
+            if (m->sink)
+                emit_retired(h, in, pc, h->pc);
+            if (m->stop)
+                return;
+            if (m->max_insns && m->instret_total >= m->max_insns) {
+                m->stop = true;
+                m->stop_reason = RVT_STOP_MAX_INSNS;
+                return;
+            }
+            if (st == EXEC_WFI)
+                return;
+            if (st == EXEC_SERIALIZE)
+                break;
+        }
+        n -= done;
+    }
+}

@@ -1,0 +1,157 @@
+/* Internal state of the hart model, shared by the interpreter, the CSR file,
+ * the FPU and the machine (memory map, devices, scheduling). */
+#ifndef RVTRACE_HART_INTERNAL_H
+#define RVTRACE_HART_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rvtrace/hart.h"
+
+#define RVT_MAX_HARTS 64
+#define RVT_INTERLEAVE 5000        /* spike's INTERLEAVE: steps per hart per quantum */
+#define RVT_INSNS_PER_RTC_TICK 100 /* spike: mtime advances once per 100 steps */
+
+#define PRV_U 0u
+#define PRV_S 1u
+#define PRV_M 3u
+
+/* Exception causes (privileged spec). */
+enum {
+    CAUSE_MISALIGNED_FETCH = 0, CAUSE_FETCH_ACCESS = 1, CAUSE_ILLEGAL_INSTRUCTION = 2,
+    CAUSE_BREAKPOINT = 3, CAUSE_MISALIGNED_LOAD = 4, CAUSE_LOAD_ACCESS = 5,
+    CAUSE_MISALIGNED_STORE = 6, CAUSE_STORE_ACCESS = 7, CAUSE_USER_ECALL = 8,
+    CAUSE_SUPERVISOR_ECALL = 9, CAUSE_MACHINE_ECALL = 11, CAUSE_FETCH_PAGE_FAULT = 12,
+    CAUSE_LOAD_PAGE_FAULT = 13, CAUSE_STORE_PAGE_FAULT = 15,
+};
+
+/* Interrupt numbers (bit positions in mip/mie). */
+enum { IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7, IRQ_S_EXT = 9, IRQ_M_EXT = 11 };
+
+#define MSTATUS_SIE (1ull << 1)
+#define MSTATUS_MIE (1ull << 3)
+#define MSTATUS_SPIE (1ull << 5)
+#define MSTATUS_UBE (1ull << 6)
+#define MSTATUS_MPIE (1ull << 7)
+#define MSTATUS_SPP (1ull << 8)
+#define MSTATUS_MPP (3ull << 11)
+#define MSTATUS_FS (3ull << 13)
+#define MSTATUS_XS (3ull << 15)
+#define MSTATUS_MPRV (1ull << 17)
+#define MSTATUS_SUM (1ull << 18)
+#define MSTATUS_MXR (1ull << 19)
+#define MSTATUS_TVM (1ull << 20)
+#define MSTATUS_TW (1ull << 21)
+#define MSTATUS_TSR (1ull << 22)
+
+/* Results of executing one instruction. */
+enum exec_status {
+    EXEC_OK = 0,      /* retired, continue */
+    EXEC_SERIALIZE,   /* retired; re-check interrupts before the next one (spike: serialize) */
+    EXEC_WFI,         /* retired; the quantum ends */
+    EXEC_TRAP,        /* did not retire; h->exc_cause/exc_tval hold the exception */
+};
+
+typedef struct mem_region {
+    uint64_t base, size;
+    uint8_t *data;
+    rvt_insn *icache;     /* one decoded slot per halfword, len 0 = not decoded */
+    bool rom;
+} mem_region;
+
+struct rvt_machine;
+
+typedef struct hart {
+    uint64_t x[32];
+    uint64_t f[32];
+    uint64_t pc;
+    unsigned priv;
+    unsigned xlen;
+    unsigned id;
+    struct rvt_machine *m;
+
+    /* CSRs */
+    uint64_t mstatus, misa, medeleg, mideleg, mie, mip, mtvec, mscratch, mepc, mcause, mtval;
+    uint64_t mcounteren, mcountinhibit, menvcfg, senvcfg;
+    uint64_t stvec, sscratch, sepc, scause, stval, satp, scounteren;
+    uint64_t minstret; /* retired instructions; mcycle reads the same count, as in spike */
+    uint64_t mcycle_offset, minstret_offset; /* software writes shift the counters */
+    uint32_t fflags, frm;
+    uint64_t pmpaddr[64];
+    uint8_t pmpcfg[64];
+    uint64_t tselect, tdata1[4], tdata2[4];
+
+    /* LR/SC reservation */
+    bool resv_valid;
+    uint64_t resv_addr;
+
+    /* The pending exception of an instruction that returned EXEC_TRAP. */
+    uint64_t exc_cause, exc_tval;
+} hart;
+
+typedef struct rvt_machine {
+    rvt_machine_config cfg;
+    rvt_image *img;
+    unsigned xlen;
+    mem_region regions[10];
+    unsigned nregions;
+    uint64_t tohost_addr, fromhost_addr;
+    bool has_tohost, has_fromhost;
+    uint64_t mtime;
+    uint64_t mtimecmp[RVT_MAX_HARTS];
+    uint32_t msip[RVT_MAX_HARTS];
+    hart *harts;
+    unsigned nharts;
+    FILE *console;
+
+    rvt_retire_sink sink;
+    void *sink_user;
+    rvt_retire *buf;
+    size_t nbuf, buf_cap;
+
+    uint64_t fromhost_queue[64];
+    unsigned fq_head, fq_len;
+
+    /* Run state */
+    bool stop;
+    int stop_reason;
+    int exit_code;
+    uint64_t instret_total, traps;
+    uint64_t max_insns;
+    rvt_diag *diag;
+} rvt_machine;
+
+/* Interpreter (exec.c) */
+void hart_reset(hart *h, struct rvt_machine *m, unsigned id);
+/* Runs up to `n` steps of spike's processor_t::step; returns early (ending
+ * the quantum) on a trap or WFI. */
+void hart_step(hart *h, uint64_t n);
+void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc);
+
+/* CSR file (csr.c): 0 on success, -1 for an illegal access. */
+int csr_read(hart *h, unsigned csr, uint64_t *val);
+int csr_write(hart *h, unsigned csr, uint64_t val);
+bool csr_access_ok(const hart *h, unsigned csr, bool write);
+uint64_t hart_mstatus_read(const hart *h);
+
+/* FPU (fp.c): executes an F/D instruction; EXEC_* status. */
+int fp_exec(hart *h, const rvt_insn *in);
+static inline bool fp_enabled(const hart *h) { return (h->mstatus & MSTATUS_FS) != 0; }
+static inline void fp_dirty(hart *h) { h->mstatus |= MSTATUS_FS; }
+
+/* Memory (machine.c): physical accesses; false on an access fault. */
+bool phys_load(struct rvt_machine *m, uint64_t pa, void *out, unsigned len);
+bool phys_store(struct rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len);
+const rvt_insn *phys_fetch(struct rvt_machine *m, uint64_t pa);
+void machine_flush_icache(struct rvt_machine *m);
+
+/* Retirement output (machine.c). */
+void machine_emit(struct rvt_machine *m, const rvt_retire *r);
+
+static inline uint64_t sext_xlen(const hart *h, uint64_t v) {
+    return h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)v : v;
+}
+static inline uint64_t mask_xlen(const hart *h, uint64_t v) { return h->xlen == 32 ? (uint32_t)v : v; }
+
+#endif

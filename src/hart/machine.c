@@ -1,0 +1,440 @@
+/* The machine around the harts, as spike builds it for a bare-metal program:
+ * boot ROM with the reset stub at 0x1000, RAM regions, the CLINT, and the
+ * HTIF host interface reached through the ELF's tohost/fromhost words, with
+ * spike's scheduling (5000-step quanta per hart, host polling between them). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hart_internal.h"
+
+#define BOOT_ROM_BASE 0x1000u
+#define BOOT_ROM_SIZE 0x1000u
+#define CLINT_BASE 0x2000000u
+#define CLINT_SIZE 0xc0000u
+
+void rvt_machine_config_default(rvt_machine_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->nharts = 1;
+    /* The layout the reference traces were made with. */
+    cfg->ram[0] = (rvt_mem_region){0x20010000u, 0x40000u};
+    cfg->ram[1] = (rvt_mem_region){0x80000000u, 0x400000u};
+    cfg->nram = 2;
+    cfg->pmp_regions = 16;
+    cfg->max_insns = 0;
+}
+
+int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *diag) {
+    cfg->nram = 0;
+    const char *p = spec;
+    if (!strchr(spec, ':')) {
+        char *end;
+        errno = 0;
+        unsigned long long mib = strtoull(spec, &end, 0);
+        if (errno || *end || mib == 0 || mib > (1ull << 20))
+            return rvt_diag_set(diag, RVT_E_ARG, "-m %s: expected a size in MiB or BASE:SIZE,...", spec);
+        cfg->ram[0] = (rvt_mem_region){0x80000000u, mib << 20};
+        cfg->nram = 1;
+        return RVT_OK;
+    }
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long long base = strtoull(p, &end, 0);
+        if (errno || *end != ':')
+            return rvt_diag_set(diag, RVT_E_ARG, "-m %s: expected BASE:SIZE at '%s'", spec, p);
+        p = end + 1;
+        unsigned long long size = strtoull(p, &end, 0);
+        if (errno || (*end && *end != ',') || size == 0 || base + size < base)
+            return rvt_diag_set(diag, RVT_E_ARG, "-m %s: bad size at '%s'", spec, p);
+        if (cfg->nram == sizeof cfg->ram / sizeof cfg->ram[0])
+            return rvt_diag_set(diag, RVT_E_ARG, "-m %s: too many regions", spec);
+        if ((base & 0xfff) || (size & 0xfff))
+            return rvt_diag_set(diag, RVT_E_ARG, "-m %s: regions must be 4 KiB aligned", spec);
+        cfg->ram[cfg->nram++] = (rvt_mem_region){base, size};
+        p = *end ? end + 1 : end;
+    }
+    return RVT_OK;
+}
+
+/* ------------------------------------------------------------- memory */
+
+static mem_region *region_of(rvt_machine *m, uint64_t pa, unsigned len) {
+    for (unsigned i = 0; i < m->nregions; i++) {
+        mem_region *r = &m->regions[i];
+        if (pa - r->base < r->size && len <= r->size - (pa - r->base))
+            return r;
+    }
+    return NULL;
+}
+
+static void update_timer_irq(rvt_machine *m) {
+    for (unsigned i = 0; i < m->nharts; i++) {
+        hart *h = &m->harts[i];
+        uint64_t bit = 1ull << IRQ_M_TIMER;
+        h->mip = m->mtime >= m->mtimecmp[i] ? h->mip | bit : h->mip & ~bit;
+        bit = 1ull << IRQ_M_SOFT;
+        h->mip = (m->msip[i] & 1) ? h->mip | bit : h->mip & ~bit;
+    }
+}
+
+static bool clint_access(rvt_machine *m, uint64_t off, void *data, unsigned len, bool write) {
+    uint8_t regs[8];
+    uint64_t base;
+    uint64_t *wide = NULL;
+    uint32_t *narrow = NULL;
+    if (off < 0x4000) {
+        unsigned i = (unsigned)(off / 4);
+        if (i >= m->nharts)
+            return false;
+        narrow = &m->msip[i];
+        base = i * 4u;
+    } else if (off >= 0x4000 && off < 0xbff8) {
+        unsigned i = (unsigned)((off - 0x4000) / 8);
+        if (i >= m->nharts)
+            return false;
+        wide = &m->mtimecmp[i];
+        base = 0x4000 + i * 8u;
+    } else if (off >= 0xbff8 && off < 0xc000) {
+        wide = &m->mtime;
+        base = 0xbff8;
+    } else {
+        return false;
+    }
+    unsigned width = wide ? 8 : 4;
+    if (off - base + len > width)
+        return false;
+    uint64_t v = wide ? *wide : *narrow;
+    memcpy(regs, &v, 8);
+    if (write) {
+        memcpy(regs + (off - base), data, len);
+        memcpy(&v, regs, 8);
+        if (wide)
+            *wide = v;
+        else
+            *narrow = (uint32_t)v & 1;
+        update_timer_irq(m);
+    } else {
+        memcpy(data, regs + (off - base), len);
+    }
+    return true;
+}
+
+bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
+    mem_region *r = region_of(m, pa, len);
+    if (r) {
+        memcpy(out, r->data + (pa - r->base), len);
+        return true;
+    }
+    if (pa - CLINT_BASE < CLINT_SIZE)
+        return clint_access(m, pa - CLINT_BASE, out, len, false);
+    return false;
+}
+
+static void invalidate_code(mem_region *r, uint64_t off, unsigned len) {
+    if (!r->icache)
+        return;
+    /* A store may overwrite the second half of a 32-bit instruction. */
+    uint64_t first = off >= 2 ? (off - 2) / 2 : 0, last = (off + len - 1) / 2;
+    for (uint64_t i = first; i <= last; i++)
+        r->icache[i].len = 0;
+}
+
+bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
+    mem_region *r = region_of(m, pa, len);
+    if (r) {
+        if (r->rom)
+            return false;
+        memcpy(r->data + (pa - r->base), in, len);
+        invalidate_code(r, pa - r->base, len);
+        for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
+            if (&m->harts[i] != h && m->harts[i].resv_valid && m->harts[i].resv_addr == (pa & ~7ull))
+                m->harts[i].resv_valid = false;
+        return true;
+    }
+    if (pa - CLINT_BASE < CLINT_SIZE)
+        return clint_access(m, pa - CLINT_BASE, (void *)in, len, true);
+    return false;
+}
+
+const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
+    if (pa & 1)
+        return NULL;
+    mem_region *r = region_of(m, pa, 2);
+    if (!r)
+        return NULL;
+    if (!r->icache) {
+        r->icache = calloc((size_t)(r->size / 2), sizeof *r->icache);
+        if (!r->icache)
+            return NULL;
+    }
+    uint64_t off = pa - r->base;
+    rvt_insn *slot = &r->icache[off / 2];
+    if (slot->len == 0) {
+        uint32_t w = (uint32_t)r->data[off] | (uint32_t)r->data[off + 1] << 8;
+        if ((w & 3) == 3) {
+            if (off + 4 > r->size)
+                return NULL;
+            w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
+        }
+        rvt_decode(w, m->xlen, slot);
+    }
+    return slot;
+}
+
+void machine_flush_icache(rvt_machine *m) {
+    for (unsigned i = 0; i < m->nregions; i++)
+        if (m->regions[i].icache)
+            memset(m->regions[i].icache, 0, (size_t)(m->regions[i].size / 2) * sizeof(rvt_insn));
+}
+
+/* ------------------------------------------------------------ output */
+
+static void flush_records(rvt_machine *m) {
+    if (m->nbuf && m->sink && m->sink(m->sink_user, m->buf, m->nbuf) != 0 && !m->stop) {
+        m->stop = true;
+        m->stop_reason = RVT_STOP_SINK;
+    }
+    m->nbuf = 0;
+}
+
+void machine_emit(rvt_machine *m, const rvt_retire *r) {
+    if (m->cfg.merge_blocks && m->nbuf && r->ninsns) {
+        rvt_retire *last = &m->buf[m->nbuf - 1];
+        /* Merge into the previous block while it ends in a plain instruction
+         * that falls through to this one at the same privilege. */
+        if (last->ninsns && last->itype == RVT_ITYPE_NONE && last->priv == r->priv && last->hart == r->hart &&
+            last->iaddr + 2u * last->iretire == r->iaddr && last->iretire + r->iretire < 0xffff) {
+            last->ninsns += r->ninsns;
+            last->iretire = (uint16_t)(last->iretire + r->iretire);
+            last->ilastsize = r->ilastsize;
+            last->itype = r->itype;
+            last->insn = r->insn;
+            last->time = r->time;
+            return;
+        }
+    }
+    if (m->nbuf == m->buf_cap)
+        flush_records(m);
+    m->buf[m->nbuf++] = *r;
+}
+
+/* --------------------------------------------------------------- HTIF */
+
+static void fromhost_push(rvt_machine *m, uint64_t v) {
+    if (m->fq_len < sizeof m->fromhost_queue / sizeof m->fromhost_queue[0])
+        m->fromhost_queue[(m->fq_head + m->fq_len++) % 64] = v;
+}
+
+static void htif_syscall(rvt_machine *m, uint64_t addr) {
+    uint64_t mm[8];
+    if (!phys_load(m, addr, mm, sizeof mm))
+        return;
+    int64_t ret;
+    switch (mm[0]) {
+    case 64: { /* write(fd, buf, len) */
+        uint64_t fd = mm[1], buf = mm[2], len = mm[3];
+        if (fd != 1 && fd != 2) {
+            ret = -9; /* EBADF */
+            break;
+        }
+        uint8_t chunk[4096];
+        uint64_t done = 0;
+        while (done < len) {
+            unsigned n = (unsigned)((len - done) < sizeof chunk ? (len - done) : sizeof chunk);
+            if (!phys_load(m, buf + done, chunk, n))
+                break;
+            fwrite(chunk, 1, n, m->console);
+            done += n;
+        }
+        fflush(m->console);
+        ret = (int64_t)done;
+        break;
+    }
+    case 93: case 94: /* exit, exit_group */
+        m->stop = true;
+        m->stop_reason = RVT_STOP_EXIT;
+        m->exit_code = (int)mm[1];
+        return;
+    default:
+        ret = -38; /* ENOSYS */
+        break;
+    }
+    mm[0] = (uint64_t)ret;
+    phys_store(m, NULL, addr, mm, 8);
+    fromhost_push(m, 1); /* device 0, command 0, response 1 */
+}
+
+static void htif_command(rvt_machine *m, uint64_t tohost) {
+    unsigned device = (unsigned)(tohost >> 56), cmd = (unsigned)(tohost >> 48) & 0xff;
+    uint64_t payload = tohost & ((1ull << 48) - 1);
+    if (device == 0 && cmd == 0) {
+        if (payload & 1) {
+            m->stop = true;
+            m->stop_reason = RVT_STOP_EXIT;
+            m->exit_code = (int)(payload >> 1);
+        } else {
+            htif_syscall(m, payload);
+        }
+    } else if (device == 1 && cmd == 1) { /* console putchar */
+        fputc((int)(payload & 0xff), m->console);
+        fflush(m->console);
+        fromhost_push(m, (tohost >> 48 << 48) | 0x100 | (payload & 0xff));
+    }
+}
+
+static void htif_deliver(rvt_machine *m) {
+    if (!m->fq_len || !m->has_fromhost)
+        return;
+    uint64_t cur = 0;
+    if (phys_load(m, m->fromhost_addr, &cur, 8) && cur == 0) {
+        uint64_t v = m->fromhost_queue[m->fq_head];
+        m->fq_head = (m->fq_head + 1) % 64;
+        m->fq_len--;
+        phys_store(m, NULL, m->fromhost_addr, &v, 8);
+    }
+}
+
+/* ------------------------------------------------------------ machine */
+
+static const uint32_t reset_stub[5] = {
+    0x00000297, /* auipc t0, 0 */
+    0x02028593, /* addi  a1, t0, 32   (device tree) */
+    0xf1402573, /* csrr  a0, mhartid */
+    0,          /* ld/lw t0, 24(t0)   (start address) */
+    0x00028067, /* jr    t0 */
+};
+
+int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
+    *out = NULL;
+    if (cfg->nharts == 0 || cfg->nharts > RVT_MAX_HARTS)
+        return rvt_diag_set(diag, RVT_E_ARG, "the number of harts must be 1..%d", RVT_MAX_HARTS);
+    if (!rvt_image_xlen(img))
+        return rvt_diag_set(diag, RVT_E_ARG, "no program loaded");
+    rvt_machine *m = calloc(1, sizeof *m);
+    if (!m)
+        return RVT_E_NOMEM;
+    m->cfg = *cfg;
+    m->img = img;
+    m->xlen = rvt_image_xlen(img);
+    m->console = cfg->console ? cfg->console : stdout;
+    m->max_insns = cfg->max_insns;
+    m->buf_cap = 4096;
+    m->buf = calloc(m->buf_cap, sizeof *m->buf);
+    m->nharts = cfg->nharts;
+    m->harts = calloc(m->nharts, sizeof *m->harts);
+    int rc = RVT_E_NOMEM;
+    if (!m->buf || !m->harts)
+        goto fail;
+    for (unsigned i = 0; i < cfg->nram; i++) {
+        mem_region *r = &m->regions[m->nregions++];
+        r->base = cfg->ram[i].base;
+        r->size = cfg->ram[i].size;
+        r->data = calloc(1, (size_t)r->size);
+        if (!r->data)
+            goto fail;
+    }
+    mem_region *rom = &m->regions[m->nregions++];
+    rom->base = BOOT_ROM_BASE;
+    rom->size = BOOT_ROM_SIZE;
+    rom->rom = true;
+    rom->data = calloc(1, BOOT_ROM_SIZE);
+    if (!rom->data)
+        goto fail;
+    uint32_t stub[5];
+    memcpy(stub, reset_stub, sizeof stub);
+    stub[3] = m->xlen == 64 ? 0x0182b283 : 0x0182a283;
+    memcpy(rom->data, stub, sizeof stub);
+    uint64_t entry = rvt_image_entry(img);
+    memcpy(rom->data + 0x18, &entry, 8);
+
+    /* Copy the program's loadable segments into RAM. */
+    rvt_segment_info segs[64];
+    size_t nsegs = rvt_image_segments(img, segs, 64);
+    for (size_t i = 0; i < nsegs && i < 64; i++) {
+        mem_region *r = region_of(m, segs[i].vaddr, (unsigned)0);
+        if (!r || segs[i].memsz > r->size - (segs[i].vaddr - r->base) || r->rom) {
+            rc = rvt_diag_set(diag, RVT_E_RANGE,
+                              "program segment at %#" PRIx64 " (%#" PRIx64 " bytes) is outside the "
+                              "machine's memory; give the layout with -m BASE:SIZE,...",
+                              segs[i].vaddr, segs[i].memsz);
+            goto fail;
+        }
+        rvt_image_read(img, segs[i].vaddr, r->data + (segs[i].vaddr - r->base), (size_t)segs[i].memsz);
+    }
+    m->has_tohost = rvt_image_symbol_addr(img, "tohost", &m->tohost_addr);
+    m->has_fromhost = rvt_image_symbol_addr(img, "fromhost", &m->fromhost_addr);
+    for (unsigned i = 0; i < m->nharts; i++)
+        hart_reset(&m->harts[i], m, i);
+    update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
+    *out = m;
+    return RVT_OK;
+fail:
+    rvt_machine_free(m);
+    return rc;
+}
+
+void rvt_machine_free(rvt_machine *m) {
+    if (!m)
+        return;
+    for (unsigned i = 0; i < m->nregions; i++) {
+        free(m->regions[i].data);
+        free(m->regions[i].icache);
+    }
+    free(m->harts);
+    free(m->buf);
+    free(m);
+}
+
+void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
+    m->sink = sink;
+    m->sink_user = user;
+}
+
+int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
+    m->diag = diag;
+    unsigned cur = 0;
+    /* spike's host loop: between quanta the host answers tohost commands and
+     * delivers fromhost responses; one command per loop iteration. */
+    while (!m->stop) {
+        uint64_t tohost = 0;
+        if (m->has_tohost)
+            phys_load(m, m->tohost_addr, &tohost, 8);
+        if (tohost) {
+            uint64_t zero = 0;
+            phys_store(m, NULL, m->tohost_addr, &zero, 8);
+            htif_command(m, tohost);
+        } else {
+            hart_step(&m->harts[cur], RVT_INTERLEAVE);
+            m->harts[cur].resv_valid = false; /* spike yields the reservation at the quantum end */
+            if (++cur == m->nharts) {
+                cur = 0;
+                m->mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
+                update_timer_irq(m);
+            }
+        }
+        if (!m->stop)
+            htif_deliver(m);
+    }
+    flush_records(m);
+    res->reason = m->stop_reason;
+    res->exit_code = m->exit_code;
+    res->instret = m->instret_total;
+    res->traps = m->traps;
+    return RVT_OK;
+}
+
+uint64_t rvt_machine_reg(const rvt_machine *m, unsigned index, unsigned reg) {
+    return index < m->nharts && reg < 32 ? m->harts[index].x[reg] : 0;
+}
+
+uint64_t rvt_machine_pc(const rvt_machine *m, unsigned index) { return index < m->nharts ? m->harts[index].pc : 0; }
+
+bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n) {
+    mem_region *r = region_of(m, paddr, (unsigned)n);
+    if (!r)
+        return false;
+    memcpy(buf, r->data + (paddr - r->base), n);
+    return true;
+}

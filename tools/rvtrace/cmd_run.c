@@ -1,0 +1,180 @@
+/* rvtrace run: execute a program on the hart model and write its
+ * retirement stream in the requested formats. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rvtrace/hart.h"
+
+static void run_usage(FILE *out) {
+    fprintf(out,
+            "usage: rvtrace run [OPTIONS] PROGRAM.elf\n"
+            "\n"
+            "Run a bare-metal RISC-V program on the hart model: the machine spike gives it\n"
+            "(boot ROM at 0x1000, RAM, CLINT, HTIF console and exit through tohost). The\n"
+            "program's console output goes to standard output and rvtrace exits with the\n"
+            "program's exit code.\n"
+            "\n"
+            "Options:\n"
+            "  --spike-csv FILE   write the retired instructions as the corpus spike CSV\n"
+            "  --pcs FILE         write the retired-PC list (one hex address per line)\n"
+            "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
+            "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
+            "  -p N               number of harts (default 1)\n"
+            "  --pmpregions N     PMP entries (default 16; 0 makes the PMP CSRs illegal)\n"
+            "  --max-insns N      stop after N retired instructions (default 10000000000)\n"
+            "  -h, --help         show this help\n"
+            "\n"
+            "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n");
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || !*s) {
+        fprintf(stderr, "rvtrace run: %s needs a number, got '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+struct fanout {
+    rvt_row_writer *a, *b;
+};
+
+static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
+    struct fanout *f = user;
+    int rc = 0;
+    if (f->a)
+        rc |= rvt_row_writer_sink(f->a, recs, n);
+    if (f->b)
+        rc |= rvt_row_writer_sink(f->b, recs, n);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv) {
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.max_insns = 10000000000ull;
+    const char *program = NULL, *csv_path = NULL, *pcs_path = NULL;
+    rvt_diag diag = {{0}};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            run_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--spike-csv") && val) {
+            csv_path = val, i++;
+        } else if (!strcmp(a, "--pcs") && val) {
+            pcs_path = val, i++;
+        } else if (!strcmp(a, "-m") && val) {
+            if (rvt_parse_mem_regions(val, &cfg, &diag)) {
+                fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+                return 2;
+            }
+            i++;
+        } else if (!strncmp(a, "-m", 2) && a[2]) {
+            if (rvt_parse_mem_regions(a + 2, &cfg, &diag)) {
+                fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+                return 2;
+            }
+        } else if (!strcmp(a, "-p") && val) {
+            if (parse_u64(a, val, &n) || n == 0 || n > 64) {
+                fprintf(stderr, "rvtrace run: -p takes 1..64\n");
+                return 2;
+            }
+            cfg.nharts = (unsigned)n, i++;
+        } else if (!strcmp(a, "--pmpregions") && val) {
+            if (parse_u64(a, val, &n) || n > 64)
+                return 2;
+            cfg.pmp_regions = (unsigned)n, i++;
+        } else if (!strcmp(a, "--max-insns") && val) {
+            if (parse_u64(a, val, &n))
+                return 2;
+            cfg.max_insns = n, i++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "rvtrace run: unknown option or missing value: '%s'\n", a);
+            run_usage(stderr);
+            return 2;
+        } else if (!program) {
+            program = a;
+        } else {
+            fprintf(stderr, "rvtrace run: only one program can be run, got '%s' and '%s'\n", program, a);
+            return 2;
+        }
+    }
+    if (!program) {
+        run_usage(stderr);
+        return 2;
+    }
+    rvt_image *img = NULL;
+    rvt_machine *m = NULL;
+    FILE *csv = NULL, *pcs = NULL;
+    rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
+    int status = 1;
+    if (rvt_image_new(&img) || rvt_image_load_elf(img, program, 0, &diag)) {
+        fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+        goto out;
+    }
+    if (rvt_machine_new(&m, &cfg, img, &diag)) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
+        goto out;
+    }
+    if (csv_path && (!(csv = fopen(csv_path, "w")) ||
+                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV, rvt_image_xlen(img)))) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", csv_path, strerror(errno));
+        goto out;
+    }
+    if (pcs_path && (!(pcs = fopen(pcs_path, "w")) ||
+                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS, rvt_image_xlen(img)))) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", pcs_path, strerror(errno));
+        goto out;
+    }
+    struct fanout fan = {csv_w, pcs_w};
+    if (csv_w || pcs_w)
+        rvt_machine_set_sink(m, run_fanout_sink, &fan);
+    rvt_run_result res;
+    rvt_machine_run(m, &res, &diag);
+    int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w);
+    csv_w = pcs_w = NULL;
+    if (wrc) {
+        fprintf(stderr, "rvtrace run: writing the trace failed\n");
+        goto out;
+    }
+    switch (res.reason) {
+    case RVT_STOP_EXIT:
+        status = res.exit_code & 0xff;
+        if (res.exit_code != 0)
+            fprintf(stderr, "rvtrace run: %s exited with code %d after %" PRIu64 " instructions\n", program,
+                    res.exit_code, res.instret);
+        break;
+    case RVT_STOP_MAX_INSNS:
+        fprintf(stderr,
+                "rvtrace run: %s did not terminate within %" PRIu64 " instructions "
+                "(raise the limit with --max-insns)\n",
+                program, res.instret);
+        status = 124;
+        break;
+    default:
+        fprintf(stderr, "rvtrace run: %s: stopped: %s\n", program, diag.msg[0] ? diag.msg : "writer error");
+        status = 1;
+        break;
+    }
+out:
+    rvt_row_writer_finish(csv_w);
+    rvt_row_writer_finish(pcs_w);
+    if (csv && fclose(csv) != 0)
+        status = 1;
+    if (pcs && fclose(pcs) != 0)
+        status = 1;
+    rvt_machine_free(m);
+    rvt_image_free(img);
+    return status;
+}
