@@ -633,6 +633,11 @@ void hart_step(hart *h, uint64_t n) {
             }
             if (st == EXEC_TRAP) {
                 hart_take_trap(h, h->exc_cause, h->exc_tval, pc);
+                /* A handler that traps again forever must still hit the limit. */
+                if (m->max_insns && m->instret_total + m->traps >= m->max_insns) {
+                    m->stop = true;
+                    m->stop_reason = RVT_STOP_MAX_INSNS;
+                }
                 return;
             }
             done++;

@@ -90,6 +90,7 @@ u_code:
     li a0, 0
     j exit_from_u
 
+    .align 2
 s_handler:
     li t1, 93
     beq a7, t1, s_exit
@@ -111,6 +112,7 @@ exit_from_u:
 s_exit:
     ecall                       /* from S: cause 9, not delegated */
 
+    .align 2
 m_handler:
     csrr t3, mcause
     csrr t4, mepc

@@ -1,0 +1,175 @@
+/* Hart model checks written from the privileged and unprivileged specs. The
+ * programs in tests/programs/hart/ check their own results (exit code = the
+ * first failing check); this test runs them on RV64 and RV32 and checks the
+ * retirement records the model reports, plus the row-format conventions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rvtrace/hart.h"
+
+typedef struct {
+    size_t retired, traps, interrupts;
+    uint64_t causes[64];
+    size_t ncauses;
+} tally;
+
+static int count_sink(void *user, const rvt_retire *recs, size_t n) {
+    tally *t = user;
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].ninsns) {
+            t->retired += recs[i].ninsns;
+        } else {
+            t->traps++;
+            t->interrupts += recs[i].itype == RVT_ITYPE_INTERRUPT;
+            if (t->ncauses < 64)
+                t->causes[t->ncauses++] = recs[i].cause;
+        }
+    }
+    return 0;
+}
+
+static int run_program(const char *name, tally *t, rvt_run_result *res) {
+    const char *dir = getenv("RVT_HART_PROGRAMS");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
+    rvt_image *img;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_new(&img), 0);
+    if (rvt_image_load_elf(img, path, 0, &d))
+        fail_msg("%s", d.msg);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.max_insns = 5000000;
+    FILE *null = fopen("/dev/null", "w");
+    cfg.console = null;
+    rvt_machine *m;
+    if (rvt_machine_new(&m, &cfg, img, &d))
+        fail_msg("%s", d.msg);
+    memset(t, 0, sizeof *t);
+    rvt_machine_set_sink(m, count_sink, t);
+    rvt_machine_run(m, res, &d);
+    rvt_machine_free(m);
+    rvt_image_free(img);
+    fclose(null);
+    assert_int_equal(res->reason, RVT_STOP_EXIT);
+    return res->exit_code;
+}
+
+static void expect_pass(const char *name) {
+    tally t;
+    rvt_run_result res;
+    int code = run_program(name, &t, &res);
+    if (code != 0)
+        fail_msg("%s: check %d failed", name, code);
+    assert_int_equal(t.retired, res.instret);
+}
+
+static bool has_cause(const tally *t, uint64_t cause) {
+    for (size_t i = 0; i < t->ncauses; i++)
+        if (t->causes[i] == cause)
+            return true;
+    return false;
+}
+
+static void test_traps(void **state) {
+    (void)state;
+    tally t;
+    rvt_run_result res;
+    assert_int_equal(run_program("traps64.elf", &t, &res), 0);
+    /* Every exception the program provokes is reported as a trap record. */
+    const uint64_t causes[] = {11, 2, 4, 3, 7, 8, 9};
+    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++)
+        if (!has_cause(&t, causes[i]))
+            fail_msg("no trap record with cause %llu", (unsigned long long)causes[i]);
+    assert_int_equal(t.interrupts, 0);
+    expect_pass("traps32.elf");
+}
+
+static void test_interrupts(void **state) {
+    (void)state;
+    tally t;
+    rvt_run_result res;
+    assert_int_equal(run_program("interrupts64.elf", &t, &res), 0);
+    assert_true(t.interrupts >= 3); /* machine timer, machine software, supervisor timer */
+    assert_true(has_cause(&t, (1ull << 63) | 7));
+    assert_true(has_cause(&t, (1ull << 63) | 3));
+    assert_true(has_cause(&t, (1ull << 63) | 5));
+    assert_int_equal(run_program("interrupts32.elf", &t, &res), 0);
+    assert_true(has_cause(&t, (1ull << 31) | 7)); /* the interrupt bit is the MSB of XLEN */
+}
+
+static void test_virtual_memory(void **state) {
+    (void)state;
+    expect_pass("vm64.elf"); /* Sv39 */
+    expect_pass("vm32.elf"); /* Sv32 */
+}
+
+static void test_atomics(void **state) {
+    (void)state;
+    expect_pass("amo64.elf");
+    expect_pass("amo32.elf");
+}
+
+static void test_floating_point(void **state) {
+    (void)state;
+    expect_pass("fp64.elf");
+}
+
+static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) {
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    rvt_row_writer *w;
+    assert_int_equal(rvt_row_writer_new(&w, f, fmt, 64), 0);
+    assert_int_equal(rvt_row_writer_sink(w, recs, n), 0);
+    assert_int_equal(rvt_row_writer_finish(w), 0);
+    fclose(f);
+    return buf;
+}
+
+/* The conventions of the corpus CSV, on records made up for the purpose. */
+static void test_row_conventions(void **state) {
+    (void)state;
+    rvt_retire recs[] = {
+        {.iaddr = 0x100, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x104, .insn = 0x6f, .ninsns = 1, .priv = 3}, /* j . twice: one row */
+        {.iaddr = 0x104, .insn = 0x6f, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x108, .itype = RVT_ITYPE_INTERRUPT, .cause = (1ull << 63) | 7, .priv = 3},
+        {.iaddr = 0x200, .insn = 0x0, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 2, .priv = 3},
+        {.iaddr = 0x300, .insn = 0x73, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 11, .priv = 3},
+        {.iaddr = 0x400, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x404, .insn = 0x13, .ninsns = 1, .priv = 3}, /* the final row is left out */
+    };
+    char *csv = rows_of(recs, sizeof recs / sizeof recs[0], RVT_ROWS_SPIKE_CSV);
+    assert_string_equal(csv,
+                        "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n"
+                        "1,100,13,3,0,0,0,0\n"
+                        "1,104,6f,3,1,8000000000000007,0,1\n"
+                        "1,200,0,3,1,2,0,0\n"
+                        "1,300,73,3,1,b,0,0\n"
+                        "1,400,13,3,0,0,0,0\n");
+    free(csv);
+    char *pcs = rows_of(recs, sizeof recs / sizeof recs[0], RVT_ROWS_PCS);
+    /* Interrupted rows and trapped non-ecall instructions are not executed. */
+    assert_string_equal(pcs, "100\n300\n400\n");
+    free(pcs);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_traps),
+        cmocka_unit_test(test_interrupts),
+        cmocka_unit_test(test_virtual_memory),
+        cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_floating_point),
+        cmocka_unit_test(test_row_conventions),
+    };
+    return cmocka_run_group_tests_name("hart", tests, NULL, NULL);
+}
