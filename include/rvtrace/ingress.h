@@ -54,15 +54,58 @@ enum rvt_row_format {
 /* Turns retirement records into the rows of the corpus spike CSV (an
  * interrupt marks the row of the last retired instruction; a trapping
  * instruction gets its own row; an instruction retiring repeatedly at one
- * address is one row; the final row of the run is left out) or into the PC
+ * address is one row; optionally the final row is left out) or into the PC
  * list derived from those rows (trapping instructions other than ecall and
  * ebreak, and rows marked with an interrupt, are left out). */
 typedef struct rvt_row_writer rvt_row_writer;
-int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, unsigned xlen);
+/* `drop_last`: leave out the final row, as the reference conversion of a
+ * spike run does (set it for runs of the hart model, not when converting
+ * rows that were already converted). */
+int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, bool drop_last);
 int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
 /* Writes the last buffered row and frees the writer; returns RVT_E_IO when
  * any write failed. */
 int rvt_row_writer_finish(rvt_row_writer *w);
+
+/* ---- .rvti: our compact binary retirement stream (docs/formats.md) ---- */
+
+typedef struct rvt_rvti_writer rvt_rvti_writer;
+/* `blocks` records that the stream holds multiple-retire blocks. */
+int rvt_rvti_writer_new(rvt_rvti_writer **out, FILE *f, unsigned xlen, bool blocks);
+int rvt_rvti_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+int rvt_rvti_writer_finish(rvt_rvti_writer *w); /* flushes and frees */
+
+typedef struct rvt_rvti_reader rvt_rvti_reader;
+/* Opens a .rvti file (plain or zstd-compressed). */
+int rvt_rvti_reader_open(rvt_rvti_reader **out, const char *path, rvt_diag *diag);
+unsigned rvt_rvti_reader_xlen(const rvt_rvti_reader *r);
+/* Reads up to `max` records; returns the count, 0 at the end, or a negative
+ * status with `diag` naming the byte offset and what was expected. */
+long rvt_rvti_read(rvt_rvti_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
+void rvt_rvti_reader_close(rvt_rvti_reader *r);
+
+/* ---- Reading retirement streams made elsewhere ---- */
+
+enum rvt_retire_format {
+    RVT_FMT_AUTO = 0,   /* detect from the first bytes */
+    RVT_FMT_RVTI,       /* our .rvti */
+    RVT_FMT_SPIKE_CSV,  /* the reference flow's CSV (VALID,ADDRESS,INSN,...) */
+    RVT_FMT_SPIKE_LOG,  /* spike --log-commits (and -l) text */
+};
+
+/* One reader for every format, plain or zstd-compressed. Records come out in
+ * the single-retire form (one per instruction, traps as their own records)
+ * except from a block .rvti. `xlen` (32/64) is needed to classify compressed
+ * jumps in the text formats; .rvti carries its own. */
+typedef struct rvt_retire_reader rvt_retire_reader;
+int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
+                           unsigned xlen, rvt_diag *diag);
+unsigned rvt_retire_reader_xlen(const rvt_retire_reader *r);
+enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r);
+/* Returns the number of records (0 at the end) or a negative status with the
+ * file, line or byte offset and the problem in `diag`. */
+long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
+void rvt_retire_reader_close(rvt_retire_reader *r);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,30 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
+static void emit_block(hart *h, unsigned itype) {
+    rvt_retire r = {0};
+    r.iaddr = h->blk_pc;
+    r.ninsns = h->blk_n;
+    r.iretire = (uint16_t)h->blk_hw;
+    r.ilastsize = h->blk_len == 4;
+    r.insn = h->blk_insn;
+    r.itype = (uint8_t)itype;
+    r.priv = (uint8_t)h->priv;
+    r.time = h->m->mtime;
+    r.hart = (uint8_t)h->id;
+    h->blk_n = 0;
+    h->blk_hw = 0;
+    machine_emit(h->m, &r);
+}
+
+void hart_flush_block(hart *h) {
+    if (h->blk_n)
+        emit_block(h, RVT_ITYPE_NONE);
+}
+
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     rvt_machine *m = h->m;
+    hart_flush_block(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
     uint64_t code = cause & ~xlen_msb(h);
     m->traps++;
@@ -200,6 +222,11 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
     uint64_t pa;
     if (!translate(h, va, ACC_LOAD, &pa))
         return false;
+    if (h->fast_mem && pa == va) {
+        mem_region *r = phys_region(h->m, pa, len);
+        if (r)
+            h->dreg = r;
+    }
     if (!phys_load(h->m, pa, out, len)) {
         h->exc_cause = CAUSE_LOAD_ACCESS;
         h->exc_tval = va;
@@ -218,12 +245,40 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
     uint64_t pa;
     if (!translate(h, va, ACC_STORE, &pa))
         return false;
+    if (h->fast_mem && pa == va) {
+        mem_region *r = phys_region(h->m, pa, len);
+        if (r && !r->rom)
+            h->dreg = r;
+    }
     if (!phys_store(h->m, h, pa, in, len)) {
         h->exc_cause = CAUSE_STORE_ACCESS;
         h->exc_tval = va;
         return false;
     }
     return true;
+}
+
+/* Direct RAM access when translation is off and the last region fits. */
+static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va, void *out, unsigned len) {
+    mem_region *r = h->dreg;
+    uint64_t off = va - (r ? r->base : 0);
+    if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
+        memcpy(out, r->data + off, len);
+        return true;
+    }
+    return load(h, va, out, len);
+}
+
+static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t va, const void *in, unsigned len) {
+    mem_region *r = h->dreg;
+    uint64_t off = va - (r ? r->base : 0);
+    if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
+        memcpy(r->data + off, in, len);
+        if (__builtin_expect(r->code_pages != NULL, 1))
+            region_invalidate_code(r, off, len);
+        return true;
+    }
+    return store(h, va, in, len);
 }
 
 /* Fetch the decoded instruction at h->pc; NULL with exc_* set on a fault. */
@@ -291,8 +346,6 @@ static int exec_csr(hart *h, const rvt_insn *in) {
     h->pc = mask_xlen(h, h->pc + in->len);
     return EXEC_SERIALIZE;
 }
-
-static int64_t sx(const hart *h, uint64_t v) { return (int64_t)sext_xlen(h, v); }
 
 static uint64_t mulh_u(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
 static uint64_t mulh_s(int64_t a, int64_t b) { return (uint64_t)(((__int128)a * b) >> 64); }
@@ -429,37 +482,42 @@ static int exec_system(hart *h, const rvt_insn *in) {
 }
 
 /* Executes one decoded instruction at h->pc. */
-static int execute(hart *h, const rvt_insn *in) {
+#define MASKX(v) (XLEN == 32 ? (uint64_t)(uint32_t)(v) : (uint64_t)(v))
+#define SEXTX(v) (XLEN == 32 ? (uint64_t)(int64_t)(int32_t)(v) : (uint64_t)(v))
+#define SX(v) ((int64_t)SEXTX(v))
+#define WR(rd, v) (h->x[(rd)] = SEXTX(v)) /* x0 is cleared after every instruction */
+
+static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn *in, const unsigned XLEN) {
     uint64_t *x = h->x;
     uint64_t a = x[in->rs1], b = x[in->rs2];
     int64_t imm = in->imm;
     uint64_t pc = h->pc, next = pc + in->len;
-    bool rv64 = h->xlen == 64;
+    const bool rv64 = XLEN == 64;
     switch (in->op) {
-    case RVT_OP_LUI: wr(h, in->rd, (uint64_t)imm); break;
-    case RVT_OP_AUIPC: wr(h, in->rd, pc + (uint64_t)imm); break;
+    case RVT_OP_LUI: WR(in->rd, (uint64_t)imm); break;
+    case RVT_OP_AUIPC: WR(in->rd, pc + (uint64_t)imm); break;
     case RVT_OP_JAL:
-        wr(h, in->rd, next);
-        h->pc = mask_xlen(h, pc + (uint64_t)imm);
+        WR(in->rd, next);
+        h->pc = MASKX(pc + (uint64_t)imm);
         return EXEC_OK;
     case RVT_OP_JALR: {
         uint64_t t = (a + (uint64_t)imm) & ~1ull;
-        wr(h, in->rd, next);
-        h->pc = mask_xlen(h, t);
+        WR(in->rd, next);
+        h->pc = MASKX(t);
         return EXEC_OK;
     }
     case RVT_OP_BEQ: if (a == b) next = pc + (uint64_t)imm; break;
     case RVT_OP_BNE: if (a != b) next = pc + (uint64_t)imm; break;
     case RVT_OP_BLT: if ((int64_t)a < (int64_t)b) next = pc + (uint64_t)imm; break;
     case RVT_OP_BGE: if ((int64_t)a >= (int64_t)b) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BLTU: if (mask_xlen(h, a) < mask_xlen(h, b)) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BGEU: if (mask_xlen(h, a) >= mask_xlen(h, b)) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BLTU: if (MASKX(a) < MASKX(b)) next = pc + (uint64_t)imm; break;
+    case RVT_OP_BGEU: if (MASKX(a) >= MASKX(b)) next = pc + (uint64_t)imm; break;
     case RVT_OP_LB: case RVT_OP_LH: case RVT_OP_LW: case RVT_OP_LD:
     case RVT_OP_LBU: case RVT_OP_LHU: case RVT_OP_LWU: {
         static const unsigned sizes[] = {1, 2, 4, 8, 1, 2, 4};
         unsigned k = in->op - RVT_OP_LB, size = sizes[k];
         uint64_t v = 0;
-        if (!load(h, a + (uint64_t)imm, &v, size))
+        if (!load_fast(h, MASKX(a + (uint64_t)imm), &v, size))
             return EXEC_TRAP;
         switch (in->op) {
         case RVT_OP_LB: v = (uint64_t)(int64_t)(int8_t)v; break;
@@ -467,94 +525,94 @@ static int execute(hart *h, const rvt_insn *in) {
         case RVT_OP_LW: v = (uint64_t)(int64_t)(int32_t)v; break;
         default: break;
         }
-        wr(h, in->rd, v);
+        WR(in->rd, v);
         break;
     }
     case RVT_OP_SB: case RVT_OP_SH: case RVT_OP_SW: case RVT_OP_SD: {
         unsigned size = 1u << (in->op - RVT_OP_SB);
-        if (!store(h, a + (uint64_t)imm, &b, size))
+        if (!store_fast(h, MASKX(a + (uint64_t)imm), &b, size))
             return EXEC_TRAP;
         break;
     }
-    case RVT_OP_ADDI: wr(h, in->rd, a + (uint64_t)imm); break;
-    case RVT_OP_SLTI: wr(h, in->rd, sx(h, a) < imm); break;
-    case RVT_OP_SLTIU: wr(h, in->rd, mask_xlen(h, a) < mask_xlen(h, (uint64_t)imm)); break;
-    case RVT_OP_XORI: wr(h, in->rd, a ^ (uint64_t)imm); break;
-    case RVT_OP_ORI: wr(h, in->rd, a | (uint64_t)imm); break;
-    case RVT_OP_ANDI: wr(h, in->rd, a & (uint64_t)imm); break;
-    case RVT_OP_SLLI: wr(h, in->rd, a << imm); break;
-    case RVT_OP_SRLI: wr(h, in->rd, mask_xlen(h, a) >> imm); break;
-    case RVT_OP_SRAI: wr(h, in->rd, (uint64_t)(sx(h, a) >> imm)); break;
-    case RVT_OP_ADD: wr(h, in->rd, a + b); break;
-    case RVT_OP_SUB: wr(h, in->rd, a - b); break;
-    case RVT_OP_SLL: wr(h, in->rd, a << (b & (h->xlen - 1))); break;
-    case RVT_OP_SLT: wr(h, in->rd, sx(h, a) < sx(h, b)); break;
-    case RVT_OP_SLTU: wr(h, in->rd, mask_xlen(h, a) < mask_xlen(h, b)); break;
-    case RVT_OP_XOR: wr(h, in->rd, a ^ b); break;
-    case RVT_OP_SRL: wr(h, in->rd, mask_xlen(h, a) >> (b & (h->xlen - 1))); break;
-    case RVT_OP_SRA: wr(h, in->rd, (uint64_t)(sx(h, a) >> (b & (h->xlen - 1)))); break;
-    case RVT_OP_OR: wr(h, in->rd, a | b); break;
-    case RVT_OP_AND: wr(h, in->rd, a & b); break;
-    case RVT_OP_ADDIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a + (uint64_t)imm)); break;
-    case RVT_OP_SLLIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm)); break;
-    case RVT_OP_SRLIW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm)); break;
-    case RVT_OP_SRAIW: wr(h, in->rd, (uint64_t)(int64_t)((int32_t)a >> imm)); break;
-    case RVT_OP_ADDW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a + b)); break;
-    case RVT_OP_SUBW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(a - b)); break;
-    case RVT_OP_SLLW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31))); break;
-    case RVT_OP_SRLW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31))); break;
-    case RVT_OP_SRAW: wr(h, in->rd, (uint64_t)(int64_t)((int32_t)a >> (b & 31))); break;
-    case RVT_OP_MUL: wr(h, in->rd, a * b); break;
+    case RVT_OP_ADDI: WR(in->rd, a + (uint64_t)imm); break;
+    case RVT_OP_SLTI: WR(in->rd, SX(a) < imm); break;
+    case RVT_OP_SLTIU: WR(in->rd, MASKX(a) < MASKX((uint64_t)imm)); break;
+    case RVT_OP_XORI: WR(in->rd, a ^ (uint64_t)imm); break;
+    case RVT_OP_ORI: WR(in->rd, a | (uint64_t)imm); break;
+    case RVT_OP_ANDI: WR(in->rd, a & (uint64_t)imm); break;
+    case RVT_OP_SLLI: WR(in->rd, a << imm); break;
+    case RVT_OP_SRLI: WR(in->rd, MASKX(a) >> imm); break;
+    case RVT_OP_SRAI: WR(in->rd, (uint64_t)(SX(a) >> imm)); break;
+    case RVT_OP_ADD: WR(in->rd, a + b); break;
+    case RVT_OP_SUB: WR(in->rd, a - b); break;
+    case RVT_OP_SLL: WR(in->rd, a << (b & (XLEN - 1))); break;
+    case RVT_OP_SLT: WR(in->rd, SX(a) < SX(b)); break;
+    case RVT_OP_SLTU: WR(in->rd, MASKX(a) < MASKX(b)); break;
+    case RVT_OP_XOR: WR(in->rd, a ^ b); break;
+    case RVT_OP_SRL: WR(in->rd, MASKX(a) >> (b & (XLEN - 1))); break;
+    case RVT_OP_SRA: WR(in->rd, (uint64_t)(SX(a) >> (b & (XLEN - 1)))); break;
+    case RVT_OP_OR: WR(in->rd, a | b); break;
+    case RVT_OP_AND: WR(in->rd, a & b); break;
+    case RVT_OP_ADDIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a + (uint64_t)imm)); break;
+    case RVT_OP_SLLIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm)); break;
+    case RVT_OP_SRLIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm)); break;
+    case RVT_OP_SRAIW: WR(in->rd, (uint64_t)(int64_t)((int32_t)a >> imm)); break;
+    case RVT_OP_ADDW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a + b)); break;
+    case RVT_OP_SUBW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a - b)); break;
+    case RVT_OP_SLLW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31))); break;
+    case RVT_OP_SRLW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31))); break;
+    case RVT_OP_SRAW: WR(in->rd, (uint64_t)(int64_t)((int32_t)a >> (b & 31))); break;
+    case RVT_OP_MUL: WR(in->rd, a * b); break;
     case RVT_OP_MULH:
-        wr(h, in->rd, rv64 ? mulh_s((int64_t)a, (int64_t)b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32));
+        WR(in->rd, rv64 ? mulh_s((int64_t)a, (int64_t)b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32));
         break;
     case RVT_OP_MULHSU:
-        wr(h, in->rd, rv64 ? mulh_su((int64_t)a, b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32));
+        WR(in->rd, rv64 ? mulh_su((int64_t)a, b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32));
         break;
     case RVT_OP_MULHU:
-        wr(h, in->rd, rv64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32));
+        WR(in->rd, rv64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32));
         break;
     case RVT_OP_DIV: {
-        int64_t sa = sx(h, a), sb = sx(h, b);
+        int64_t sa = SX(a), sb = SX(b);
         int64_t min = rv64 ? INT64_MIN : INT32_MIN;
-        wr(h, in->rd, sb == 0 ? ~0ull : (sa == min && sb == -1) ? (uint64_t)sa : (uint64_t)(sa / sb));
+        WR(in->rd, sb == 0 ? ~0ull : (sa == min && sb == -1) ? (uint64_t)sa : (uint64_t)(sa / sb));
         break;
     }
     case RVT_OP_DIVU: {
-        uint64_t ua = mask_xlen(h, a), ub = mask_xlen(h, b);
-        wr(h, in->rd, ub == 0 ? ~0ull : ua / ub);
+        uint64_t ua = MASKX(a), ub = MASKX(b);
+        WR(in->rd, ub == 0 ? ~0ull : ua / ub);
         break;
     }
     case RVT_OP_REM: {
-        int64_t sa = sx(h, a), sb = sx(h, b);
+        int64_t sa = SX(a), sb = SX(b);
         int64_t min = rv64 ? INT64_MIN : INT32_MIN;
-        wr(h, in->rd, sb == 0 ? (uint64_t)sa : (sa == min && sb == -1) ? 0 : (uint64_t)(sa % sb));
+        WR(in->rd, sb == 0 ? (uint64_t)sa : (sa == min && sb == -1) ? 0 : (uint64_t)(sa % sb));
         break;
     }
     case RVT_OP_REMU: {
-        uint64_t ua = mask_xlen(h, a), ub = mask_xlen(h, b);
-        wr(h, in->rd, ub == 0 ? ua : ua % ub);
+        uint64_t ua = MASKX(a), ub = MASKX(b);
+        WR(in->rd, ub == 0 ? ua : ua % ub);
         break;
     }
-    case RVT_OP_MULW: wr(h, in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b)); break;
+    case RVT_OP_MULW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b)); break;
     case RVT_OP_DIVW: {
         int32_t sa = (int32_t)a, sb = (int32_t)b;
-        wr(h, in->rd, sb == 0 ? ~0ull : (sa == INT32_MIN && sb == -1) ? (uint64_t)(int64_t)sa : (uint64_t)(int64_t)(sa / sb));
+        WR(in->rd, sb == 0 ? ~0ull : (sa == INT32_MIN && sb == -1) ? (uint64_t)(int64_t)sa : (uint64_t)(int64_t)(sa / sb));
         break;
     }
     case RVT_OP_DIVUW: {
         uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-        wr(h, in->rd, ub == 0 ? ~0ull : (uint64_t)(int64_t)(int32_t)(ua / ub));
+        WR(in->rd, ub == 0 ? ~0ull : (uint64_t)(int64_t)(int32_t)(ua / ub));
         break;
     }
     case RVT_OP_REMW: {
         int32_t sa = (int32_t)a, sb = (int32_t)b;
-        wr(h, in->rd, sb == 0 ? (uint64_t)(int64_t)sa : (sa == INT32_MIN && sb == -1) ? 0 : (uint64_t)(int64_t)(sa % sb));
+        WR(in->rd, sb == 0 ? (uint64_t)(int64_t)sa : (sa == INT32_MIN && sb == -1) ? 0 : (uint64_t)(int64_t)(sa % sb));
         break;
     }
     case RVT_OP_REMUW: {
         uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-        wr(h, in->rd, (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub));
+        WR(in->rd, (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub));
         break;
     }
     case RVT_OP_FLW: case RVT_OP_FLD: {
@@ -562,7 +620,7 @@ static int execute(hart *h, const rvt_insn *in) {
             return illegal(h, in);
         uint64_t v = 0;
         unsigned size = in->op == RVT_OP_FLW ? 4 : 8;
-        if (!load(h, a + (uint64_t)imm, &v, size))
+        if (!load_fast(h, MASKX(a + (uint64_t)imm), &v, size))
             return EXEC_TRAP;
         h->f[in->rd] = size == 4 ? 0xffffffff00000000ull | v : v;
         fp_dirty(h);
@@ -572,7 +630,7 @@ static int execute(hart *h, const rvt_insn *in) {
         if (!fp_enabled(h))
             return illegal(h, in);
         uint64_t v = h->f[in->rs2];
-        if (!store(h, a + (uint64_t)imm, &v, in->op == RVT_OP_FSW ? 4 : 8))
+        if (!store_fast(h, MASKX(a + (uint64_t)imm), &v, in->op == RVT_OP_FSW ? 4 : 8))
             return EXEC_TRAP;
         break;
     }
@@ -590,24 +648,97 @@ static int execute(hart *h, const rvt_insn *in) {
             return fp_exec(h, in);
         return illegal(h, in);
     }
-    h->pc = mask_xlen(h, next);
+    h->pc = MASKX(next);
     return EXEC_OK;
 }
 
-static void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc) {
+static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc) {
     rvt_machine *m = h->m;
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
-    rvt_retire r = {0};
-    r.iaddr = pc;
-    r.insn = in->raw;
-    r.ninsns = 1;
-    r.iretire = (uint16_t)(in->len / 2);
-    r.ilastsize = in->len == 4;
-    r.itype = (uint8_t)rvt_itype(in, taken, 4, false);
-    r.priv = (uint8_t)h->priv;
-    r.time = m->mtime;
-    r.hart = (uint8_t)h->id;
-    machine_emit(m, &r);
+    rvt_retire *r = machine_slot(m);
+    r->iaddr = pc;
+    r->cause = 0;
+    r->tval = 0;
+    r->context = 0;
+    r->time = m->mtime;
+    r->insn = in->raw;
+    r->ninsns = 1;
+    r->iretire = (uint16_t)(in->len / 2);
+    r->ilastsize = in->len == 4;
+    r->itype = (uint8_t)(in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
+    r->priv = (uint8_t)h->priv;
+    r->ctype = 0;
+    r->sijump = 0;
+    r->hart = (uint8_t)h->id;
+}
+
+static unsigned satp_mode(const hart *h) {
+    return h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
+}
+
+/* Runs instructions until `limit` retired, a serializing instruction, WFI or
+ * an exception; specialised per XLEN and per whether records are emitted. */
+static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t limit, uint64_t *retired,
+                                                            const unsigned XLEN, const bool EMIT,
+                                                            const bool BLOCKS) {
+    rvt_machine *m = h->m;
+    const bool bare_fetch = h->priv == PRV_M || satp_mode(h) == 0;
+    uint64_t done = 0;
+    int st = EXEC_OK;
+    while (done < limit) {
+        uint64_t pc = h->pc;
+        const rvt_insn *in;
+        mem_region *cr = h->creg;
+        uint64_t off = pc - (cr ? cr->base : 0);
+        if (__builtin_expect(bare_fetch && cr && off < cr->size && cr->icache && cr->icache[off >> 1].len, 1)) {
+            in = &cr->icache[off >> 1];
+        } else {
+            in = fetch(h);
+            if (in && bare_fetch) {
+                mem_region *r = phys_region(m, pc, 2);
+                if (r && r->icache)
+                    h->creg = r;
+            }
+        }
+        if (__builtin_expect(!in, 0)) {
+            st = EXEC_TRAP;
+            break;
+        }
+        if (__builtin_expect(in->op == RVT_OP_ILLEGAL, 0)) {
+            st = illegal(h, in);
+            break;
+        }
+        st = execute(h, in, XLEN);
+        h->x[0] = 0;
+        if (__builtin_expect(st == EXEC_TRAP, 0))
+            break;
+        done++;
+        h->minstret++;
+        if (BLOCKS) {
+            /* Multiple-retire interface: a block ends with its first
+             * control transfer. */
+            if (!h->blk_n)
+                h->blk_pc = pc;
+            h->blk_n++;
+            h->blk_hw += in->len >> 1;
+            h->blk_insn = in->raw;
+            h->blk_len = in->len;
+            if (in->cf != RVT_CF_NONE || h->blk_hw > 0xff00) {
+                bool taken = in->cf == RVT_CF_BRANCH && h->pc != pc + in->len;
+                emit_block(h, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
+                if (m->stop)
+                    break;
+            }
+        } else if (EMIT) {
+            emit_retired(h, in, pc, h->pc);
+            if (m->stop)
+                break;
+        }
+        if (__builtin_expect(st != EXEC_OK, 0))
+            break;
+    }
+    *retired = done;
+    return st;
 }
 
 void hart_step(hart *h, uint64_t n) {
@@ -618,45 +749,37 @@ void hart_step(hart *h, uint64_t n) {
             hart_take_trap(h, cause, 0, h->pc);
             return; /* a trap ends spike's step() and with it the quantum */
         }
-        uint64_t done = 0;
-        while (done < n) {
-            const rvt_insn *in = fetch(h);
-            int st;
-            uint64_t pc = h->pc;
-            if (!in) {
-                st = EXEC_TRAP;
-            } else if (in->op == RVT_OP_ILLEGAL) {
-                st = illegal(h, in);
-            } else {
-                st = execute(h, in);
-                h->x[0] = 0;
-            }
-            if (st == EXEC_TRAP) {
-                hart_take_trap(h, h->exc_cause, h->exc_tval, pc);
-                /* A handler that traps again forever must still hit the limit. */
-                if (m->max_insns && m->instret_total + m->traps >= m->max_insns) {
-                    m->stop = true;
-                    m->stop_reason = RVT_STOP_MAX_INSNS;
-                }
-                return;
-            }
-            done++;
-            h->minstret++;
-            m->instret_total++;
-            if (m->sink)
-                emit_retired(h, in, pc, h->pc);
-            if (m->stop)
-                return;
-            if (m->max_insns && m->instret_total >= m->max_insns) {
+        unsigned eff = h->priv;
+        if (h->mstatus & MSTATUS_MPRV)
+            eff = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
+        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1;
+        uint64_t limit = n;
+        if (m->max_insns) {
+            uint64_t used = m->instret_total + m->traps;
+            if (used >= m->max_insns) {
                 m->stop = true;
                 m->stop_reason = RVT_STOP_MAX_INSNS;
                 return;
             }
-            if (st == EXEC_WFI)
-                return;
-            if (st == EXEC_SERIALIZE)
-                break;
+            if (m->max_insns - used < limit)
+                limit = m->max_insns - used;
         }
+        uint64_t done;
+        int st;
+        bool blocks = m->sink && m->cfg.merge_blocks;
+        if (h->xlen == 64)
+            st = blocks ? run_inner(h, limit, &done, 64, true, true)
+                 : m->sink ? run_inner(h, limit, &done, 64, true, false) : run_inner(h, limit, &done, 64, false, false);
+        else
+            st = blocks ? run_inner(h, limit, &done, 32, true, true)
+                 : m->sink ? run_inner(h, limit, &done, 32, true, false) : run_inner(h, limit, &done, 32, false, false);
+        m->instret_total += done;
+        if (st == EXEC_TRAP) {
+            hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
+            return;
+        }
+        if (st == EXEC_WFI || m->stop)
+            return;
         n -= done;
     }
 }

@@ -57,6 +57,7 @@ typedef struct mem_region {
     uint64_t base, size;
     uint8_t *data;
     rvt_insn *icache;     /* one decoded slot per halfword, len 0 = not decoded */
+    uint8_t *code_pages;  /* per 4 KiB page: some slot of it is decoded */
     bool rom;
 } mem_region;
 
@@ -88,6 +89,19 @@ typedef struct hart {
 
     /* The pending exception of an instruction that returned EXEC_TRAP. */
     uint64_t exc_cause, exc_tval;
+
+    /* Fast paths while translation is off, refreshed before every run of
+     * instructions (anything that changes translation ends such a run). */
+    bool fast_mem;        /* data addresses are physical, single hart */
+    mem_region *dreg;     /* RAM region of the last data access */
+    mem_region *creg;     /* RAM region of the last instruction fetch */
+
+    /* Multiple-retire interface: the block of sequential instructions being
+     * accumulated (blk_n = 0 when none). */
+    uint64_t blk_pc;
+    uint32_t blk_n, blk_hw;
+    uint32_t blk_insn;    /* bits and size of the block's last instruction */
+    uint8_t blk_len;
 } hart;
 
 typedef struct rvt_machine {
@@ -144,10 +158,26 @@ static inline void fp_dirty(hart *h) { h->mstatus |= MSTATUS_FS; }
 bool phys_load(struct rvt_machine *m, uint64_t pa, void *out, unsigned len);
 bool phys_store(struct rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len);
 const rvt_insn *phys_fetch(struct rvt_machine *m, uint64_t pa);
+mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
+/* Drops decoded instructions that a store of `len` bytes at `off` overwrote. */
+void region_invalidate_code(mem_region *r, uint64_t off, unsigned len);
 void machine_flush_icache(struct rvt_machine *m);
 
-/* Retirement output (machine.c). */
-void machine_emit(struct rvt_machine *m, const rvt_retire *r);
+/* Retirement output (machine.c): records are batched in m->buf. */
+void machine_flush_records(struct rvt_machine *m);
+/* Next free record slot, flushing a full buffer first. */
+static inline rvt_retire *machine_slot(struct rvt_machine *m);
+static inline void machine_emit(struct rvt_machine *m, const rvt_retire *r);
+/* Emits the block a hart is accumulating, if any (exec.c). */
+void hart_flush_block(hart *h);
+
+static inline rvt_retire *machine_slot(rvt_machine *m) {
+    if (m->nbuf == m->buf_cap)
+        machine_flush_records(m);
+    return &m->buf[m->nbuf++];
+}
+
+static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_slot(m) = *r; }
 
 static inline uint64_t sext_xlen(const hart *h, uint64_t v) {
     return h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)v : v;

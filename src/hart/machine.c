@@ -60,7 +60,7 @@ int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *d
 
 /* ------------------------------------------------------------- memory */
 
-static mem_region *region_of(rvt_machine *m, uint64_t pa, unsigned len) {
+mem_region *phys_region(rvt_machine *m, uint64_t pa, unsigned len) {
     for (unsigned i = 0; i < m->nregions; i++) {
         mem_region *r = &m->regions[i];
         if (pa - r->base < r->size && len <= r->size - (pa - r->base))
@@ -122,7 +122,7 @@ static bool clint_access(rvt_machine *m, uint64_t off, void *data, unsigned len,
 }
 
 bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
-    mem_region *r = region_of(m, pa, len);
+    mem_region *r = phys_region(m, pa, len);
     if (r) {
         memcpy(out, r->data + (pa - r->base), len);
         return true;
@@ -132,8 +132,9 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     return false;
 }
 
-static void invalidate_code(mem_region *r, uint64_t off, unsigned len) {
-    if (!r->icache)
+void region_invalidate_code(mem_region *r, uint64_t off, unsigned len) {
+    if (!r->icache || !(r->code_pages[off >> 12] | r->code_pages[(off + len - 1) >> 12] |
+                        (off >= 2 ? r->code_pages[(off - 2) >> 12] : 0)))
         return;
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? (off - 2) / 2 : 0, last = (off + len - 1) / 2;
@@ -142,12 +143,12 @@ static void invalidate_code(mem_region *r, uint64_t off, unsigned len) {
 }
 
 bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
-    mem_region *r = region_of(m, pa, len);
+    mem_region *r = phys_region(m, pa, len);
     if (r) {
         if (r->rom)
             return false;
         memcpy(r->data + (pa - r->base), in, len);
-        invalidate_code(r, pa - r->base, len);
+        region_invalidate_code(r, pa - r->base, len);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
             if (&m->harts[i] != h && m->harts[i].resv_valid && m->harts[i].resv_addr == (pa & ~7ull))
                 m->harts[i].resv_valid = false;
@@ -161,17 +162,22 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
-    mem_region *r = region_of(m, pa, 2);
+    mem_region *r = phys_region(m, pa, 2);
     if (!r)
         return NULL;
     if (!r->icache) {
         r->icache = calloc((size_t)(r->size / 2), sizeof *r->icache);
-        if (!r->icache)
+        r->code_pages = calloc((size_t)(r->size >> 12) + 1, 1);
+        if (!r->icache || !r->code_pages) {
+            free(r->icache);
+            r->icache = NULL;
             return NULL;
+        }
     }
     uint64_t off = pa - r->base;
     rvt_insn *slot = &r->icache[off / 2];
     if (slot->len == 0) {
+        r->code_pages[off >> 12] = 1;
         uint32_t w = (uint32_t)r->data[off] | (uint32_t)r->data[off + 1] << 8;
         if ((w & 3) == 3) {
             if (off + 4 > r->size)
@@ -191,7 +197,7 @@ void machine_flush_icache(rvt_machine *m) {
 
 /* ------------------------------------------------------------ output */
 
-static void flush_records(rvt_machine *m) {
+void machine_flush_records(rvt_machine *m) {
     if (m->nbuf && m->sink && m->sink(m->sink_user, m->buf, m->nbuf) != 0 && !m->stop) {
         m->stop = true;
         m->stop_reason = RVT_STOP_SINK;
@@ -199,26 +205,6 @@ static void flush_records(rvt_machine *m) {
     m->nbuf = 0;
 }
 
-void machine_emit(rvt_machine *m, const rvt_retire *r) {
-    if (m->cfg.merge_blocks && m->nbuf && r->ninsns) {
-        rvt_retire *last = &m->buf[m->nbuf - 1];
-        /* Merge into the previous block while it ends in a plain instruction
-         * that falls through to this one at the same privilege. */
-        if (last->ninsns && last->itype == RVT_ITYPE_NONE && last->priv == r->priv && last->hart == r->hart &&
-            last->iaddr + 2u * last->iretire == r->iaddr && last->iretire + r->iretire < 0xffff) {
-            last->ninsns += r->ninsns;
-            last->iretire = (uint16_t)(last->iretire + r->iretire);
-            last->ilastsize = r->ilastsize;
-            last->itype = r->itype;
-            last->insn = r->insn;
-            last->time = r->time;
-            return;
-        }
-    }
-    if (m->nbuf == m->buf_cap)
-        flush_records(m);
-    m->buf[m->nbuf++] = *r;
-}
 
 /* --------------------------------------------------------------- HTIF */
 
@@ -353,7 +339,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rvt_segment_info segs[64];
     size_t nsegs = rvt_image_segments(img, segs, 64);
     for (size_t i = 0; i < nsegs && i < 64; i++) {
-        mem_region *r = region_of(m, segs[i].vaddr, (unsigned)0);
+        mem_region *r = phys_region(m, segs[i].vaddr, (unsigned)0);
         if (!r || segs[i].memsz > r->size - (segs[i].vaddr - r->base) || r->rom) {
             rc = rvt_diag_set(diag, RVT_E_RANGE,
                               "program segment at %#" PRIx64 " (%#" PRIx64 " bytes) is outside the "
@@ -381,6 +367,7 @@ void rvt_machine_free(rvt_machine *m) {
     for (unsigned i = 0; i < m->nregions; i++) {
         free(m->regions[i].data);
         free(m->regions[i].icache);
+        free(m->regions[i].code_pages);
     }
     free(m->harts);
     free(m->buf);
@@ -417,7 +404,9 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
         if (!m->stop)
             htif_deliver(m);
     }
-    flush_records(m);
+    for (unsigned i = 0; i < m->nharts; i++)
+        hart_flush_block(&m->harts[i]);
+    machine_flush_records(m);
     res->reason = m->stop_reason;
     res->exit_code = m->exit_code;
     res->instret = m->instret_total;
@@ -432,7 +421,7 @@ uint64_t rvt_machine_reg(const rvt_machine *m, unsigned index, unsigned reg) {
 uint64_t rvt_machine_pc(const rvt_machine *m, unsigned index) { return index < m->nharts ? m->harts[index].pc : 0; }
 
 bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n) {
-    mem_region *r = region_of(m, paddr, (unsigned)n);
+    mem_region *r = phys_region(m, paddr, (unsigned)n);
     if (!r)
         return false;
     memcpy(buf, r->data + (paddr - r->base), n);

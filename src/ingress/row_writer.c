@@ -17,18 +17,18 @@ typedef struct row {
 struct rvt_row_writer {
     FILE *f;
     enum rvt_row_format format;
-    unsigned xlen;
+    bool drop_last;
     row pending;
     bool have_pending;
 };
 
-int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, unsigned xlen) {
+int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, bool drop_last) {
     rvt_row_writer *w = calloc(1, sizeof *w);
     if (!w)
         return RVT_E_NOMEM;
     w->f = f;
     w->format = format;
-    w->xlen = xlen;
+    w->drop_last = drop_last;
     if (format == RVT_ROWS_SPIKE_CSV)
         fputs("VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n", f);
     *out = w;
@@ -90,6 +90,8 @@ int rvt_row_writer_finish(rvt_row_writer *w) {
     /* The reference conversion leaves out the final row of spike's log: the
      * store or loop the program was spinning in when the host saw the exit
      * code, or the trap that handed control to the host. */
+    if (w->have_pending && !w->drop_last)
+        put_row(w, &w->pending);
     int rc = (fflush(w->f) != 0 || ferror(w->f)) ? RVT_E_IO : RVT_OK;
     free(w);
     return rc;

@@ -127,7 +127,7 @@ static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) 
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     rvt_row_writer *w;
-    assert_int_equal(rvt_row_writer_new(&w, f, fmt, 64), 0);
+    assert_int_equal(rvt_row_writer_new(&w, f, fmt, true), 0);
     assert_int_equal(rvt_row_writer_sink(w, recs, n), 0);
     assert_int_equal(rvt_row_writer_finish(w), 0);
     fclose(f);

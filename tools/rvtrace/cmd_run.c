@@ -21,6 +21,10 @@ static void run_usage(FILE *out) {
             "Options:\n"
             "  --spike-csv FILE   write the retired instructions as the corpus spike CSV\n"
             "  --pcs FILE         write the retired-PC list (one hex address per line)\n"
+            "  --retire FILE      write the retirement stream as .rvti (docs/formats.md)\n"
+            "  --blocks           .rvti with the multiple-retire interface: one record per\n"
+            "                     run of sequential instructions (cannot be combined with\n"
+            "                     --spike-csv or --pcs, which need one row per instruction)\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
@@ -44,16 +48,19 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out) {
 }
 
 struct fanout {
-    rvt_row_writer *a, *b;
+    rvt_row_writer *csv, *pcs;
+    rvt_rvti_writer *rvti;
 };
 
 static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     struct fanout *f = user;
     int rc = 0;
-    if (f->a)
-        rc |= rvt_row_writer_sink(f->a, recs, n);
-    if (f->b)
-        rc |= rvt_row_writer_sink(f->b, recs, n);
+    if (f->csv)
+        rc |= rvt_row_writer_sink(f->csv, recs, n);
+    if (f->pcs)
+        rc |= rvt_row_writer_sink(f->pcs, recs, n);
+    if (f->rvti)
+        rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
     return rc;
 }
 
@@ -61,7 +68,7 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
     cfg.max_insns = 10000000000ull;
-    const char *program = NULL, *csv_path = NULL, *pcs_path = NULL;
+    const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
     rvt_diag diag = {{0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -74,6 +81,10 @@ int cmd_run(int argc, char **argv) {
             csv_path = val, i++;
         } else if (!strcmp(a, "--pcs") && val) {
             pcs_path = val, i++;
+        } else if (!strcmp(a, "--retire") && val) {
+            rvti_path = val, i++;
+        } else if (!strcmp(a, "--blocks")) {
+            cfg.merge_blocks = true;
         } else if (!strcmp(a, "-m") && val) {
             if (rvt_parse_mem_regions(val, &cfg, &diag)) {
                 fprintf(stderr, "rvtrace run: %s\n", diag.msg);
@@ -114,10 +125,15 @@ int cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return 2;
     }
+    if (cfg.merge_blocks && (csv_path || pcs_path)) {
+        fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv or --pcs\n");
+        return 2;
+    }
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
-    FILE *csv = NULL, *pcs = NULL;
+    FILE *csv = NULL, *pcs = NULL, *rvti = NULL;
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
+    rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
     if (rvt_image_new(&img) || rvt_image_load_elf(img, program, 0, &diag)) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
@@ -128,22 +144,28 @@ int cmd_run(int argc, char **argv) {
         goto out;
     }
     if (csv_path && (!(csv = fopen(csv_path, "w")) ||
-                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV, rvt_image_xlen(img)))) {
+                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV, true))) {
         fprintf(stderr, "rvtrace run: %s: %s\n", csv_path, strerror(errno));
         goto out;
     }
     if (pcs_path && (!(pcs = fopen(pcs_path, "w")) ||
-                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS, rvt_image_xlen(img)))) {
+                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS, true))) {
         fprintf(stderr, "rvtrace run: %s: %s\n", pcs_path, strerror(errno));
         goto out;
     }
-    struct fanout fan = {csv_w, pcs_w};
-    if (csv_w || pcs_w)
+    if (rvti_path && (!(rvti = fopen(rvti_path, "wb")) ||
+                      rvt_rvti_writer_new(&rvti_w, rvti, rvt_image_xlen(img), cfg.merge_blocks))) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", rvti_path, strerror(errno));
+        goto out;
+    }
+    struct fanout fan = {csv_w, pcs_w, rvti_w};
+    if (csv_w || pcs_w || rvti_w)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     rvt_run_result res;
     rvt_machine_run(m, &res, &diag);
-    int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w);
+    int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
     csv_w = pcs_w = NULL;
+    rvti_w = NULL;
     if (wrc) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
@@ -170,6 +192,9 @@ int cmd_run(int argc, char **argv) {
 out:
     rvt_row_writer_finish(csv_w);
     rvt_row_writer_finish(pcs_w);
+    rvt_rvti_writer_finish(rvti_w);
+    if (rvti && fclose(rvti) != 0)
+        status = 1;
     if (csv && fclose(csv) != 0)
         status = 1;
     if (pcs && fclose(pcs) != 0)

@@ -4,5 +4,6 @@
 
 int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

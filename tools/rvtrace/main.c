@@ -10,6 +10,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
+    {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list"},
     {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},
 };
 

@@ -1,0 +1,332 @@
+/* Readers of retirement streams made elsewhere: the reference flow's CSV and
+ * spike's commit log, plus .rvti through the same interface. Text lines are
+ * classified with our decoder; a branch is taken when the next retired
+ * instruction is not its fall-through. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/ingress.h"
+#include "rvtrace/isa.h"
+
+struct rvt_retire_reader {
+    enum rvt_retire_format format;
+    unsigned xlen;
+    char *path;
+    rvt_rvti_reader *rvti;
+    rvt_zreader *z;
+    char buf[1 << 16];
+    size_t len, pos;
+    bool eof;
+    uint64_t line;
+    /* The previous instruction's record is held back until the next address
+     * tells whether a branch was taken. */
+    rvt_retire held;
+    bool have_held;
+    rvt_retire queue[4]; /* records completed by the current line */
+    unsigned nqueue;
+    /* spike log: the last instruction fetched (-l), for the trap that follows */
+    uint64_t fetched_pc;
+    uint32_t fetched_insn;
+    unsigned priv;
+};
+
+static int next_line(rvt_retire_reader *r, char **line, rvt_diag *diag) {
+    for (;;) {
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) {
+            *nl = 0;
+            *line = r->buf + r->pos;
+            r->pos = (size_t)(nl - r->buf) + 1;
+            r->line++;
+            return 1;
+        }
+        if (r->eof) {
+            if (r->pos < r->len) { /* last line without a newline */
+                r->buf[r->len] = 0;
+                *line = r->buf + r->pos;
+                r->pos = r->len;
+                r->line++;
+                return 1;
+            }
+            return 0;
+        }
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+        if (r->len >= sizeof r->buf - 1)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 " is longer than %zu bytes", r->path,
+                                r->line + 1, sizeof r->buf - 1);
+        long n = rvt_zreader_read(r->z, r->buf + r->len, sizeof r->buf - 1 - r->len, diag);
+        if (n < 0)
+            return (int)n;
+        if (n == 0)
+            r->eof = true;
+        r->len += (size_t)n;
+    }
+}
+
+int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
+                           unsigned xlen, rvt_diag *diag) {
+    *out = NULL;
+    rvt_retire_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return RVT_E_NOMEM;
+    }
+    r->xlen = xlen == 32 ? 32 : 64;
+    r->priv = 3;
+    int rc = rvt_zreader_open(&r->z, path, diag);
+    if (rc) {
+        rvt_retire_reader_close(r);
+        return rc;
+    }
+    long n = rvt_zreader_read(r->z, r->buf, sizeof r->buf - 1, diag);
+    if (n < 0) {
+        rvt_retire_reader_close(r);
+        return (int)n;
+    }
+    r->len = (size_t)n;
+    r->eof = n == 0;
+    if (format == RVT_FMT_AUTO) {
+        if (r->len >= 4 && memcmp(r->buf, "RVTI", 4) == 0)
+            format = RVT_FMT_RVTI;
+        else if (r->len >= 13 && memcmp(r->buf, "VALID,ADDRESS", 13) == 0)
+            format = RVT_FMT_SPIKE_CSV;
+        else if (r->len >= 5 && memcmp(r->buf, "core ", 5) == 0)
+            format = RVT_FMT_SPIKE_LOG;
+        else {
+            rvt_retire_reader_close(r);
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "%s: unknown retirement format (expected .rvti, the reference CSV with its "
+                                "VALID,ADDRESS,... header, or a spike commit log)",
+                                path);
+        }
+    }
+    r->format = format;
+    if (format == RVT_FMT_RVTI) {
+        rvt_zreader_close(r->z);
+        r->z = NULL;
+        rc = rvt_rvti_reader_open(&r->rvti, path, diag);
+        if (rc) {
+            rvt_retire_reader_close(r);
+            return rc;
+        }
+        r->xlen = rvt_rvti_reader_xlen(r->rvti);
+    } else if (format == RVT_FMT_SPIKE_CSV) {
+        char *line;
+        rc = next_line(r, &line, diag);
+        if (rc <= 0 || strncmp(line, "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT", 59) != 0) {
+            rvt_retire_reader_close(r);
+            return rc < 0 ? rc
+                          : rvt_diag_set(diag, RVT_E_FORMAT,
+                                         "%s: line 1: expected the header "
+                                         "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT",
+                                         path);
+        }
+    }
+    *out = r;
+    return RVT_OK;
+}
+
+unsigned rvt_retire_reader_xlen(const rvt_retire_reader *r) { return r->xlen; }
+enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r) { return r->format; }
+
+/* Completes the held instruction now that the next address is known. */
+static void release_held(rvt_retire_reader *r, bool have_next, uint64_t next) {
+    if (!r->have_held)
+        return;
+    rvt_insn in;
+    rvt_decode(r->held.insn, r->xlen, &in);
+    bool taken = have_next && in.cf == RVT_CF_BRANCH && next != r->held.iaddr + in.len;
+    r->held.itype = (uint8_t)rvt_itype(&in, taken, 4, false);
+    r->queue[r->nqueue++] = r->held;
+    r->have_held = false;
+}
+
+static void hold_instruction(rvt_retire_reader *r, uint64_t pc, uint32_t insn, unsigned priv) {
+    release_held(r, true, pc);
+    unsigned len = rvt_insn_length((uint16_t)insn);
+    r->held = (rvt_retire){.iaddr = pc, .insn = len == 2 ? insn & 0xffff : insn, .ninsns = 1,
+                           .iretire = (uint16_t)(len / 2), .ilastsize = len == 4, .priv = (uint8_t)priv};
+    r->have_held = true;
+}
+
+static void add_trap(rvt_retire_reader *r, uint64_t epc, uint32_t insn, uint64_t cause, uint64_t tval,
+                     bool interrupt, unsigned priv) {
+    release_held(r, true, epc);
+    unsigned len = rvt_insn_length((uint16_t)insn);
+    r->queue[r->nqueue++] = (rvt_retire){.iaddr = epc, .insn = insn, .cause = cause, .tval = tval,
+                                         .ilastsize = len == 4, .priv = (uint8_t)priv,
+                                         .itype = interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION};
+}
+
+static bool parse_hex(const char **p, uint64_t *v) {
+    const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    char *end;
+    if (!isxdigit((unsigned char)*s))
+        return false;
+    *v = strtoull(s, &end, 16);
+    *p = end;
+    return true;
+}
+
+static int csv_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
+    uint64_t f[8];
+    const char *p = line;
+    for (int i = 0; i < 8; i++) {
+        if (!parse_hex(&p, &f[i]) || (i < 7 ? *p != ',' : (*p && *p != '\r')))
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "%s: line %" PRIu64 ": expected 8 comma-separated hex fields "
+                                "(VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT), field %d is bad",
+                                r->path, r->line, i + 1);
+        p++;
+    }
+    if (!f[0])
+        return 0; /* VALID = 0: no instruction on this row */
+    if (f[2] > 0xffffffffu || f[3] > 3)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": INSN or PRIVILEGE out of range", r->path,
+                            r->line);
+    unsigned priv = (unsigned)f[3];
+    if (f[4] && !f[7]) {
+        add_trap(r, f[1], (uint32_t)f[2], f[5], f[6], false, priv);
+    } else {
+        hold_instruction(r, f[1], (uint32_t)f[2], priv);
+        if (f[4] && f[7]) { /* the interrupt came after this instruction retired */
+            release_held(r, false, 0);
+            r->queue[r->nqueue++] = (rvt_retire){.cause = f[5], .tval = f[6], .priv = (uint8_t)priv,
+                                                 .itype = RVT_ITYPE_INTERRUPT,
+                                                 .iaddr = f[1] + (rvt_insn_length((uint16_t)f[2]))};
+        }
+    }
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    unsigned cause;
+} trap_names[] = {
+    {"trap_instruction_address_misaligned", 0}, {"trap_instruction_access_fault", 1},
+    {"trap_illegal_instruction", 2},            {"trap_breakpoint", 3},
+    {"trap_load_address_misaligned", 4},        {"trap_load_access_fault", 5},
+    {"trap_store_address_misaligned", 6},       {"trap_store_access_fault", 7},
+    {"trap_user_ecall", 8},                     {"trap_supervisor_ecall", 9},
+    {"trap_virtual_supervisor_ecall", 10},      {"trap_machine_ecall", 11},
+    {"trap_instruction_page_fault", 12},        {"trap_load_page_fault", 13},
+    {"trap_store_page_fault", 15},
+};
+
+static int log_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
+    const char *p = strchr(line, ':');
+    if (strncmp(line, "core", 4) != 0 || !p)
+        return 0; /* program output or other messages interleaved with the log */
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!strncmp(p, "exception ", 10)) {
+        p += 10;
+        uint64_t cause = 0, epc = 0;
+        bool interrupt = false, known = false;
+        if (!strncmp(p, "interrupt #", 11)) {
+            cause = strtoull(p + 11, NULL, 10);
+            interrupt = known = true;
+        } else if (!strncmp(p, "trap #", 6)) {
+            cause = strtoull(p + 6, NULL, 10);
+            known = true;
+        } else {
+            for (size_t i = 0; i < sizeof trap_names / sizeof trap_names[0]; i++) {
+                size_t n = strlen(trap_names[i].name);
+                if (!strncmp(p, trap_names[i].name, n) && p[n] == ',') {
+                    cause = trap_names[i].cause;
+                    known = true;
+                }
+            }
+        }
+        const char *e = strstr(p, "epc ");
+        if (!known || !e || !(e += 4, parse_hex(&e, &epc)))
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": unrecognised exception line", r->path,
+                                r->line);
+        if (interrupt)
+            cause |= 1ull << (r->xlen - 1);
+        uint32_t insn = !interrupt && r->fetched_pc == epc ? r->fetched_insn : 0;
+        add_trap(r, epc, insn, cause, 0, interrupt, r->priv);
+        return 0;
+    }
+    if (!strncmp(p, "tval ", 5)) {
+        p += 5;
+        uint64_t tval;
+        if (r->nqueue && r->queue[r->nqueue - 1].ninsns == 0 && parse_hex(&p, &tval))
+            r->queue[r->nqueue - 1].tval = tval;
+        return 0;
+    }
+    /* "PRIV 0xPC (0xINSN) ..." is a commit; "0xPC (0xINSN) disasm" a fetch (-l). */
+    unsigned priv = r->priv;
+    bool commit = false;
+    if (isdigit((unsigned char)p[0]) && p[1] == ' ') {
+        priv = (unsigned)(p[0] - '0');
+        commit = true;
+        p += 2;
+    }
+    uint64_t pc, insn;
+    if (!parse_hex(&p, &pc))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (*p != '(' || (p++, !parse_hex(&p, &insn)) || *p != ')')
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": expected '(0xINSN)' after the address",
+                            r->path, r->line);
+    if (r->xlen == 32)
+        pc = (uint32_t)pc;
+    if (commit) {
+        if (priv > 3)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": privilege %u", r->path, r->line, priv);
+        r->priv = priv;
+        hold_instruction(r, pc, (uint32_t)insn, priv);
+    } else {
+        r->fetched_pc = pc;
+        r->fetched_insn = (uint32_t)insn;
+    }
+    return 0;
+}
+
+long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, rvt_diag *diag) {
+    if (r->rvti)
+        return rvt_rvti_read(r->rvti, out, max, diag);
+    size_t n = 0;
+    while (n < max) {
+        if (r->nqueue) {
+            out[n++] = r->queue[0];
+            memmove(r->queue, r->queue + 1, (r->nqueue - 1) * sizeof r->queue[0]);
+            r->nqueue--;
+            continue;
+        }
+        char *line;
+        int rc = next_line(r, &line, diag);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            release_held(r, false, 0);
+            if (!r->nqueue)
+                break;
+            continue;
+        }
+        if (!*line || *line == '\r')
+            continue;
+        rc = r->format == RVT_FMT_SPIKE_CSV ? csv_line(r, line, diag) : log_line(r, line, diag);
+        if (rc)
+            return rc;
+    }
+    return (long)n;
+}
+
+void rvt_retire_reader_close(rvt_retire_reader *r) {
+    if (!r)
+        return;
+    rvt_rvti_reader_close(r->rvti);
+    rvt_zreader_close(r->z);
+    free(r->path);
+    free(r);
+}
