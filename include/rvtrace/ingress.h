@@ -44,6 +44,12 @@ typedef struct rvt_retire {
 /* Receives records in batches; a non-zero return stops the producer. */
 typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
 
+/* Multiple-retire interface: appends instruction record `r` to `block` and
+ * returns true when it continues it (the block ended in a plain instruction
+ * that falls through to `r`, same privilege and hart); false leaves `block`
+ * unchanged and `r` must start a new block. */
+bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
+
 /* ---- Writers of the reference flow's per-row formats ---- */
 
 enum rvt_row_format {

@@ -274,7 +274,7 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
     uint64_t off = va - (r ? r->base : 0);
     if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
         memcpy(r->data + off, in, len);
-        if (__builtin_expect(r->code_pages != NULL, 1))
+        if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
             region_invalidate_code(r, off, len);
         return true;
     }
@@ -683,21 +683,28 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                                                             const bool BLOCKS) {
     rvt_machine *m = h->m;
     const bool bare_fetch = h->priv == PRV_M || satp_mode(h) == 0;
+    /* The decoded page the last fetch came from (none: an impossible base). */
+    static const rvt_insn no_page[2048];
+    const rvt_insn *page = no_page;
+    uint64_t page_base = 1;
     uint64_t done = 0;
     int st = EXEC_OK;
     while (done < limit) {
         uint64_t pc = h->pc;
         const rvt_insn *in;
-        mem_region *cr = h->creg;
-        uint64_t off = pc - (cr ? cr->base : 0);
-        if (__builtin_expect(bare_fetch && cr && off < cr->size && cr->icache && cr->icache[off >> 1].len, 1)) {
-            in = &cr->icache[off >> 1];
+        uint64_t off = pc - page_base;
+        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
+            in = &page[off >> 1];
         } else {
             in = fetch(h);
             if (in && bare_fetch) {
+                /* Remember the decoded page for the following fetches. */
                 mem_region *r = phys_region(m, pc, 2);
-                if (r && r->icache)
-                    h->creg = r;
+                rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
+                if (p) {
+                    page = p;
+                    page_base = pc & ~0xfffull;
+                }
             }
         }
         if (__builtin_expect(!in, 0)) {

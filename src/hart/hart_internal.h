@@ -56,8 +56,8 @@ enum exec_status {
 typedef struct mem_region {
     uint64_t base, size;
     uint8_t *data;
-    rvt_insn *icache;     /* one decoded slot per halfword, len 0 = not decoded */
-    uint8_t *code_pages;  /* per 4 KiB page: some slot of it is decoded */
+    rvt_insn **icache;    /* per 4 KiB page: NULL, or one decoded slot per halfword
+                           * (len 0 = not decoded yet); allocated on first fetch */
     bool rom;
 } mem_region;
 
@@ -94,7 +94,6 @@ typedef struct hart {
      * instructions (anything that changes translation ends such a run). */
     bool fast_mem;        /* data addresses are physical, single hart */
     mem_region *dreg;     /* RAM region of the last data access */
-    mem_region *creg;     /* RAM region of the last instruction fetch */
 
     /* Multiple-retire interface: the block of sequential instructions being
      * accumulated (blk_n = 0 when none). */

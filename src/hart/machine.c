@@ -133,13 +133,13 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
 }
 
 void region_invalidate_code(mem_region *r, uint64_t off, unsigned len) {
-    if (!r->icache || !(r->code_pages[off >> 12] | r->code_pages[(off + len - 1) >> 12] |
-                        (off >= 2 ? r->code_pages[(off - 2) >> 12] : 0)))
-        return;
     /* A store may overwrite the second half of a 32-bit instruction. */
-    uint64_t first = off >= 2 ? (off - 2) / 2 : 0, last = (off + len - 1) / 2;
-    for (uint64_t i = first; i <= last; i++)
-        r->icache[i].len = 0;
+    uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
+    for (uint64_t a = first & ~1ull; a <= last; a += 2) {
+        rvt_insn *page = r->icache[a >> 12];
+        if (page)
+            page[(a & 0xfff) >> 1].len = 0;
+    }
 }
 
 bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
@@ -165,19 +165,12 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     mem_region *r = phys_region(m, pa, 2);
     if (!r)
         return NULL;
-    if (!r->icache) {
-        r->icache = calloc((size_t)(r->size / 2), sizeof *r->icache);
-        r->code_pages = calloc((size_t)(r->size >> 12) + 1, 1);
-        if (!r->icache || !r->code_pages) {
-            free(r->icache);
-            r->icache = NULL;
-            return NULL;
-        }
-    }
     uint64_t off = pa - r->base;
-    rvt_insn *slot = &r->icache[off / 2];
+    rvt_insn **page = &r->icache[off >> 12];
+    if (!*page && !(*page = calloc(2048, sizeof **page)))
+        return NULL;
+    rvt_insn *slot = &(*page)[(off & 0xfff) >> 1];
     if (slot->len == 0) {
-        r->code_pages[off >> 12] = 1;
         uint32_t w = (uint32_t)r->data[off] | (uint32_t)r->data[off + 1] << 8;
         if ((w & 3) == 3) {
             if (off + 4 > r->size)
@@ -190,9 +183,13 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
 }
 
 void machine_flush_icache(rvt_machine *m) {
-    for (unsigned i = 0; i < m->nregions; i++)
-        if (m->regions[i].icache)
-            memset(m->regions[i].icache, 0, (size_t)(m->regions[i].size / 2) * sizeof(rvt_insn));
+    for (unsigned i = 0; i < m->nregions; i++) {
+        mem_region *r = &m->regions[i];
+        /* Pages stay allocated: a running fetch loop may hold one. */
+        for (uint64_t p = 0; p < r->size >> 12; p++)
+            if (r->icache[p])
+                memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
+    }
 }
 
 /* ------------------------------------------------------------ output */
@@ -318,7 +315,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         r->base = cfg->ram[i].base;
         r->size = cfg->ram[i].size;
         r->data = calloc(1, (size_t)r->size);
-        if (!r->data)
+        r->icache = calloc((size_t)(r->size >> 12), sizeof *r->icache);
+        if (!r->data || !r->icache)
             goto fail;
     }
     mem_region *rom = &m->regions[m->nregions++];
@@ -326,7 +324,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rom->size = BOOT_ROM_SIZE;
     rom->rom = true;
     rom->data = calloc(1, BOOT_ROM_SIZE);
-    if (!rom->data)
+    rom->icache = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->icache);
+    if (!rom->data || !rom->icache)
         goto fail;
     uint32_t stub[5];
     memcpy(stub, reset_stub, sizeof stub);
@@ -366,8 +365,10 @@ void rvt_machine_free(rvt_machine *m) {
         return;
     for (unsigned i = 0; i < m->nregions; i++) {
         free(m->regions[i].data);
+        if (m->regions[i].icache)
+            for (uint64_t p = 0; p < m->regions[i].size >> 12; p++)
+                free(m->regions[i].icache[p]);
         free(m->regions[i].icache);
-        free(m->regions[i].code_pages);
     }
     free(m->harts);
     free(m->buf);

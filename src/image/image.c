@@ -333,8 +333,16 @@ const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
     if (!s || !s->exec)
         return NULL;
     uint64_t off = addr - s->vaddr;
+    if (off >= s->filesz) {
+        /* Beyond the file-backed bytes the segment is zeros: one shared
+         * decoding serves every such address (the cache is sized by the
+         * file, so a huge memory size costs nothing). */
+        if (!img->zero_insn.len)
+            rvt_decode(0, img->xlen, &img->zero_insn);
+        return &img->zero_insn;
+    }
     if (!s->cache) {
-        s->cache = calloc((size_t)(s->memsz / 2 + 1), sizeof *s->cache);
+        s->cache = calloc((size_t)(s->filesz / 2 + 1), sizeof *s->cache);
         if (!s->cache)
             return NULL;
     }

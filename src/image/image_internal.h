@@ -29,7 +29,8 @@ typedef struct img_segment {
     const uint8_t *data;
     bool exec;
     unsigned file;
-    rvt_insn *cache; /* one slot per halfword of exec segments; len 0 = not decoded yet */
+    rvt_insn *cache; /* one slot per halfword of the file-backed part of exec
+                      * segments; len 0 = not decoded yet */
 } img_segment;
 
 typedef struct img_file {
@@ -56,6 +57,7 @@ struct rvt_image {
     size_t nsegs;
     size_t last_seg; /* segment that served the previous lookup */
     unsigned xlen;
+    rvt_insn zero_insn; /* what the zero-filled tail of a segment decodes to */
 };
 
 #endif

@@ -58,6 +58,8 @@ int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n) {
     rvt_row_writer *w = writer;
     for (size_t i = 0; i < n; i++) {
         const rvt_retire *r = &recs[i];
+        if (r->hart != 0)
+            continue; /* the row formats describe one hart: hart 0, like spike's log of core 0 */
         if (r->itype == RVT_ITYPE_INTERRUPT) {
             if (w->have_pending) {
                 w->pending.interrupt = true;

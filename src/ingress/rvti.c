@@ -125,6 +125,20 @@ int rvt_rvti_writer_finish(rvt_rvti_writer *w) {
     return rc;
 }
 
+bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r) {
+    if (!block->ninsns || !r->ninsns || block->itype != RVT_ITYPE_NONE || block->priv != r->priv ||
+        block->hart != r->hart || block->iaddr + 2u * block->iretire != r->iaddr ||
+        block->iretire + r->iretire > 0xff00)
+        return false;
+    block->ninsns += r->ninsns;
+    block->iretire = (uint16_t)(block->iretire + r->iretire);
+    block->ilastsize = r->ilastsize;
+    block->itype = r->itype;
+    block->insn = r->insn;
+    block->time = r->time;
+    return true;
+}
+
 /* ------------------------------------------------------------- reader */
 
 struct rvt_rvti_reader {

@@ -41,15 +41,8 @@ static int conv_put(conv_out *o, const rvt_retire *r) {
     if (!o->merge)
         return rvt_rvti_writer_sink(o->rvti, r, 1);
     rvt_retire *b = &o->block;
-    if (b->ninsns && r->ninsns && b->itype == RVT_ITYPE_NONE && b->priv == r->priv && b->hart == r->hart &&
-        b->iaddr + 2u * b->iretire == r->iaddr && b->iretire + r->iretire < 0xff00) {
-        b->ninsns += r->ninsns;
-        b->iretire = (uint16_t)(b->iretire + r->iretire);
-        b->ilastsize = r->ilastsize;
-        b->itype = r->itype;
-        b->insn = r->insn;
+    if (rvt_retire_merge(b, r))
         return 0;
-    }
     int rc = b->ninsns ? rvt_rvti_writer_sink(o->rvti, b, 1) : 0;
     b->ninsns = 0;
     if (r->ninsns)
