@@ -1,0 +1,117 @@
+/* E-Trace (Efficient Trace for RISC-V): discovery parameters, run-time
+ * options, te_inst packets, their bit-level codec with sign compression, and
+ * the raw transport of the reference flow ([header][payload] per packet). */
+#ifndef RVTRACE_ETRACE_H
+#define RVTRACE_ETRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rvtrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Static hardware configuration: the discovery attributes (*_p names of the
+ * reference flow's .scf files). */
+typedef struct rvt_etrace_params {
+    unsigned arch;
+    unsigned bpred_size, cache_size, call_counter_size, return_stack_size;
+    unsigned context_width, time_width, ecause_width, f0s_width;
+    unsigned iaddress_lsb, iaddress_width, privilege_width;
+    unsigned ctype_width, ilastsize_width, itype_width, iretire_width, retires, taken_branches, impdef_width;
+    bool nocontext, notime, sijump;
+} rvt_etrace_params;
+
+/* Run-time options (the reference flow's .ucf [codec] section). */
+typedef struct rvt_etrace_options {
+    bool full_address, implicit_except, si_jump, implicit_return, branch_prediction, jump_target_cache;
+    bool cycle_accurate;
+    unsigned resync_max;   /* a resynchronisation every 2^(resync_max+4) packets */
+    bool v1_layout;        /* E-Trace 1.0 packet layout instead of the ratified 2.0 one */
+} rvt_etrace_options;
+
+void rvt_etrace_params_default(rvt_etrace_params *p);
+void rvt_etrace_options_default(rvt_etrace_options *o);
+
+/* Read a .scf or .ucf file: `name=value` lines, '#' and ';' comments,
+ * [section] headings. Unknown names are errors (with the line number) unless
+ * they belong to sections the encoder does not use. */
+int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag);
+int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag);
+
+/* Field widths that follow from the parameters. */
+static inline unsigned rvt_etrace_addr_width(const rvt_etrace_params *p) {
+    return p->iaddress_width - p->iaddress_lsb;
+}
+static inline unsigned rvt_etrace_irdepth_width(const rvt_etrace_params *p) {
+    return p->return_stack_size + (p->return_stack_size > 0) + p->call_counter_size;
+}
+
+/* ioptions bits as the reference flow packs them. */
+enum {
+    RVT_IOPT_IMPLICIT_RETURN = 1,
+    RVT_IOPT_IMPLICIT_EXCEPT = 2,
+    RVT_IOPT_FULL_ADDRESS = 4,
+    RVT_IOPT_JUMP_TARGET_CACHE = 8,
+    RVT_IOPT_BRANCH_PREDICTION = 16,
+};
+unsigned rvt_etrace_ioptions(const rvt_etrace_options *o);
+
+/* One te_inst packet. Which fields exist follows from format/subformat (and
+ * branches/interrupt); the others are ignored. */
+typedef struct rvt_te_inst {
+    uint8_t format, subformat;
+    uint64_t address;         /* as transmitted: shifted by iaddress_lsb, delta or full */
+    uint64_t tval, context, time;
+    uint32_t branch_map;
+    uint8_t branches;         /* format 1; 0 = 31 branches and no address */
+    uint8_t branch, privilege, ecause, interrupt, thaddr;
+    uint8_t notify, updiscon, irreport; /* transmitted values */
+    uint32_t irdepth;
+    uint8_t ienable, encoder_mode, qual_status, ioptions, denable, dloss, doptions;
+    /* format 0 */
+    uint8_t f0_subformat;
+    uint32_t branch_count;
+    uint8_t branch_fmt;
+    uint32_t index;
+} rvt_te_inst;
+
+/* Payload bytes of a packet: fields LSB first, then the run of top bits equal
+ * to the MSB cut back to one, padded with copies of the MSB. Returns the
+ * byte count (<= cap) or a negative status. */
+int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+                     uint8_t *out, size_t cap);
+
+/* Decodes a payload (bits beyond the payload repeat its last bit). */
+int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
+                       size_t len, rvt_te_inst *pkt, rvt_diag *diag);
+
+/* The reference flow's te_inst CSV: header line and one row per packet
+ * ('_' for absent fields). */
+const char *rvt_te_inst_csv_header(void);
+void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+                         char *buf, size_t cap);
+
+/* Raw transport of the reference flow: header byte 0x40 | payload length
+ * (msg_type 2 = te_inst in bits 6:5), then the payload. */
+#define RVT_TE_MSG_TYPE_INST 2u
+int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);
+
+/* Sequential reader of a raw stream held in memory. Returns 1 with the next
+ * packet, 0 at the end, or a negative status with the byte offset in diag. */
+typedef struct rvt_te_raw_cursor {
+    const uint8_t *data;
+    size_t size, pos;
+    uint64_t index;           /* packets read so far */
+} rvt_te_raw_cursor;
+int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                    rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,384 @@
+/* te_inst packets: one description of the field layout of every format
+ * (E-Trace 2.0 and 1.0) drives packing, unpacking and the CSV view, so the
+ * three cannot disagree. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+
+enum field {
+    F_FORMAT, F_SUBFORMAT, F_BRANCH, F_PRIVILEGE, F_TIME, F_CONTEXT, F_ECAUSE, F_INTERRUPT, F_THADDR,
+    F_ADDRESS, F_TVAL, F_IENABLE, F_ENCODER_MODE, F_QUAL_STATUS, F_IOPTIONS, F_DENABLE, F_DLOSS,
+    F_DOPTIONS, F_BRANCHES, F_BRANCH_MAP, F_NOTIFY, F_UPDISCON, F_IRREPORT, F_IRDEPTH, F_F0S,
+    F_BRANCH_COUNT, F_BRANCH_FMT, F_INDEX, F_COUNT
+};
+
+static uint64_t *slot64(rvt_te_inst *p, enum field f) {
+    switch (f) {
+    case F_ADDRESS: return &p->address;
+    case F_TVAL: return &p->tval;
+    case F_CONTEXT: return &p->context;
+    case F_TIME: return &p->time;
+    default: return NULL;
+    }
+}
+
+static uint64_t get(const rvt_te_inst *p, enum field f) {
+    switch (f) {
+    case F_FORMAT: return p->format;
+    case F_SUBFORMAT: return p->subformat;
+    case F_BRANCH: return p->branch;
+    case F_PRIVILEGE: return p->privilege;
+    case F_TIME: return p->time;
+    case F_CONTEXT: return p->context;
+    case F_ECAUSE: return p->ecause;
+    case F_INTERRUPT: return p->interrupt;
+    case F_THADDR: return p->thaddr;
+    case F_ADDRESS: return p->address;
+    case F_TVAL: return p->tval;
+    case F_IENABLE: return p->ienable;
+    case F_ENCODER_MODE: return p->encoder_mode;
+    case F_QUAL_STATUS: return p->qual_status;
+    case F_IOPTIONS: return p->ioptions;
+    case F_DENABLE: return p->denable;
+    case F_DLOSS: return p->dloss;
+    case F_DOPTIONS: return p->doptions;
+    case F_BRANCHES: return p->branches;
+    case F_BRANCH_MAP: return p->branch_map;
+    case F_NOTIFY: return p->notify;
+    case F_UPDISCON: return p->updiscon;
+    case F_IRREPORT: return p->irreport;
+    case F_IRDEPTH: return p->irdepth;
+    case F_F0S: return p->f0_subformat;
+    case F_BRANCH_COUNT: return p->branch_count;
+    case F_BRANCH_FMT: return p->branch_fmt;
+    case F_INDEX: return p->index;
+    default: return 0;
+    }
+}
+
+static void set(rvt_te_inst *p, enum field f, uint64_t v) {
+    uint64_t *s = slot64(p, f);
+    if (s) {
+        *s = v;
+        return;
+    }
+    switch (f) {
+    case F_FORMAT: p->format = (uint8_t)v; break;
+    case F_SUBFORMAT: p->subformat = (uint8_t)v; break;
+    case F_BRANCH: p->branch = (uint8_t)v; break;
+    case F_PRIVILEGE: p->privilege = (uint8_t)v; break;
+    case F_ECAUSE: p->ecause = (uint8_t)v; break;
+    case F_INTERRUPT: p->interrupt = (uint8_t)v; break;
+    case F_THADDR: p->thaddr = (uint8_t)v; break;
+    case F_IENABLE: p->ienable = (uint8_t)v; break;
+    case F_ENCODER_MODE: p->encoder_mode = (uint8_t)v; break;
+    case F_QUAL_STATUS: p->qual_status = (uint8_t)v; break;
+    case F_IOPTIONS: p->ioptions = (uint8_t)v; break;
+    case F_DENABLE: p->denable = (uint8_t)v; break;
+    case F_DLOSS: p->dloss = (uint8_t)v; break;
+    case F_DOPTIONS: p->doptions = (uint8_t)v; break;
+    case F_BRANCHES: p->branches = (uint8_t)v; break;
+    case F_BRANCH_MAP: p->branch_map = (uint32_t)v; break;
+    case F_NOTIFY: p->notify = (uint8_t)v; break;
+    case F_UPDISCON: p->updiscon = (uint8_t)v; break;
+    case F_IRREPORT: p->irreport = (uint8_t)v; break;
+    case F_IRDEPTH: p->irdepth = (uint32_t)v; break;
+    case F_F0S: p->f0_subformat = (uint8_t)v; break;
+    case F_BRANCH_COUNT: p->branch_count = (uint32_t)v; break;
+    case F_BRANCH_FMT: p->branch_fmt = (uint8_t)v; break;
+    case F_INDEX: p->index = (uint32_t)v; break;
+    default: break;
+    }
+}
+
+/* Length of the branch map for `n` branches (0 = a full map of 31). */
+static unsigned map_len(unsigned n) {
+    if (n == 0 || n > 15) return 31;
+    if (n > 7) return 15;
+    if (n > 3) return 7;
+    if (n > 1) return 3;
+    return 1;
+}
+
+typedef struct {
+    const rvt_etrace_params *p;
+    const rvt_etrace_options *o;
+    rvt_te_inst *pkt;
+    bool (*visit)(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width);
+    void *ctx;
+} walker;
+
+#define VISIT(f, w)                                 \
+    do {                                            \
+        if ((w) && !wk->visit(wk->ctx, pkt, (f), (w))) \
+            return false;                           \
+    } while (0)
+
+/* Walks the fields of a packet in transmission order; later layout decisions
+ * read fields the walk has already visited (so unpacking can use it). */
+static bool walk(const walker *wk) {
+    const rvt_etrace_params *p = wk->p;
+    const rvt_etrace_options *o = wk->o;
+    rvt_te_inst *pkt = wk->pkt;
+    bool v1 = o && o->v1_layout;
+    unsigned A = rvt_etrace_addr_width(p), D = rvt_etrace_irdepth_width(p);
+    unsigned X = p->nocontext ? 0 : p->context_width, T = p->notime || v1 ? 0 : p->time_width;
+    VISIT(F_FORMAT, 2);
+    switch (pkt->format) {
+    case 3:
+        VISIT(F_SUBFORMAT, 2);
+        if (pkt->subformat == 3) {
+            VISIT(F_IENABLE, 1);
+            VISIT(F_ENCODER_MODE, 1);
+            VISIT(F_QUAL_STATUS, 2);
+            VISIT(F_IOPTIONS, 5);
+            if (!v1) {
+                VISIT(F_DENABLE, 1);
+                VISIT(F_DLOSS, 1);
+                VISIT(F_DOPTIONS, 4);
+            }
+            return true;
+        }
+        if (pkt->subformat == 2 && v1) {
+            VISIT(F_PRIVILEGE, p->privilege_width);
+            VISIT(F_CONTEXT, p->context_width);
+            return true;
+        }
+        VISIT(F_BRANCH, 1);
+        VISIT(F_PRIVILEGE, p->privilege_width);
+        VISIT(F_TIME, T);
+        VISIT(F_CONTEXT, X);
+        if (pkt->subformat == 0) {
+            VISIT(F_ADDRESS, A);
+        } else if (pkt->subformat == 1) {
+            VISIT(F_ECAUSE, p->ecause_width);
+            VISIT(F_INTERRUPT, 1);
+            if (v1) {
+                if (!(o && o->implicit_except))
+                    VISIT(F_ADDRESS, A);
+                VISIT(F_TVAL, p->iaddress_width);
+            } else {
+                VISIT(F_THADDR, 1);
+                if (!(o && o->implicit_except && pkt->thaddr))
+                    VISIT(F_ADDRESS, A);
+                if (!pkt->interrupt)
+                    VISIT(F_TVAL, p->iaddress_width);
+            }
+        }
+        return true;
+    case 2:
+        VISIT(F_ADDRESS, A);
+        VISIT(F_NOTIFY, 1);
+        VISIT(F_UPDISCON, 1);
+        VISIT(F_IRREPORT, 1);
+        VISIT(F_IRDEPTH, D);
+        return true;
+    case 1:
+        VISIT(F_BRANCHES, 5);
+        VISIT(F_BRANCH_MAP, map_len(pkt->branches));
+        if (pkt->branches == 0)
+            return true;
+        VISIT(F_ADDRESS, A);
+        VISIT(F_NOTIFY, 1);
+        VISIT(F_UPDISCON, 1);
+        VISIT(F_IRREPORT, 1);
+        VISIT(F_IRDEPTH, D);
+        return true;
+    default: /* format 0 */
+        VISIT(F_F0S, p->f0s_width);
+        if (pkt->f0_subformat == 0) {
+            VISIT(F_BRANCH_COUNT, 32);
+            VISIT(F_BRANCH_FMT, 2);
+            if (pkt->branch_fmt == 0)
+                return true;
+            VISIT(F_ADDRESS, A);
+            VISIT(F_NOTIFY, 1);
+            VISIT(F_UPDISCON, 1);
+        } else {
+            VISIT(F_INDEX, p->cache_size);
+            VISIT(F_BRANCHES, 5);
+            if (pkt->branches)
+                VISIT(F_BRANCH_MAP, map_len(pkt->branches));
+        }
+        VISIT(F_IRREPORT, 1);
+        VISIT(F_IRDEPTH, D);
+        return true;
+    }
+}
+
+/* ---------------------------------------------------------------- pack */
+
+typedef struct {
+    uint8_t bits[64]; /* up to 512 payload bits */
+    unsigned n;
+} bitbuf;
+
+static bool put_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
+    bitbuf *b = ctx;
+    uint64_t v = get(pkt, f);
+    if (b->n + width > sizeof b->bits * 8)
+        return false;
+    for (unsigned i = 0; i < width; i++, b->n++) {
+        unsigned bit = i < 64 ? (unsigned)(v >> i) & 1 : 0;
+        if (bit)
+            b->bits[b->n / 8] |= (uint8_t)(1u << (b->n % 8));
+    }
+    return true;
+}
+
+static unsigned bit_at(const uint8_t *bits, unsigned i) { return (bits[i / 8] >> (i % 8)) & 1; }
+
+int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+                     uint8_t *out, size_t cap) {
+    bitbuf b;
+    memset(&b, 0, sizeof b);
+    rvt_te_inst copy = *pkt;
+    walker wk = {p, o, &copy, put_field, &b};
+    if (!walk(&wk) || b.n == 0)
+        return RVT_E_RANGE;
+    /* Sign compression: keep one copy of the run of top bits that equal the
+     * MSB, then pad to a byte with copies of it. */
+    unsigned msb = bit_at(b.bits, b.n - 1), keep = 1;
+    for (unsigned i = b.n - 1; i-- > 0;) {
+        if (bit_at(b.bits, i) != msb) {
+            keep = i + 2;
+            break;
+        }
+    }
+    size_t bytes = (keep + 7) / 8;
+    if (bytes > cap)
+        return RVT_E_RANGE;
+    for (unsigned i = keep; i < bytes * 8; i++) {
+        if (msb)
+            b.bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        else
+            b.bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+    }
+    memcpy(out, b.bits, bytes);
+    return (int)bytes;
+}
+
+/* -------------------------------------------------------------- unpack */
+
+typedef struct {
+    const uint8_t *data;
+    unsigned nbits, pos;
+} bitsrc;
+
+static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
+    bitsrc *s = ctx;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width; i++, s->pos++) {
+        unsigned idx = s->pos < s->nbits ? s->pos : s->nbits - 1; /* sign extension */
+        if (bit_at(s->data, idx) && i < 64)
+            v |= 1ull << i;
+    }
+    set(pkt, f, v);
+    return true;
+}
+
+int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
+                       size_t len, rvt_te_inst *pkt, rvt_diag *diag) {
+    memset(pkt, 0, sizeof *pkt);
+    if (len == 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "empty te_inst payload");
+    if (len > 64)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "te_inst payload of %zu bytes is longer than any packet", len);
+    bitsrc s = {payload, (unsigned)len * 8, 0};
+    walker wk = {p, o, pkt, get_field, &s};
+    walk(&wk);
+    return RVT_OK;
+}
+
+/* ----------------------------------------------------------------- CSV */
+
+const char *rvt_te_inst_csv_header(void) {
+    return "format,subformat,address,branch,branches,branch_map,branch_count,branch_fmt,context,ecause,"
+           "ienable,encoder_mode,interrupt,irreport,irdepth,notify,ioptions,privilege,qual_status,time,"
+           "thaddr,tval,updiscon,denable,dloss,doptions";
+}
+
+typedef struct {
+    bool present[F_COUNT];
+} presence;
+
+static bool mark(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
+    (void)pkt;
+    (void)width;
+    ((presence *)ctx)->present[f] = true;
+    return true;
+}
+
+void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+                         char *buf, size_t cap) {
+    presence pr;
+    memset(&pr, 0, sizeof pr);
+    rvt_te_inst copy = *pkt;
+    walker wk = {p, o, &copy, mark, &pr};
+    walk(&wk);
+    /* The reference CSV leaves out the data-trace placeholders of support
+     * packets and shows format 0's subformat in the subformat column. */
+    pr.present[F_DENABLE] = pr.present[F_DLOSS] = pr.present[F_DOPTIONS] = false;
+    if (pr.present[F_F0S])
+        pr.present[F_SUBFORMAT] = true;
+    static const enum field order[] = {F_FORMAT, F_SUBFORMAT, F_ADDRESS, F_BRANCH, F_BRANCHES, F_BRANCH_MAP,
+                                       F_BRANCH_COUNT, F_BRANCH_FMT, F_CONTEXT, F_ECAUSE, F_IENABLE,
+                                       F_ENCODER_MODE, F_INTERRUPT, F_IRREPORT, F_IRDEPTH, F_NOTIFY,
+                                       F_IOPTIONS, F_PRIVILEGE, F_QUAL_STATUS, F_TIME, F_THADDR, F_TVAL,
+                                       F_UPDISCON, F_DENABLE, F_DLOSS, F_DOPTIONS};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        enum field f = order[i];
+        const char *sep = i ? "," : "";
+        int w;
+        if (!pr.present[f])
+            w = snprintf(buf + n, n < cap ? cap - n : 0, "%s_", sep);
+        else if (f == F_ADDRESS || f == F_TVAL)
+            w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%" PRIx64, sep, get(pkt, f));
+        else if (f == F_SUBFORMAT && pkt->format == 0)
+            w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%u", sep, pkt->f0_subformat);
+        else
+            w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%" PRIu64, sep, get(pkt, f));
+        if (w > 0)
+            n += (size_t)w;
+    }
+}
+
+/* ----------------------------------------------------------- transport */
+
+int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len) {
+    if (len == 0 || len > 31)
+        return RVT_E_RANGE;
+    uint8_t header = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    if (fputc(header, f) == EOF || fwrite(payload, 1, len, f) != len)
+        return RVT_E_IO;
+    return RVT_OK;
+}
+
+int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                    rvt_te_inst *pkt, size_t *offset, rvt_diag *diag) {
+    if (c->pos >= c->size)
+        return 0;
+    size_t at = c->pos;
+    uint8_t h = c->data[at];
+    unsigned len = h & 0x1f, type = (h >> 5) & 3;
+    if ((h & 0x80) || type != RVT_TE_MSG_TYPE_INST || len == 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT,
+                            "byte %zu (packet %" PRIu64 "): header 0x%02x is not a te_inst header "
+                            "(expected bit 7 = 0, msg_type 2, length 1..31)",
+                            at, c->index, h);
+    if (at + 1 + len > c->size)
+        return rvt_diag_set(diag, RVT_E_TRUNC,
+                            "byte %zu (packet %" PRIu64 "): packet of %u payload bytes runs past the end (%zu bytes)",
+                            at, c->index, len, c->size);
+    int rc = rvt_te_inst_unpack(p, o, c->data + at + 1, len, pkt, diag);
+    if (rc)
+        return rc;
+    c->pos = at + 1 + len;
+    c->index++;
+    if (offset)
+        *offset = at;
+    return 1;
+}

@@ -1,0 +1,195 @@
+/* E-Trace discovery parameters and run-time options, with the reference
+ * flow's .scf/.ucf files as input. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+
+void rvt_etrace_params_default(rvt_etrace_params *p) {
+    memset(p, 0, sizeof *p);
+    p->context_width = 32;
+    p->time_width = 1;
+    p->notime = true;
+    p->ecause_width = 5;
+    p->privilege_width = 2;
+    p->iaddress_lsb = 1;
+    p->iaddress_width = 64;
+    p->ctype_width = 2;
+    p->ilastsize_width = 1;
+    p->itype_width = 3;
+    p->iretire_width = 3;
+    p->retires = 1;
+    p->taken_branches = 1;
+    p->impdef_width = 1;
+}
+
+void rvt_etrace_options_default(rvt_etrace_options *o) { memset(o, 0, sizeof *o); }
+
+unsigned rvt_etrace_ioptions(const rvt_etrace_options *o) {
+    return (o->implicit_return ? RVT_IOPT_IMPLICIT_RETURN : 0) | (o->implicit_except ? RVT_IOPT_IMPLICIT_EXCEPT : 0) |
+           (o->full_address ? RVT_IOPT_FULL_ADDRESS : 0) | (o->jump_target_cache ? RVT_IOPT_JUMP_TARGET_CACHE : 0) |
+           (o->branch_prediction ? RVT_IOPT_BRANCH_PREDICTION : 0);
+}
+
+typedef int (*kv_fn)(void *target, const char *section, const char *key, const char *value, const char *path,
+                     unsigned line, rvt_diag *diag);
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    return s;
+}
+
+static int parse_config(const char *path, void *target, kv_fn fn, rvt_diag *diag) {
+    char *text;
+    size_t size;
+    int rc = rvt_read_file(path, &text, &size, diag);
+    if (rc)
+        return rc;
+    char section[64] = "";
+    unsigned line = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        char *c = strpbrk(l, "#;");
+        if (c)
+            *c = 0;
+        l = trim(l);
+        if (!*l)
+            continue;
+        if (*l == '[') {
+            char *e = strchr(l, ']');
+            if (!e) {
+                rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: section heading without ']'", path, line);
+                break;
+            }
+            *e = 0;
+            snprintf(section, sizeof section, "%s", l + 1);
+            continue;
+        }
+        char *eq = strchr(l, '=');
+        if (!eq) {
+            rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: expected name=value, got '%s'", path, line, l);
+            break;
+        }
+        *eq = 0;
+        if ((rc = fn(target, section, trim(l), trim(eq + 1), path, line, diag)) != 0)
+            break;
+    }
+    free(text);
+    return rc;
+}
+
+static int number(const char *v, unsigned long max, unsigned *out, const char *key, const char *path, unsigned line,
+                  rvt_diag *diag) {
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 0);
+    if (errno || *end || !*v || n > max)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: %s=%s is not a number in 0..%lu", path, line, key, v, max);
+    *out = (unsigned)n;
+    return 0;
+}
+
+static int boolean(const char *v, bool *out, const char *key, const char *path, unsigned line, rvt_diag *diag) {
+    if (!strcmp(v, "true") || !strcmp(v, "1"))
+        *out = true;
+    else if (!strcmp(v, "false") || !strcmp(v, "0"))
+        *out = false;
+    else
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: %s=%s is not true or false", path, line, key, v);
+    return 0;
+}
+
+static int scf_kv(void *target, const char *section, const char *key, const char *value, const char *path,
+                  unsigned line, rvt_diag *diag) {
+    rvt_etrace_params *p = target;
+    static const struct {
+        const char *name;
+        size_t offset;
+        unsigned long max;
+    } nums[] = {
+        {"arch_p", offsetof(rvt_etrace_params, arch), 255},
+        {"bpred_size_p", offsetof(rvt_etrace_params, bpred_size), 20},
+        {"cache_size_p", offsetof(rvt_etrace_params, cache_size), 20},
+        {"call_counter_size_p", offsetof(rvt_etrace_params, call_counter_size), 16},
+        {"context_width_p", offsetof(rvt_etrace_params, context_width), 64},
+        {"time_width_p", offsetof(rvt_etrace_params, time_width), 64},
+        {"ecause_width_p", offsetof(rvt_etrace_params, ecause_width), 64},
+        {"f0s_width_p", offsetof(rvt_etrace_params, f0s_width), 2},
+        {"iaddress_lsb_p", offsetof(rvt_etrace_params, iaddress_lsb), 2},
+        {"iaddress_width_p", offsetof(rvt_etrace_params, iaddress_width), 64},
+        {"privilege_width_p", offsetof(rvt_etrace_params, privilege_width), 3},
+        {"return_stack_size_p", offsetof(rvt_etrace_params, return_stack_size), 16},
+        {"ctype_width_p", offsetof(rvt_etrace_params, ctype_width), 2},
+        {"ilastsize_width_p", offsetof(rvt_etrace_params, ilastsize_width), 8},
+        {"itype_width_p", offsetof(rvt_etrace_params, itype_width), 4},
+        {"iretire_width_p", offsetof(rvt_etrace_params, iretire_width), 16},
+        {"retires_p", offsetof(rvt_etrace_params, retires), 64},
+        {"taken_branches_p", offsetof(rvt_etrace_params, taken_branches), 64},
+        {"impdef_width_p", offsetof(rvt_etrace_params, impdef_width), 64},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if (!strcmp(key, nums[i].name))
+            return number(value, nums[i].max, (unsigned *)((char *)p + nums[i].offset), key, path, line, diag);
+    static const struct {
+        const char *name;
+        size_t offset;
+    } flags[] = {
+        {"nocontext_p", offsetof(rvt_etrace_params, nocontext)},
+        {"notime_p", offsetof(rvt_etrace_params, notime)},
+        {"sijump_p", offsetof(rvt_etrace_params, sijump)},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strcmp(key, flags[i].name))
+            return boolean(value, (bool *)((char *)p + flags[i].offset), key, path, line, diag);
+    if (!strcmp(section, "Optional Filtering Attributes"))
+        return 0; /* filter hardware description: not used by the encoder model */
+    return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: unknown parameter '%s'", path, line, key);
+}
+
+int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag) {
+    int rc = parse_config(path, p, scf_kv, diag);
+    if (rc)
+        return rc;
+    if (p->iaddress_width < 16 || p->iaddress_lsb >= p->iaddress_width)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: iaddress_width_p=%u with iaddress_lsb_p=%u is not usable", path,
+                            p->iaddress_width, p->iaddress_lsb);
+    if (p->itype_width != 3 && p->itype_width != 4)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: itype_width_p must be 3 or 4, not %u", path, p->itype_width);
+    return RVT_OK;
+}
+
+static int ucf_kv(void *target, const char *section, const char *key, const char *value, const char *path,
+                  unsigned line, rvt_diag *diag) {
+    rvt_etrace_options *o = target;
+    static const struct {
+        const char *name;
+        size_t offset;
+    } flags[] = {
+        {"cycle-accurate", offsetof(rvt_etrace_options, cycle_accurate)},
+        {"full-address", offsetof(rvt_etrace_options, full_address)},
+        {"implicit-except", offsetof(rvt_etrace_options, implicit_except)},
+        {"si-jump", offsetof(rvt_etrace_options, si_jump)},
+        {"implicit-return", offsetof(rvt_etrace_options, implicit_return)},
+        {"branch-prediction", offsetof(rvt_etrace_options, branch_prediction)},
+        {"jump-target-cache", offsetof(rvt_etrace_options, jump_target_cache)},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strcmp(key, flags[i].name))
+            return boolean(value, (bool *)((char *)o + flags[i].offset), key, path, line, diag);
+    if (!strcmp(key, "resync-max"))
+        return number(value, 27, &o->resync_max, key, path, line, diag);
+    if (!strcmp(section, "required") || !strcmp(section, "flags"))
+        return 0; /* file names, debug flags and printing options of the reference tools */
+    return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %u: unknown option '%s'", path, line, key);
+}
+
+int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag) {
+    return parse_config(path, o, ucf_kv, diag);
+}
