@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "rvtrace/common.h"
+#include "rvtrace/ingress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,6 +111,22 @@ typedef struct rvt_te_raw_cursor {
 } rvt_te_raw_cursor;
 int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);
+
+/* ---- Encoder ---- */
+
+/* Receives each packet as emitted, with its packed payload. */
+typedef int (*rvt_te_packet_sink)(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len);
+
+typedef struct rvt_etrace_encoder rvt_etrace_encoder;
+/* Starts tracing: emits the opening support packet. */
+int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                           rvt_te_packet_sink sink, void *user);
+/* Feeds single-retire records (one instruction each; traps as records with
+ * ninsns 0 and itype 1/2). */
+int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n);
+/* Reports the last instruction, closes with a support packet (trace ended)
+ * and frees the encoder; *packets gets the packet count. */
+int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);
 
 #ifdef __cplusplus
 }

@@ -97,6 +97,7 @@ enum rvt_retire_format {
     RVT_FMT_RVTI,       /* our .rvti */
     RVT_FMT_SPIKE_CSV,  /* the reference flow's CSV (VALID,ADDRESS,INSN,...) */
     RVT_FMT_SPIKE_LOG,  /* spike --log-commits (and -l) text */
+    RVT_FMT_ENCODER_INPUT, /* the reference flow's E-Trace encoder input CSV (itype_0,cause,...) */
 };
 
 /* One reader for every format, plain or zstd-compressed. Records come out in

@@ -26,6 +26,9 @@ struct rvt_retire_reader {
     bool have_held;
     rvt_retire queue[4]; /* records completed by the current line */
     unsigned nqueue;
+    /* encoder input: column of each field, -1 when absent */
+    int col_itype, col_cause, col_tval, col_priv, col_iaddr, col_context, col_time, col_ctype, col_sijump,
+        col_iretire, col_ilastsize, ncols;
     /* spike log: the last instruction fetched (-l), for the trap that follows */
     uint64_t fetched_pc;
     uint32_t fetched_insn;
@@ -67,6 +70,8 @@ static int next_line(rvt_retire_reader *r, char **line, rvt_diag *diag) {
     }
 }
 
+static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag);
+
 int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
                            unsigned xlen, rvt_diag *diag) {
     *out = NULL;
@@ -96,6 +101,8 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
             format = RVT_FMT_SPIKE_CSV;
         else if (r->len >= 5 && memcmp(r->buf, "core ", 5) == 0)
             format = RVT_FMT_SPIKE_LOG;
+        else if (r->len >= 8 && memcmp(r->buf, "itype_0,", 8) == 0)
+            format = RVT_FMT_ENCODER_INPUT;
         else {
             rvt_retire_reader_close(r);
             return rvt_diag_set(diag, RVT_E_FORMAT,
@@ -114,6 +121,15 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
             return rc;
         }
         r->xlen = rvt_rvti_reader_xlen(r->rvti);
+    } else if (format == RVT_FMT_ENCODER_INPUT) {
+        char *line;
+        rc = next_line(r, &line, diag);
+        if (rc > 0)
+            rc = parse_encoder_input_header(r, line, diag);
+        if (rc <= 0) {
+            rvt_retire_reader_close(r);
+            return rc < 0 ? rc : rvt_diag_set(diag, RVT_E_FORMAT, "%s: empty encoder input", path);
+        }
     } else if (format == RVT_FMT_SPIKE_CSV) {
         char *line;
         rc = next_line(r, &line, diag);
@@ -202,6 +218,86 @@ static int csv_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
                                                  .iaddr = f[1] + (rvt_insn_length((uint16_t)f[2]))};
         }
     }
+    return 0;
+}
+
+/* The reference flow's encoder input: one row per ingress-port block, the
+ * ingress signals as columns named in the header (decimal except tval and
+ * iaddr, which are hex). Rows are passed on as they are: a row with
+ * iretire 0 and itype 1/2 is a trap record. */
+static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag) {
+    int *cols[] = {&r->col_itype, &r->col_cause, &r->col_tval, &r->col_priv, &r->col_iaddr, &r->col_context,
+                   &r->col_time, &r->col_ctype, &r->col_sijump, &r->col_iretire, &r->col_ilastsize};
+    static const char *const names[] = {"itype_0", "cause", "tval", "priv", "iaddr_0", "context", "time",
+                                        "ctype", "sijump_0", "iretire_0", "ilastsize_0"};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        *cols[i] = -1;
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(line, ",\r", &save); tok; tok = strtok_r(NULL, ",\r", &save), n++)
+        for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+            if (!strcmp(tok, names[i]))
+                *cols[i] = n;
+    r->ncols = n;
+    if (r->col_itype < 0 || r->col_iaddr < 0 || r->col_iretire < 0 || r->col_priv < 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT,
+                            "%s: line 1: the header lacks itype_0, priv, iaddr_0 or iretire_0", r->path);
+    return 1;
+}
+
+static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
+    uint64_t v[16] = {0};
+    int n = 0;
+    char *p = line;
+    while (n < 16) {
+        char *end;
+        bool hex = n == r->col_tval || n == r->col_iaddr;
+        v[n] = strtoull(p, &end, hex ? 16 : 10);
+        if (end == p)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": column %d is not a number", r->path,
+                                r->line, n + 1);
+        n++;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    if (n != r->ncols)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": %d columns, the header has %d", r->path,
+                            r->line, n, r->ncols);
+#define COL(c) ((c) >= 0 ? v[(c)] : 0)
+    rvt_retire rec = {0};
+    rec.itype = (uint8_t)COL(r->col_itype);
+    rec.cause = COL(r->col_cause);
+    rec.tval = COL(r->col_tval);
+    rec.priv = (uint8_t)COL(r->col_priv);
+    rec.iaddr = COL(r->col_iaddr);
+    rec.context = COL(r->col_context);
+    rec.time = COL(r->col_time);
+    rec.ctype = (uint8_t)COL(r->col_ctype);
+    rec.sijump = (uint8_t)COL(r->col_sijump);
+    rec.ninsns = (uint32_t)COL(r->col_iretire);
+    rec.ilastsize = (uint8_t)COL(r->col_ilastsize);
+#undef COL
+    if (rec.itype > 15 || rec.ninsns > 0xffff)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype or iretire out of range", r->path,
+                            r->line);
+    rec.iretire = (uint16_t)(rec.ilastsize + 1); /* one instruction per row */
+    /* Rows in the reference's convention become architectural records: an
+     * interrupt row is an instruction that retired followed by the
+     * interrupt; an ecall/ebreak row (retired, itype 1) is an exception
+     * record. (The E-Trace encoder maps them back, see encoder.c.) */
+    if (rec.itype == RVT_ITYPE_INTERRUPT && rec.ninsns == 0) {
+        rvt_retire retired = rec;
+        retired.itype = RVT_ITYPE_NONE;
+        retired.ninsns = 1;
+        retired.cause = retired.tval = 0;
+        r->queue[r->nqueue++] = retired;
+        rec.cause |= 1ull << (r->xlen - 1);
+    } else if (rec.itype == RVT_ITYPE_EXCEPTION) {
+        rec.ninsns = 0;
+    }
+    if (rec.ninsns == 0)
+        rec.iretire = 0;
+    r->queue[r->nqueue++] = rec;
     return 0;
 }
 
@@ -315,7 +411,9 @@ long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, r
         }
         if (!*line || *line == '\r')
             continue;
-        rc = r->format == RVT_FMT_SPIKE_CSV ? csv_line(r, line, diag) : log_line(r, line, diag);
+        rc = r->format == RVT_FMT_SPIKE_CSV       ? csv_line(r, line, diag)
+             : r->format == RVT_FMT_ENCODER_INPUT ? encoder_input_line(r, line, diag)
+                                                  : log_line(r, line, diag);
         if (rc)
             return rc;
     }

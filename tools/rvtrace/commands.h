@@ -6,5 +6,6 @@ int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 
 #endif

@@ -1,0 +1,282 @@
+/* The E-Trace branch-trace encoder: the reference algorithm of the spec's
+ * chapter "Reference Algorithm" (a three-stage view: previous, current and
+ * next instruction), applied one ingress record at a time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/isa.h"
+
+struct rvt_etrace_encoder {
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_te_packet_sink sink;
+    void *user;
+    int error;
+
+    rvt_retire stage[3]; /* previous, current, next */
+    unsigned nstaged;
+    rvt_retire held;     /* the newest record, until the one after it is seen */
+    bool have_held;
+
+    bool started;           /* a sync has been sent */
+    uint64_t last_addr;     /* address of the last packet that carried one */
+    unsigned branches;
+    uint32_t branch_map;    /* bit i: branch i not taken */
+    uint64_t resync_cnt, max_resync;
+    bool sync_after_trap;   /* a trap was reported with thaddr = 0: the handler needs a sync */
+    uint64_t packets;
+};
+
+static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
+/* An exception or interrupt, with or without retirement (ecall retires). */
+static bool is_exception(const rvt_retire *r) {
+    return r->itype == RVT_ITYPE_EXCEPTION || r->itype == RVT_ITYPE_INTERRUPT;
+}
+
+/* Implicit return: whether the decoder can predict the current return from
+ * its own call counter / return stack. The reference encoder implements
+ * neither when both sizes are 0 and then treats every return and co-routine
+ * swap as predictable (its implicit-return traces are encoder-only). */
+static bool implicit_return_predicted(const rvt_etrace_encoder *e) {
+    return e->p.return_stack_size == 0 && e->p.call_counter_size == 0;
+}
+
+/* Instructions after which the next address cannot be inferred (itype 6, 8,
+ * 10, 12, 14, exception returns and returns). */
+static bool is_updiscon(const rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (e->o.implicit_return && (r->itype == RVT_ITYPE_RETURN || r->itype == RVT_ITYPE_SWAP) &&
+        implicit_return_predicted(e))
+        return false;
+    switch (r->itype) {
+    case RVT_ITYPE_XRET: case RVT_ITYPE_UNINFERABLE_JUMP: case RVT_ITYPE_UNINFERABLE_CALL:
+    case RVT_ITYPE_UNINFERABLE_TAIL: case RVT_ITYPE_SWAP: case RVT_ITYPE_RETURN: case RVT_ITYPE_OTHER_UNINFERABLE:
+        return !is_trap(r);
+    default:
+        return false;
+    }
+}
+
+static bool is_branch(const rvt_retire *r) {
+    return !is_trap(r) && (r->itype == RVT_ITYPE_BRANCH_TAKEN || r->itype == RVT_ITYPE_BRANCH_NOT_TAKEN);
+}
+
+static void emit(rvt_etrace_encoder *e, rvt_te_inst *pkt) {
+    if (e->error)
+        return;
+    uint8_t payload[64];
+    int n = rvt_te_inst_pack(&e->p, &e->o, pkt, payload, sizeof payload);
+    if (n < 0) {
+        e->error = n;
+        return;
+    }
+    e->packets++;
+    if (e->sink && e->sink(e->user, pkt, payload, (size_t)n) != 0)
+        e->error = RVT_E_IO;
+}
+
+static uint64_t addr_mask(const rvt_etrace_encoder *e) {
+    unsigned w = rvt_etrace_addr_width(&e->p);
+    return w >= 64 ? ~0ull : (1ull << w) - 1;
+}
+
+/* Format 0/1/2: the address of `cur` and the pending branches. */
+static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bool updiscon_flag) {
+    rvt_te_inst pkt = {0};
+    unsigned lsb = e->p.iaddress_lsb, w = rvt_etrace_addr_width(&e->p);
+    uint64_t a = e->o.full_address ? cur->iaddr >> lsb : (uint64_t)((int64_t)(cur->iaddr - e->last_addr) >> lsb);
+    a &= addr_mask(e);
+    if (e->branches) {
+        pkt.format = 1;
+        pkt.branches = (uint8_t)e->branches;
+        pkt.branch_map = e->branch_map;
+    } else {
+        pkt.format = 2;
+    }
+    pkt.address = a;
+    unsigned msb = (unsigned)(a >> (w - 1)) & 1;
+    pkt.notify = (uint8_t)msb;
+    pkt.updiscon = (uint8_t)(pkt.notify ^ updiscon_flag);
+    pkt.irreport = pkt.updiscon;
+    unsigned d = rvt_etrace_irdepth_width(&e->p);
+    pkt.irdepth = d ? (uint32_t)((1ull << d) - 1) : 0;
+    emit(e, &pkt);
+    e->last_addr = cur->iaddr;
+    e->branches = 0;
+    e->branch_map = 0;
+    e->resync_cnt++;
+}
+
+static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_retire *trap, bool thaddr) {
+    rvt_te_inst pkt = {0};
+    pkt.format = 3;
+    pkt.subformat = trap ? 1 : 0;
+    /* branch = 0 only when the reported instruction is a taken branch */
+    pkt.branch = (uint8_t)!(is_branch(cur) && cur->itype == RVT_ITYPE_BRANCH_TAKEN);
+    pkt.privilege = trap && !thaddr ? trap->priv : cur->priv;
+    pkt.context = cur->context;
+    pkt.time = cur->time;
+    pkt.address = (cur->iaddr >> e->p.iaddress_lsb) & addr_mask(e);
+    if (trap) {
+        pkt.ecause = (uint8_t)(trap->cause & ((1u << e->p.ecause_width) - 1));
+        pkt.interrupt = trap->itype == RVT_ITYPE_INTERRUPT;
+        pkt.thaddr = thaddr;
+        pkt.tval = trap->tval;
+    }
+    emit(e, &pkt);
+    e->started = true;
+    e->last_addr = cur->iaddr;
+    e->branches = 0;
+    e->branch_map = 0;
+    e->resync_cnt = 0;
+}
+
+static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_status) {
+    rvt_te_inst pkt = {0};
+    pkt.format = 3;
+    pkt.subformat = 3;
+    pkt.ienable = enable;
+    pkt.qual_status = (uint8_t)qual_status;
+    pkt.ioptions = (uint8_t)rvt_etrace_ioptions(&e->o);
+    emit(e, &pkt);
+}
+
+/* One step of the algorithm for the current record. */
+static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
+    if (is_trap(cur)) {
+        /* An exception at the target of an uninferable discontinuity: the
+         * EPC cannot be inferred, so it is reported now (thaddr = 0) and the
+         * handler follows with a sync. */
+        if (prev && is_updiscon(e, prev) && e->started) {
+            emit_sync(e, cur, cur, false);
+            e->sync_after_trap = true;
+        }
+        return;
+    }
+    if (is_branch(cur)) {
+        if (cur->itype == RVT_ITYPE_BRANCH_NOT_TAKEN)
+            e->branch_map |= 1u << e->branches;
+        e->branches++;
+    }
+    if (prev && is_exception(prev) && e->started) {
+        if (e->sync_after_trap) {
+            e->sync_after_trap = false;
+            emit_sync(e, cur, NULL, false);
+        } else {
+            emit_sync(e, cur, prev, true);
+        }
+        return;
+    }
+    if (!e->started || (prev && prev->priv != cur->priv) || e->resync_cnt > e->max_resync) {
+        emit_sync(e, cur, NULL, false);
+        return;
+    }
+    if (prev && is_updiscon(e, prev)) {
+        /* updiscon differs from notify when the next packet will be a
+         * format 3 caused by the next instruction (trap, privilege change
+         * or resynchronisation): the decoder must then not stop at the
+         * first occurrence of this address. */
+        bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
+        emit_address_packet(e, cur, f3_next && next);
+        return;
+    }
+    if (e->resync_cnt == e->max_resync && e->branches) {
+        emit_address_packet(e, cur, false);
+        return;
+    }
+    if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
+        emit_address_packet(e, cur, false);
+        return;
+    }
+    if (!next || is_trap(next) || (next->priv != cur->priv && e->branches)) {
+        emit_address_packet(e, cur, false);
+        return;
+    }
+    if (e->branches == 31) {
+        rvt_te_inst pkt = {0};
+        pkt.format = 1;
+        pkt.branches = 0;
+        pkt.branch_map = e->branch_map;
+        emit(e, &pkt);
+        e->branches = 0;
+        e->branch_map = 0;
+        e->resync_cnt++;
+    }
+}
+
+int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                           rvt_te_packet_sink sink, void *user) {
+    rvt_etrace_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return RVT_E_NOMEM;
+    e->p = *p;
+    e->o = *o;
+    e->sink = sink;
+    e->user = user;
+    e->max_resync = 1ull << (o->resync_max + 4);
+    emit_support(e, true, 0);
+    *out = e;
+    return RVT_OK;
+}
+
+static void feed(rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (e->nstaged < 3) {
+        e->stage[e->nstaged++] = *r;
+    } else {
+        e->stage[0] = e->stage[1];
+        e->stage[1] = e->stage[2];
+        e->stage[2] = *r;
+    }
+    /* Once a record has a successor, the one before it can be decided. */
+    if (e->nstaged == 2)
+        step(e, NULL, &e->stage[0], &e->stage[1]);
+    else if (e->nstaged == 3)
+        step(e, &e->stage[0], &e->stage[1], &e->stage[2]);
+}
+
+/* The reference flow's ingress conventions, which the golden traces were
+ * made with: ecall and ebreak retire and signal the exception in the same
+ * block (itype 1, "exception with retirement"); an interrupt is signalled on
+ * the block of the instruction it followed, which counts as not retired.
+ * Records here are architectural (the trap is its own record), so they are
+ * mapped with one record of look-ahead. */
+int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
+    for (size_t i = 0; i < n && !e->error; i++) {
+        rvt_retire r = recs[i];
+        if (is_trap(&r) && r.itype == RVT_ITYPE_EXCEPTION) {
+            uint64_t code = r.cause & 0xff;
+            if (code == 3 || code == 8 || code == 9 || code == 11) {
+                r.ninsns = 1;
+                r.iretire = (uint16_t)(r.ilastsize + 1);
+            }
+        }
+        if (is_trap(&r) && r.itype == RVT_ITYPE_INTERRUPT && e->have_held && !is_trap(&e->held)) {
+            e->held.ninsns = 0;
+            e->held.iretire = 0;
+            e->held.itype = RVT_ITYPE_INTERRUPT;
+            e->held.cause = r.cause;
+            e->held.tval = 0;
+            continue;
+        }
+        if (e->have_held)
+            feed(e, &e->held);
+        e->held = r;
+        e->have_held = true;
+    }
+    return e->error;
+}
+
+int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
+    if (e->have_held)
+        feed(e, &e->held);
+    if (e->nstaged == 1)
+        step(e, NULL, &e->stage[0], NULL);
+    else if (e->nstaged >= 2)
+        step(e, e->nstaged == 3 ? &e->stage[1] : &e->stage[0], &e->stage[e->nstaged - 1], NULL);
+    emit_support(e, false, 1); /* ended_rep: tracing ended after the last instruction */
+    int rc = e->error;
+    if (packets)
+        *packets = e->packets;
+    free(e);
+    return rc;
+}
