@@ -14,10 +14,8 @@ struct rvt_etrace_encoder {
     void *user;
     int error;
 
-    rvt_retire stage[3]; /* previous, current, next */
-    unsigned nstaged;
-    rvt_retire held;     /* the newest record, until the one after it is seen */
-    bool have_held;
+    rvt_retire ring[4];  /* the records of the three stages (previous, current, next) */
+    unsigned nstaged, head; /* records staged, index of the oldest */
 
     bool started;           /* a sync has been sent */
     uint64_t last_addr;     /* address of the last packet that carried one */
@@ -219,60 +217,60 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     return RVT_OK;
 }
 
-static void feed(rvt_etrace_encoder *e, const rvt_retire *r) {
-    if (e->nstaged < 3) {
-        e->stage[e->nstaged++] = *r;
-    } else {
-        e->stage[0] = e->stage[1];
-        e->stage[1] = e->stage[2];
-        e->stage[2] = *r;
-    }
-    /* Once a record has a successor, the one before it can be decided. */
-    if (e->nstaged == 2)
-        step(e, NULL, &e->stage[0], &e->stage[1]);
-    else if (e->nstaged == 3)
-        step(e, &e->stage[0], &e->stage[1], &e->stage[2]);
-}
+#define SLOT(e, i) (&(e)->ring[((e)->head + (i)) & 3])
 
 /* The reference flow's ingress conventions, which the golden traces were
  * made with: ecall and ebreak retire and signal the exception in the same
  * block (itype 1, "exception with retirement"); an interrupt is signalled on
  * the block of the instruction it followed, which counts as not retired.
  * Records here are architectural (the trap is its own record), so they are
- * mapped with one record of look-ahead. */
+ * mapped with one record of look-ahead: a record is final only once the
+ * record after it has arrived, and steps run on final records. The ring
+ * holds previous, current, next and the newest (not yet final) record. */
 int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
     for (size_t i = 0; i < n && !e->error; i++) {
-        rvt_retire r = recs[i];
-        if (is_trap(&r) && r.itype == RVT_ITYPE_EXCEPTION) {
-            uint64_t code = r.cause & 0xff;
-            if (code == 3 || code == 8 || code == 9 || code == 11) {
-                r.ninsns = 1;
-                r.iretire = (uint16_t)(r.ilastsize + 1);
-            }
-        }
-        if (is_trap(&r) && r.itype == RVT_ITYPE_INTERRUPT && e->have_held && !is_trap(&e->held)) {
-            e->held.ninsns = 0;
-            e->held.iretire = 0;
-            e->held.itype = RVT_ITYPE_INTERRUPT;
-            e->held.cause = r.cause;
-            e->held.tval = 0;
+        const rvt_retire *in = &recs[i];
+        if (is_trap(in) && in->itype == RVT_ITYPE_INTERRUPT && e->nstaged && !is_trap(SLOT(e, e->nstaged - 1))) {
+            rvt_retire *held = SLOT(e, e->nstaged - 1);
+            held->ninsns = 0;
+            held->iretire = 0;
+            held->itype = RVT_ITYPE_INTERRUPT;
+            held->cause = in->cause;
+            held->tval = 0;
             continue;
         }
-        if (e->have_held)
-            feed(e, &e->held);
-        e->held = r;
-        e->have_held = true;
+        rvt_retire *r = SLOT(e, e->nstaged);
+        *r = *in;
+        if (is_trap(r) && r->itype == RVT_ITYPE_EXCEPTION) {
+            uint64_t code = r->cause & 0xff;
+            if (code == 3 || code == 8 || code == 9 || code == 11) {
+                r->ninsns = 1;
+                r->iretire = (uint16_t)(r->ilastsize + 1);
+            }
+        }
+        e->nstaged++;
+        if (e->nstaged == 3) {
+            step(e, NULL, SLOT(e, 0), SLOT(e, 1));
+        } else if (e->nstaged == 4) {
+            step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
+            e->head = (e->head + 1) & 3;
+            e->nstaged = 3;
+        }
     }
     return e->error;
 }
 
 int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
-    if (e->have_held)
-        feed(e, &e->held);
-    if (e->nstaged == 1)
-        step(e, NULL, &e->stage[0], NULL);
-    else if (e->nstaged >= 2)
-        step(e, e->nstaged == 3 ? &e->stage[1] : &e->stage[0], &e->stage[e->nstaged - 1], NULL);
+    /* The records still waiting: the last two become current in turn. */
+    if (e->nstaged == 1) {
+        step(e, NULL, SLOT(e, 0), NULL);
+    } else if (e->nstaged == 2) {
+        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
+        step(e, SLOT(e, 0), SLOT(e, 1), NULL);
+    } else if (e->nstaged == 3) {
+        step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
+        step(e, SLOT(e, 1), SLOT(e, 2), NULL);
+    }
     emit_support(e, false, 1); /* ended_rep: tracing ended after the last instruction */
     int rc = e->error;
     if (packets)

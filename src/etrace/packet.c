@@ -211,20 +211,22 @@ static bool walk(const walker *wk) {
 /* ---------------------------------------------------------------- pack */
 
 typedef struct {
-    uint8_t bits[64]; /* up to 512 payload bits */
+    uint64_t w[9]; /* up to 512 payload bits, one spare word for spills */
     unsigned n;
 } bitbuf;
 
 static bool put_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitbuf *b = ctx;
     uint64_t v = get(pkt, f);
-    if (b->n + width > sizeof b->bits * 8)
+    if (b->n + width > 512)
         return false;
-    for (unsigned i = 0; i < width; i++, b->n++) {
-        unsigned bit = i < 64 ? (unsigned)(v >> i) & 1 : 0;
-        if (bit)
-            b->bits[b->n / 8] |= (uint8_t)(1u << (b->n % 8));
-    }
+    if (width < 64)
+        v &= (1ull << width) - 1;
+    unsigned word = b->n / 64, shift = b->n % 64;
+    b->w[word] |= v << shift;
+    if (shift && shift + width > 64)
+        b->w[word + 1] |= v >> (64 - shift);
+    b->n += width;
     return true;
 }
 
@@ -240,23 +242,28 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
         return RVT_E_RANGE;
     /* Sign compression: keep one copy of the run of top bits that equal the
      * MSB, then pad to a byte with copies of it. */
-    unsigned msb = bit_at(b.bits, b.n - 1), keep = 1;
-    for (unsigned i = b.n - 1; i-- > 0;) {
-        if (bit_at(b.bits, i) != msb) {
-            keep = i + 2;
+    unsigned top = b.n - 1;
+    uint64_t msb = (b.w[top / 64] >> (top % 64)) & 1, fill = msb ? ~0ull : 0;
+    unsigned keep = 1;
+    for (int word = (int)(top / 64); word >= 0; word--) {
+        uint64_t diff = b.w[word] ^ fill;
+        if ((unsigned)word == top / 64 && top % 64 != 63)
+            diff &= (1ull << (top % 64)) - 1; /* bits below the MSB */
+        if (diff) {
+            keep = (unsigned)word * 64 + (63 - (unsigned)__builtin_clzll(diff)) + 2;
             break;
         }
     }
     size_t bytes = (keep + 7) / 8;
     if (bytes > cap)
         return RVT_E_RANGE;
+    /* Bits from `keep` up to the byte boundary become copies of the MSB. */
     for (unsigned i = keep; i < bytes * 8; i++) {
-        if (msb)
-            b.bits[i / 8] |= (uint8_t)(1u << (i % 8));
-        else
-            b.bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+        uint64_t m = 1ull << (i % 64);
+        b.w[i / 64] = msb ? b.w[i / 64] | m : b.w[i / 64] & ~m;
     }
-    memcpy(out, b.bits, bytes);
+    for (size_t i = 0; i < bytes; i++)
+        out[i] = (uint8_t)(b.w[i / 8] >> (8 * (i % 8)));
     return (int)bytes;
 }
 
