@@ -50,6 +50,19 @@ typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
  * unchanged and `r` must start a new block. */
 bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
 
+/* ---- The reference conversion of a spike run ---- */
+
+/* Passes records on the way the reference flow converted spike's log into
+ * its traces: an instruction that retires several times in a row at one
+ * address (a one-instruction loop) is passed once, and the final row (the
+ * store or loop the program was in when the host saw its exit code, or the
+ * trap that gave control to the host) is left out. Put it between the hart
+ * model and anything that must equal the reference traces. */
+typedef struct rvt_ref_filter rvt_ref_filter;
+int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user);
+int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+void rvt_ref_filter_free(rvt_ref_filter *f); /* drops the held final row */
+
 /* ---- Writers of the reference flow's per-row formats ---- */
 
 enum rvt_row_format {
@@ -59,15 +72,11 @@ enum rvt_row_format {
 
 /* Turns retirement records into the rows of the corpus spike CSV (an
  * interrupt marks the row of the last retired instruction; a trapping
- * instruction gets its own row; an instruction retiring repeatedly at one
- * address is one row; optionally the final row is left out) or into the PC
+ * instruction gets its own row) or into the PC
  * list derived from those rows (trapping instructions other than ecall and
  * ebreak, and rows marked with an interrupt, are left out). */
 typedef struct rvt_row_writer rvt_row_writer;
-/* `drop_last`: leave out the final row, as the reference conversion of a
- * spike run does (set it for runs of the hart model, not when converting
- * rows that were already converted). */
-int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, bool drop_last);
+int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format);
 int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
 /* Writes the last buffered row and frees the writer; returns RVT_E_IO when
  * any write failed. */

@@ -1,6 +1,7 @@
 /* Row formats of the reference flow: the spike CSV of the corpus and the
  * retired-PC list derived from it. One row is held back so that an interrupt
- * can still be marked on it, as the reference conversion does. */
+ * can still be marked on it, as the reference conversion does. Also the
+ * record filter that reproduces that conversion of a spike run. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -17,18 +18,16 @@ typedef struct row {
 struct rvt_row_writer {
     FILE *f;
     enum rvt_row_format format;
-    bool drop_last;
     row pending;
     bool have_pending;
 };
 
-int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format, bool drop_last) {
+int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format) {
     rvt_row_writer *w = calloc(1, sizeof *w);
     if (!w)
         return RVT_E_NOMEM;
     w->f = f;
     w->format = format;
-    w->drop_last = drop_last;
     if (format == RVT_ROWS_SPIKE_CSV)
         fputs("VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n", f);
     *out = w;
@@ -74,9 +73,6 @@ int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n) {
             next.tval = r->tval;
         } else {
             next.retired = true;
-            if (w->have_pending && w->pending.retired && !w->pending.exception && !w->pending.interrupt &&
-                w->pending.addr == r->iaddr)
-                continue; /* one-instruction loop: a single row */
         }
         if (w->have_pending)
             put_row(w, &w->pending);
@@ -89,12 +85,52 @@ int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n) {
 int rvt_row_writer_finish(rvt_row_writer *w) {
     if (!w)
         return RVT_OK;
-    /* The reference conversion leaves out the final row of spike's log: the
-     * store or loop the program was spinning in when the host saw the exit
-     * code, or the trap that handed control to the host. */
-    if (w->have_pending && !w->drop_last)
+    if (w->have_pending)
         put_row(w, &w->pending);
     int rc = (fflush(w->f) != 0 || ferror(w->f)) ? RVT_E_IO : RVT_OK;
     free(w);
     return rc;
 }
+
+/* ------------------------------------------------------- reference filter */
+
+struct rvt_ref_filter {
+    rvt_retire_sink next;
+    void *user;
+    rvt_retire held[2]; /* the last row's record and the interrupt that marks it */
+    unsigned nheld;
+};
+
+int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user) {
+    rvt_ref_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return RVT_E_NOMEM;
+    f->next = next;
+    f->user = next_user;
+    *out = f;
+    return RVT_OK;
+}
+
+int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
+    rvt_ref_filter *f = filter;
+    for (size_t i = 0; i < n; i++) {
+        const rvt_retire *r = &recs[i];
+        if (r->itype == RVT_ITYPE_INTERRUPT && r->ninsns == 0 && f->nheld == 1) {
+            f->held[f->nheld++] = *r; /* marks the held row */
+            continue;
+        }
+        if (r->ninsns && f->nheld == 1 && f->held[0].ninsns && f->held[0].iaddr == r->iaddr &&
+            f->held[0].hart == r->hart)
+            continue; /* one-instruction loop: one row */
+        if (f->nheld) {
+            int rc = f->next(f->user, f->held, f->nheld);
+            if (rc)
+                return rc;
+        }
+        f->held[0] = *r;
+        f->nheld = 1;
+    }
+    return 0;
+}
+
+void rvt_ref_filter_free(rvt_ref_filter *f) { free(f); }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The E-Trace encoder against the golden streams of one configuration: fed the
 # golden encoder input it must write the golden .te_inst_raw byte for byte
-# and print the golden Stat line; fed the corpus spike CSV, its packets must
-# agree with the golden ones except the trap values the reference drops.
+# and print the golden Stat line; fed the corpus spike CSV, or the hart model
+# directly (rvtrace run --etrace), its packets must agree with the golden ones
+# except the trap values the reference drops.
 # usage: etrace_encode.sh RVTRACE SHARED_DIR CONFIG WORK_DIR
 set -u
 R=$1 SHARED=$2 CONFIG=$3 WORK=$4
@@ -32,7 +33,14 @@ for input in "$G"/*.encoder_input.zst; do
     if ! cmp -s "$out.ours" "$out.golden"; then
         echo "$CONFIG $name: packets from the spike CSV differ beyond tval"; fail=$((fail + 1))
     fi
-    rm -f "$out.raw" "$out.stats" "$out.csv.raw" "$out.ours" "$out.golden"
+    # From the hart model, with the spike configuration the trace was made with.
+    opts=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/#.*/, ""); print }' "$(dirname "$0")/spike_trace_options.txt")
+    "$R" run $opts --etrace "$out.run.raw" --scf "$G/$scf" --ucf "$G/encoder.ucf" "$elf" > /dev/null
+    "$R" dump --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" "$out.run.raw" | cut -d, -f2-22,24- > "$out.ours"
+    if ! cmp -s "$out.ours" "$out.golden"; then
+        echo "$CONFIG $name: packets from the hart model differ beyond tval"; fail=$((fail + 1))
+    fi
+    rm -f "$out.raw" "$out.stats" "$out.csv.raw" "$out.run.raw" "$out.ours" "$out.golden"
 done
 echo "etrace $CONFIG: $count programs encoded, $fail differences"
 [ $count -gt 0 ] && [ $fail -eq 0 ]

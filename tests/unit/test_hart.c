@@ -127,8 +127,11 @@ static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) 
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     rvt_row_writer *w;
-    assert_int_equal(rvt_row_writer_new(&w, f, fmt, true), 0);
-    assert_int_equal(rvt_row_writer_sink(w, recs, n), 0);
+    rvt_ref_filter *filter;
+    assert_int_equal(rvt_row_writer_new(&w, f, fmt), 0);
+    assert_int_equal(rvt_ref_filter_new(&filter, rvt_row_writer_sink, w), 0);
+    assert_int_equal(rvt_ref_filter_sink(filter, recs, n), 0);
+    rvt_ref_filter_free(filter);
     assert_int_equal(rvt_row_writer_finish(w), 0);
     fclose(f);
     return buf;

@@ -69,7 +69,7 @@ static void csv_round_trip(const char *name, unsigned xlen) {
     size_t size = 0;
     FILE *mem = open_memstream(&csv, &size);
     rvt_row_writer *rw;
-    assert_int_equal(rvt_row_writer_new(&rw, mem, RVT_ROWS_SPIKE_CSV, false), 0);
+    assert_int_equal(rvt_row_writer_new(&rw, mem, RVT_ROWS_SPIKE_CSV), 0);
     assert_int_equal(rvt_row_writer_sink(rw, back, n2), 0);
     assert_int_equal(rvt_row_writer_finish(rw), 0);
     fclose(mem);

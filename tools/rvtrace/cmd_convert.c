@@ -154,7 +154,7 @@ int cmd_convert(int argc, char **argv) {
         o.merge = blocks;
         if (rvt_rvti_writer_new(&o.rvti, out, rvt_retire_reader_xlen(rd), blocks))
             goto done;
-    } else if (rvt_row_writer_new(&o.rows, out, to_csv ? RVT_ROWS_SPIKE_CSV : RVT_ROWS_PCS, false)) {
+    } else if (rvt_row_writer_new(&o.rows, out, to_csv ? RVT_ROWS_SPIKE_CSV : RVT_ROWS_PCS)) {
         goto done;
     }
     for (;;) {

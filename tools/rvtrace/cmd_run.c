@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 
 static void run_usage(FILE *out) {
@@ -22,6 +23,9 @@ static void run_usage(FILE *out) {
             "  --spike-csv FILE   write the retired instructions as the corpus spike CSV\n"
             "  --pcs FILE         write the retired-PC list (one hex address per line)\n"
             "  --retire FILE      write the retirement stream as .rvti (docs/formats.md)\n"
+            "  --etrace FILE      encode the run with E-Trace, write the raw te_inst stream\n"
+            "  --scf FILE, --ucf FILE   E-Trace hardware configuration and options\n"
+            "                     (default: RV XLEN addresses, 4-bit itype, delta address)\n"
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
             "                     run of sequential instructions (cannot be combined with\n"
             "                     --spike-csv or --pcs, which need one row per instruction)\n"
@@ -47,20 +51,39 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out) {
     return 0;
 }
 
+/* The .rvti gets the run as it happened; the row formats and the encoder get
+ * it through the reference filter, so they equal the reference traces. */
 struct fanout {
-    rvt_row_writer *csv, *pcs;
     rvt_rvti_writer *rvti;
+    rvt_ref_filter *filter;
+    rvt_row_writer *csv, *pcs;
+    rvt_etrace_encoder *etrace;
 };
 
-static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
+static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
     struct fanout *f = user;
     int rc = 0;
     if (f->csv)
         rc |= rvt_row_writer_sink(f->csv, recs, n);
     if (f->pcs)
         rc |= rvt_row_writer_sink(f->pcs, recs, n);
+    if (f->etrace)
+        rc |= rvt_etrace_encoder_push(f->etrace, recs, n);
+    return rc;
+}
+
+static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)pkt;
+    return rvt_te_raw_write(user, payload, len);
+}
+
+static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
+    struct fanout *f = user;
+    int rc = 0;
     if (f->rvti)
         rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
+    if (f->filter)
+        rc |= rvt_ref_filter_sink(f->filter, recs, n);
     return rc;
 }
 
@@ -69,6 +92,7 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_config_default(&cfg);
     cfg.max_insns = 10000000000ull;
     const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
+    const char *etrace_path = NULL, *scf = NULL, *ucf = NULL;
     rvt_diag diag = {{0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -83,6 +107,12 @@ int cmd_run(int argc, char **argv) {
             pcs_path = val, i++;
         } else if (!strcmp(a, "--retire") && val) {
             rvti_path = val, i++;
+        } else if (!strcmp(a, "--etrace") && val) {
+            etrace_path = val, i++;
+        } else if (!strcmp(a, "--scf") && val) {
+            scf = val, i++;
+        } else if (!strcmp(a, "--ucf") && val) {
+            ucf = val, i++;
         } else if (!strcmp(a, "--blocks")) {
             cfg.merge_blocks = true;
         } else if (!strcmp(a, "-m") && val) {
@@ -125,13 +155,14 @@ int cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return 2;
     }
-    if (cfg.merge_blocks && (csv_path || pcs_path)) {
-        fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv or --pcs\n");
+    if (cfg.merge_blocks && (csv_path || pcs_path || etrace_path)) {
+        fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv, --pcs or --etrace\n");
         return 2;
     }
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
-    FILE *csv = NULL, *pcs = NULL, *rvti = NULL;
+    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL;
+    rvt_etrace_encoder *enc = NULL;
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
@@ -144,12 +175,12 @@ int cmd_run(int argc, char **argv) {
         goto out;
     }
     if (csv_path && (!(csv = fopen(csv_path, "w")) ||
-                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV, true))) {
+                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV))) {
         fprintf(stderr, "rvtrace run: %s: %s\n", csv_path, strerror(errno));
         goto out;
     }
     if (pcs_path && (!(pcs = fopen(pcs_path, "w")) ||
-                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS, true))) {
+                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS))) {
         fprintf(stderr, "rvtrace run: %s: %s\n", pcs_path, strerror(errno));
         goto out;
     }
@@ -158,14 +189,38 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: %s: %s\n", rvti_path, strerror(errno));
         goto out;
     }
-    struct fanout fan = {csv_w, pcs_w, rvti_w};
-    if (csv_w || pcs_w || rvti_w)
+    if (etrace_path) {
+        rvt_etrace_params ep;
+        rvt_etrace_options eo;
+        rvt_etrace_params_default(&ep);
+        rvt_etrace_options_default(&eo);
+        ep.iaddress_width = rvt_image_xlen(img);
+        ep.itype_width = 4;
+        if ((scf && rvt_etrace_load_scf(scf, &ep, &diag)) || (ucf && rvt_etrace_load_ucf(ucf, &eo, &diag))) {
+            fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+            goto out;
+        }
+        if (!(te = fopen(etrace_path, "wb")) || rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
+            fprintf(stderr, "rvtrace run: %s: %s\n", etrace_path, strerror(errno));
+            goto out;
+        }
+    }
+    struct fanout fan = {rvti_w, NULL, csv_w, pcs_w, enc};
+    if ((csv_w || pcs_w || enc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
+        fprintf(stderr, "rvtrace run: out of memory\n");
+        goto out;
+    }
+    if (csv_w || pcs_w || rvti_w || enc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     rvt_run_result res;
     rvt_machine_run(m, &res, &diag);
+    rvt_ref_filter_free(fan.filter);
     int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
+    if (enc)
+        wrc |= rvt_etrace_encoder_finish(enc, NULL);
     csv_w = pcs_w = NULL;
     rvti_w = NULL;
+    enc = NULL;
     if (wrc) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
@@ -193,6 +248,10 @@ out:
     rvt_row_writer_finish(csv_w);
     rvt_row_writer_finish(pcs_w);
     rvt_rvti_writer_finish(rvti_w);
+    if (enc)
+        rvt_etrace_encoder_finish(enc, NULL);
+    if (te && fclose(te) != 0)
+        status = 1;
     if (rvti && fclose(rvti) != 0)
         status = 1;
     if (csv && fclose(csv) != 0)
