@@ -1,0 +1,237 @@
+/* E-Trace: the worked examples of the spec's "Example code and packets"
+ * chapter, resynchronisation, packet round trips for other parameter sets and
+ * the v1.0 layout, and configuration-file errors. (The golden streams are
+ * checked end to end by tests/e2e.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/isa.h"
+
+typedef struct {
+    rvt_te_inst pkts[64];
+    size_t n;
+} collected;
+
+static int collect(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)payload;
+    (void)len;
+    collected *c = user;
+    if (c->n < 64)
+        c->pkts[c->n++] = *pkt;
+    return 0;
+}
+
+static rvt_retire insn(uint64_t addr, unsigned size, unsigned itype) {
+    return (rvt_retire){.iaddr = addr, .ninsns = 1, .iretire = (uint16_t)(size / 2), .ilastsize = size == 4,
+                        .itype = (uint8_t)itype, .priv = 3};
+}
+
+static void encode(const rvt_retire *recs, size_t n, const rvt_etrace_options *o, collected *c) {
+    rvt_etrace_params p;
+    rvt_etrace_params_default(&p);
+    p.itype_width = 4;
+    rvt_etrace_options def;
+    rvt_etrace_options_default(&def);
+    memset(c, 0, sizeof *c);
+    rvt_etrace_encoder *e;
+    assert_int_equal(rvt_etrace_encoder_new(&e, &p, o ? o : &def, collect, c), 0);
+    assert_int_equal(rvt_etrace_encoder_push(e, recs, n), 0);
+    assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+}
+
+/* Example 1: a call through jal is inferable, no packet. */
+static void test_example_jal(void **state) {
+    (void)state;
+    rvt_retire r[] = {insn(0x80001a80, 4, 0), insn(0x80001a84, 4, RVT_ITYPE_INFERABLE_CALL),
+                      insn(0x80001178, 2, 0), insn(0x8000117a, 2, 0)};
+    collected c;
+    encode(r, 4, NULL, &c);
+    /* support, sync at the first instruction, then only the end of trace:
+     * the last instruction and the closing support packet. */
+    assert_int_equal(c.n, 4);
+    assert_int_equal(c.pkts[1].format, 3);
+    assert_int_equal(c.pkts[1].address, 0x80001a80 >> 1);
+    assert_int_equal(c.pkts[2].format, 2);
+    assert_int_equal(c.pkts[2].address, (0x8000117a - 0x80001a80ull) >> 1 & ((1ull << 63) - 1));
+    assert_int_equal(c.pkts[3].subformat, 3);
+    assert_int_equal(c.pkts[3].ienable, 0);
+    assert_int_equal(c.pkts[3].qual_status, 1); /* ended_rep */
+}
+
+/* Example 2: ret -> format 2 with the target address, updiscon = 0. */
+static void test_example_ret(void **state) {
+    (void)state;
+    rvt_retire r[] = {insn(0x80001188, 2, 0), insn(0x8000118a, 2, RVT_ITYPE_RETURN), insn(0x80001a88, 4, 0),
+                      insn(0x80001a8c, 4, 0), insn(0x80001a90, 4, 0)};
+    collected c;
+    encode(r, 5, NULL, &c);
+    assert_int_equal(c.pkts[2].format, 2);
+    assert_int_equal(c.pkts[2].address, (0x80001a88 - 0x80001188) >> 1);
+    assert_int_equal(c.pkts[2].updiscon, c.pkts[2].notify); /* the flag is clear */
+}
+
+/* Example 3: a taken blez, then ret: format 1, one branch, map 0,
+ * delta 0xab0 from 0x800010da. */
+static void test_example_branch_ret(void **state) {
+    (void)state;
+    rvt_retire r[] = {insn(0x800010da, 2, 0), insn(0x800010dc, 4, RVT_ITYPE_BRANCH_TAKEN), insn(0x800010ec, 2, 0),
+                      insn(0x800010ee, 2, 0), insn(0x800010f0, 2, 0), insn(0x800010f2, 2, 0),
+                      insn(0x800010f4, 2, 0), insn(0x800010f6, 2, RVT_ITYPE_RETURN), insn(0x80001b8a, 4, 0),
+                      insn(0x80001b8e, 4, 0)};
+    collected c;
+    encode(r, 10, NULL, &c);
+    assert_int_equal(c.pkts[2].format, 1);
+    assert_int_equal(c.pkts[2].branches, 1);
+    assert_int_equal(c.pkts[2].branch_map, 0);
+    assert_int_equal(c.pkts[2].address, 0xab0 >> 1);
+}
+
+/* Example 4: not taken, not taken, taken, then ret: branches 3, map 0x3,
+ * delta 0x148 from 0x80001110. */
+static void test_example_three_branches(void **state) {
+    (void)state;
+    rvt_retire r[] = {insn(0x80001110, 2, 0),
+                      insn(0x80001112, 2, 0),
+                      insn(0x80001114, 2, 0),
+                      insn(0x80001116, 4, RVT_ITYPE_BRANCH_NOT_TAKEN),
+                      insn(0x8000111a, 2, RVT_ITYPE_BRANCH_NOT_TAKEN),
+                      insn(0x8000111c, 2, 0),
+                      insn(0x8000111e, 4, RVT_ITYPE_BRANCH_TAKEN),
+                      insn(0x8000115e, 2, 0),
+                      insn(0x80001160, 2, 0),
+                      insn(0x80001162, 2, 0),
+                      insn(0x80001164, 2, 0),
+                      insn(0x80001166, 2, 0),
+                      insn(0x80001168, 2, RVT_ITYPE_RETURN),
+                      insn(0x80001258, 4, 0),
+                      insn(0x8000125c, 4, 0)};
+    collected c;
+    encode(r, 15, NULL, &c);
+    assert_int_equal(c.pkts[2].format, 1);
+    assert_int_equal(c.pkts[2].branches, 3);
+    assert_int_equal(c.pkts[2].branch_map, 0x3);
+    assert_int_equal(c.pkts[2].address, 0x148 >> 1);
+}
+
+/* Resynchronisation every 2^(resync_max+4) packets: with resync_max 0 a
+ * sync follows 16 address packets (plus the one of the instruction that
+ * reaches the limit). */
+static void test_resync(void **state) {
+    (void)state;
+    rvt_retire r[80];
+    size_t n = 0;
+    uint64_t a = 0x80000000;
+    for (int i = 0; i < 40; i++) { /* a return every other instruction: one packet each */
+        r[n++] = insn(a, 2, 0);
+        r[n++] = insn(a + 2, 2, RVT_ITYPE_RETURN);
+        a += 0x100;
+    }
+    rvt_etrace_options o;
+    rvt_etrace_options_default(&o);
+    collected c;
+    encode(r, n, &o, &c);
+    unsigned syncs = 0, between = 0, max_between = 0;
+    for (size_t i = 2; i < c.n; i++) {
+        if (c.pkts[i].format == 3 && c.pkts[i].subformat == 0) {
+            syncs++;
+            if (between > max_between)
+                max_between = between;
+            between = 0;
+        } else {
+            between++;
+        }
+    }
+    assert_true(syncs >= 2);
+    assert_int_equal(max_between, 17);
+}
+
+/* Pack/unpack round trip for random packets under other parameter sets and
+ * the v1.0 layout (ET-106). */
+static void test_round_trip(void **state) {
+    (void)state;
+    uint64_t x = 12345;
+    for (int k = 0; k < 4000; k++) {
+        rvt_etrace_params p;
+        rvt_etrace_options o;
+        rvt_etrace_params_default(&p);
+        rvt_etrace_options_default(&o);
+        p.iaddress_width = (k & 1) ? 32 : 64;
+        p.notime = (k & 2) != 0;
+        p.return_stack_size = (k & 4) ? 3 : 0;
+        o.v1_layout = (k & 8) != 0;
+        rvt_te_inst pkt = {0}, back;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        pkt.format = (uint8_t)(1 + x % 3);
+        pkt.subformat = (uint8_t)((x >> 2) % 4);
+        unsigned w = rvt_etrace_addr_width(&p);
+        pkt.address = (x >> 5) & ((1ull << w) - 1);
+        pkt.branches = (uint8_t)((x >> 40) % 32);
+        pkt.branch_map = (uint32_t)(x >> 17) & ((1u << (pkt.branches > 15 || !pkt.branches ? 31 : pkt.branches > 7 ? 15 : pkt.branches > 3 ? 7 : pkt.branches > 1 ? 3 : 1)) - 1);
+        pkt.privilege = 3;
+        pkt.ecause = (uint8_t)(x % 32);
+        pkt.interrupt = (x >> 9) & 1;
+        pkt.thaddr = (x >> 10) & 1;
+        pkt.tval = p.iaddress_width == 32 ? (uint32_t)(x * 7) : x * 7;
+        pkt.notify = (x >> 11) & 1;
+        pkt.updiscon = (x >> 12) & 1;
+        pkt.irreport = (x >> 13) & 1;
+        pkt.irdepth = (uint32_t)((x >> 20) & ((1u << rvt_etrace_irdepth_width(&p)) - 1));
+        pkt.ienable = 1;
+        pkt.ioptions = (uint8_t)(x % 32);
+        pkt.context = p.nocontext ? 0 : (uint32_t)(x >> 3);
+        pkt.time = p.notime || o.v1_layout ? 0 : (x >> 30) & 1;
+        uint8_t bytes[64];
+        int len = rvt_te_inst_pack(&p, &o, &pkt, bytes, sizeof bytes);
+        assert_true(len > 0);
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, bytes, (size_t)len, &back, NULL), 0);
+        char a[1024], b[1024];
+        rvt_te_inst_csv_row(&p, &o, &pkt, a, sizeof a);
+        rvt_te_inst_csv_row(&p, &o, &back, b, sizeof b);
+        if (strcmp(a, b) != 0)
+            fail_msg("round trip %d:\n  %s\n  %s", k, a, b);
+    }
+}
+
+static void test_config_errors(void **state) {
+    (void)state;
+    const char *path = "/tmp/rvtrace-test.scf";
+    FILE *f = fopen(path, "w");
+    fputs("# comment\n[Required Attributes]\niaddress_width_p=32\nbogus_p=1\n", f);
+    fclose(f);
+    rvt_etrace_params p;
+    rvt_etrace_params_default(&p);
+    rvt_diag d = {{0}};
+    assert_int_not_equal(rvt_etrace_load_scf(path, &p, &d), 0);
+    assert_non_null(strstr(d.msg, "line 4"));
+    assert_non_null(strstr(d.msg, "bogus_p"));
+    f = fopen(path, "w");
+    fputs("[codec]\nfull-address = maybe\n", f);
+    fclose(f);
+    rvt_etrace_options o;
+    rvt_etrace_options_default(&o);
+    assert_int_not_equal(rvt_etrace_load_ucf(path, &o, &d), 0);
+    assert_non_null(strstr(d.msg, "line 2"));
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example_jal),
+        cmocka_unit_test(test_example_ret),
+        cmocka_unit_test(test_example_branch_ret),
+        cmocka_unit_test(test_example_three_branches),
+        cmocka_unit_test(test_resync),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_config_errors),
+    };
+    return cmocka_run_group_tests_name("etrace", tests, NULL, NULL);
+}
