@@ -7,5 +7,6 @@ int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 #endif

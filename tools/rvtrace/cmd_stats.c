@@ -1,0 +1,104 @@
+/* rvtrace stats: packet, byte and bits-per-instruction figures of a trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rvtrace/etrace.h"
+#include "rvtrace/ingress.h"
+
+static void stats_usage(FILE *out) {
+    fprintf(out,
+            "usage: rvtrace stats --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--input RETIRE] TRACE\n"
+            "\n"
+            "Count the packets of a raw E-Trace stream by format and its bytes (payload and\n"
+            "headers). With --input, the retirement stream the trace was made from (any\n"
+            "format rvtrace encode reads), also the instructions and bits per instruction.\n"
+            "\n"
+            "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n");
+}
+
+int cmd_stats(int argc, char **argv) {
+    const char *scf = NULL, *ucf = NULL, *input = NULL, *trace = NULL, *format = "etrace";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            stats_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--scf") && i + 1 < argc) {
+            scf = argv[++i];
+        } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
+            ucf = argv[++i];
+        } else if (!strcmp(a, "--input") && i + 1 < argc) {
+            input = argv[++i];
+        } else if (!strcmp(a, "--format") && i + 1 < argc) {
+            format = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "rvtrace stats: unknown option '%s'\n", a);
+            return 2;
+        } else {
+            trace = a;
+        }
+    }
+    if (!trace) {
+        stats_usage(stderr);
+        return 2;
+    }
+    if (strcmp(format, "etrace") != 0) {
+        fprintf(stderr, "rvtrace stats: --format %s is not supported yet (etrace only)\n", format);
+        return 2;
+    }
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options_default(&o);
+    rvt_diag d = {{0}};
+    char *data;
+    size_t size;
+    if ((scf && rvt_etrace_load_scf(scf, &p, &d)) || (ucf && rvt_etrace_load_ucf(ucf, &o, &d)) ||
+        rvt_read_file(trace, &data, &size, &d)) {
+        fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+        return 1;
+    }
+    unsigned long long by_format[4][4] = {{0}}, packets = 0;
+    rvt_te_raw_cursor c = {(const uint8_t *)data, size, 0, 0};
+    rvt_te_inst pkt;
+    int rc;
+    while ((rc = rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d)) == 1) {
+        by_format[pkt.format & 3][pkt.format == 3 ? pkt.subformat & 3 : 0]++;
+        packets++;
+    }
+    free(data);
+    if (rc < 0) {
+        fprintf(stderr, "rvtrace stats: %s: %s\n", trace, d.msg);
+        return 1;
+    }
+    printf("%s: %zu bytes (%llu payload + %llu headers), %llu packets\n", trace, size,
+           (unsigned long long)size - packets, packets, packets);
+    printf("  format 0: %llu, format 1: %llu, format 2: %llu, format 3: %llu sync, %llu trap, %llu context, "
+           "%llu support\n",
+           by_format[0][0], by_format[1][0], by_format[2][0], by_format[3][0], by_format[3][1], by_format[3][2],
+           by_format[3][3]);
+    if (input) {
+        rvt_retire_reader *r;
+        if (rvt_retire_reader_open(&r, input, RVT_FMT_AUTO, 64, &d)) {
+            fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+            return 1;
+        }
+        rvt_retire recs[4096];
+        long n;
+        unsigned long long insns = 0;
+        while ((n = rvt_retire_reader_read(r, recs, 4096, &d)) > 0)
+            for (long i = 0; i < n; i++)
+                insns += recs[i].ninsns;
+        rvt_retire_reader_close(r);
+        if (n < 0) {
+            fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+            return 1;
+        }
+        printf("  %llu instructions retired: %.3f bits/instr (payload), %.3f bits/instr (with headers)\n", insns,
+               insns ? (double)(size - packets) * 8 / (double)insns : 0.0,
+               insns ? (double)size * 8 / (double)insns : 0.0);
+    }
+    return 0;
+}
