@@ -239,6 +239,28 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
             held->tval = 0;
             continue;
         }
+        rvt_retire first;
+        if (in->ninsns > 1) {
+            /* A multiple-retire block: only its first and last instructions
+             * can change the encoder's state (the ones between are plain),
+             * so it is processed as those two. The sizes of the others are
+             * not in the record, so a resynchronisation that falls due
+             * inside a block is taken at its last instruction, and an
+             * interrupt after a block leaves its last instruction retired. */
+            rvt_retire last = *in;
+            first = *in;
+            first.ninsns = 1;
+            first.itype = RVT_ITYPE_NONE;
+            first.iretire = 1;
+            first.ilastsize = 0;
+            last.ninsns = 1;
+            last.iretire = (uint16_t)(in->ilastsize + 1);
+            last.iaddr = in->iaddr + 2u * in->iretire - 2u * last.iretire;
+            if (rvt_etrace_encoder_push(e, &first, 1))
+                return e->error;
+            in = &first;
+            first = last;
+        }
         rvt_retire *r = SLOT(e, e->nstaged);
         *r = *in;
         if (is_trap(r) && r->itype == RVT_ITYPE_EXCEPTION) {
