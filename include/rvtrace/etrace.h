@@ -11,6 +11,7 @@
 
 #include "rvtrace/common.h"
 #include "rvtrace/ingress.h"
+#include "rvtrace/isa.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,6 +128,22 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
 /* Reports the last instruction, closes with a support packet (trace ended)
  * and frees the encoder; *packets gets the packet count. */
 int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);
+
+/* ---- Decoder ---- */
+
+/* Where the decoder reads the program: the decoded instruction at `addr`, or
+ * false when there is none. */
+typedef bool (*rvt_code_fetch)(void *user, uint64_t addr, rvt_insn *out);
+/* Receives each retired instruction address in order. */
+typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
+
+typedef struct rvt_etrace_decoder rvt_etrace_decoder;
+int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                           unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
+/* Processes one packet; on an inconsistency between packets and code
+ * returns a negative status with the packet index and address in diag. */
+int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *diag);
+void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@ static const struct {
     {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
     {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list"},
     {"encode", cmd_encode, "encode a retirement stream as E-Trace te_inst packets"},
+    {"decode", cmd_decode, "rebuild the retired instructions from a trace and the program"},
     {"stats", cmd_stats, "packets, bytes and bits per instruction of a trace"},
     {"dump", cmd_dump, "print the packets of a trace, one line each with its byte offset"},
     {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},

@@ -1,0 +1,305 @@
+/* The E-Trace decoder: rebuilds the sequence of retired instruction addresses
+ * from te_inst packets and the program's code, following the decoder
+ * algorithm of the spec (Decoder chapter): follow the program from the last
+ * known address, consuming branch outcomes from the branch map, until the
+ * reported address is reached in the way the packet's flags say. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+
+#define MAX_STACK 4096
+#define MAX_WALK (1u << 26) /* instructions followed for one packet before giving up */
+
+struct rvt_etrace_decoder {
+    rvt_etrace_params p;
+    rvt_etrace_options o;  /* updated by support packets */
+    unsigned xlen;
+    rvt_code_fetch fetch;
+    rvt_pc_sink sink;
+    void *user;
+
+    uint64_t pc, last_pc, address;
+    uint64_t branch_map; /* up to 31 + 1 pending outcomes */
+    unsigned branches;
+    bool stop_at_last_branch, inferred_address, start_of_trace;
+    unsigned privilege;
+    uint64_t *stack;
+    unsigned depth;
+    uint64_t packet_index;
+    int error;
+    rvt_diag *diag;
+};
+
+int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                           unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
+    rvt_etrace_decoder *d = calloc(1, sizeof *d);
+    if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack))) {
+        free(d);
+        return RVT_E_NOMEM;
+    }
+    d->p = *p;
+    d->o = *o;
+    d->xlen = xlen;
+    d->fetch = fetch;
+    d->sink = sink;
+    d->user = user;
+    d->start_of_trace = true;
+    *out = d;
+    return RVT_OK;
+}
+
+void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
+    if (d) {
+        free(d->stack);
+        free(d);
+    }
+}
+
+static int fail(rvt_etrace_decoder *d, const char *what, uint64_t addr) {
+    d->error = rvt_diag_set(d->diag, RVT_E_FORMAT, "packet %" PRIu64 ": %s (pc %#" PRIx64 ")", d->packet_index,
+                            what, addr);
+    return d->error;
+}
+
+static bool get(rvt_etrace_decoder *d, uint64_t addr, rvt_insn *in) {
+    if (d->fetch(d->user, addr, in) && in->op != RVT_OP_ILLEGAL)
+        return true;
+    fail(d, "no valid instruction at this address in the program image", addr);
+    return false;
+}
+
+static void report(rvt_etrace_decoder *d, uint64_t pc) {
+    if (!d->error && d->sink && d->sink(d->user, pc) != 0)
+        d->error = RVT_E_IO;
+}
+
+static bool is_branch(const rvt_insn *in) { return in->cf == RVT_CF_BRANCH; }
+static bool is_inferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JAL; }
+static bool is_uninferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JALR && in->rs1 != 0; }
+static bool is_xret(const rvt_insn *in) { return in->cf == RVT_CF_XRET; }
+static bool is_uninferable_discon(const rvt_insn *in) { return is_uninferable_jump(in) || is_xret(in); }
+static bool is_call(const rvt_insn *in) {
+    return (in->op == RVT_OP_JALR || in->op == RVT_OP_JAL) && in->rd == 1;
+}
+
+/* The bit transmitted just before a flag: address MSB, then notify, then
+ * updiscon. A flag is "set" when it differs from that bit. */
+static unsigned address_msb(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    return (unsigned)(t->address >> (rvt_etrace_addr_width(&d->p) - 1)) & 1;
+}
+static bool notify_set(const rvt_etrace_decoder *d, const rvt_te_inst *t) { return t->notify != address_msb(d, t); }
+static bool updiscon_set(const rvt_te_inst *t) { return t->updiscon != t->notify; }
+static bool irreport_set(const rvt_te_inst *t) { return t->irreport != t->updiscon; }
+
+/* Implicit return: a return (jalr x0,0(ra) or c.jr ra) whose target the
+ * decoder takes from its own stack of call sites. */
+static bool is_implicit_return(const rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t) {
+    if (!d->o.implicit_return)
+        return false;
+    bool ret = in->op == RVT_OP_JALR && in->rs1 == 1 && in->rd == 0 && in->imm == 0;
+    if (!ret)
+        return false;
+    if (t && t->format != 3 && irreport_set(t) && t->irdepth == d->depth)
+        return false;
+    return d->depth > 0;
+}
+
+static void push_return(rvt_etrace_decoder *d, uint64_t link) {
+    if (!d->o.implicit_return)
+        return;
+    unsigned max = d->p.return_stack_size ? 1u << d->p.return_stack_size
+                   : d->p.call_counter_size ? 1u << d->p.call_counter_size : MAX_STACK;
+    if (max > MAX_STACK)
+        max = MAX_STACK;
+    if (d->depth == max) {
+        memmove(d->stack, d->stack + 1, (max - 1) * sizeof *d->stack);
+        d->depth--;
+    }
+    d->stack[d->depth++] = link;
+}
+
+static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a) {
+    return d->xlen == 32 ? (uint32_t)a : a;
+}
+
+/* Advances pc past one instruction; true when it reached `address` through
+ * an uninferable discontinuity (the reported target). */
+static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
+    rvt_insn in, prev;
+    uint64_t this_pc = d->pc;
+    bool stop = false;
+    if (!get(d, d->pc, &in))
+        return true;
+    bool have_prev = d->fetch(d->user, d->last_pc, &prev);
+    if (is_inferable_jump(&in)) {
+        d->pc = mask_addr(d, d->pc + (uint64_t)in.imm);
+    } else if (d->o.si_jump && is_uninferable_jump(&in) && have_prev &&
+               (prev.op == RVT_OP_LUI || prev.op == RVT_OP_AUIPC) && prev.rd == in.rs1) {
+        rvt_seq_inferable_target(&prev, d->last_pc, &in, d->xlen, &d->pc);
+    } else if (is_implicit_return(d, &in, t)) {
+        d->pc = d->stack[--d->depth];
+    } else if (is_uninferable_discon(&in)) {
+        if (d->stop_at_last_branch) {
+            fail(d, "uninferable discontinuity while only branches were expected", d->pc);
+            return true;
+        }
+        d->pc = address;
+        stop = true;
+    } else if (is_branch(&in)) {
+        if (d->branches == 0) {
+            fail(d, "branch with no outcome left in the branch map", d->pc);
+            return true;
+        }
+        bool taken = !(d->branch_map & 1);
+        d->branch_map >>= 1;
+        d->branches--;
+        d->pc = mask_addr(d, taken ? d->pc + (uint64_t)in.imm : d->pc + in.len);
+    } else {
+        d->pc = mask_addr(d, d->pc + in.len);
+    }
+    if (is_call(&in))
+        push_return(d, this_pc + in.len);
+    d->last_pc = this_pc;
+    return stop;
+}
+
+/* Branches still to process, except the one of a branch at `addr` itself. */
+static bool unprocessed_branches(rvt_etrace_decoder *d, uint64_t addr) {
+    rvt_insn in;
+    bool br = d->fetch(d->user, addr, &in) && is_branch(&in);
+    return d->branches != (br ? 1u : 0u);
+}
+
+static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
+    uint64_t previous = d->pc;
+    for (uint32_t n = 0; n < MAX_WALK; n++) {
+        if (d->error)
+            return;
+        if (d->inferred_address) {
+            /* The previous packet's address was only provisional: walk on from
+             * it to its second occurrence first. */
+            bool stop = next_pc(d, previous, t);
+            report(d, d->pc);
+            if (stop)
+                d->inferred_address = false;
+            continue;
+        }
+        bool stop = next_pc(d, address, t);
+        if (d->error)
+            return;
+        report(d, d->pc);
+        rvt_insn in;
+        if (d->branches == 1 && d->stop_at_last_branch && d->fetch(d->user, d->pc, &in) && is_branch(&in)) {
+            d->stop_at_last_branch = false; /* its successor is not known yet */
+            return;
+        }
+        if (stop) {
+            if (unprocessed_branches(d, d->pc))
+                fail(d, "reached the reported address with branch outcomes left over", d->pc);
+            return;
+        }
+        if (d->pc != address || d->stop_at_last_branch || unprocessed_branches(d, d->pc))
+            continue;
+        if (t->format != 3) {
+            if (notify_set(d, t))
+                return;
+            rvt_insn last;
+            bool after_discon = d->fetch(d->user, d->last_pc, &last) && is_uninferable_discon(&last);
+            if (!after_discon && !updiscon_set(t) && (!irreport_set(t) || t->irdepth == d->depth)) {
+                d->inferred_address = true; /* may not be the final occurrence */
+                return;
+            }
+        } else {
+            rvt_insn last;
+            bool xret = d->fetch(d->user, d->last_pc, &last) && is_xret(&last);
+            if (t->privilege == d->privilege || xret)
+                return;
+        }
+    }
+    fail(d, "the reported address was never reached", d->pc);
+}
+
+static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    d->o.implicit_return = t->ioptions & RVT_IOPT_IMPLICIT_RETURN;
+    d->o.implicit_except = t->ioptions & RVT_IOPT_IMPLICIT_EXCEPT;
+    d->o.full_address = t->ioptions & RVT_IOPT_FULL_ADDRESS;
+    d->o.jump_target_cache = t->ioptions & RVT_IOPT_JUMP_TARGET_CACHE;
+    d->o.branch_prediction = t->ioptions & RVT_IOPT_BRANCH_PREDICTION;
+    if (t->qual_status != 0)
+        d->start_of_trace = true;
+    if (t->qual_status == 3 && d->inferred_address) { /* ended_upd: on to the next occurrence */
+        uint64_t previous = d->pc;
+        d->inferred_address = false;
+        for (uint32_t n = 0; n < MAX_WALK && !d->error; n++) {
+            bool stop = next_pc(d, previous, NULL);
+            report(d, d->pc);
+            if (stop)
+                return;
+        }
+    }
+}
+
+int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
+    d->diag = diag;
+    if (d->error)
+        return d->error;
+    d->packet_index++;
+    unsigned lsb = d->p.iaddress_lsb;
+    if (t->format == 3) {
+        if (t->subformat == 3) {
+            process_support(d, t);
+            return d->error;
+        }
+        if (t->subformat == 2)
+            return 0;
+        if (t->subformat == 1 && !t->thaddr)
+            return 0; /* trap reported before its handler ran: nothing retired */
+        d->inferred_address = false;
+        d->address = mask_addr(d, t->address << lsb);
+        if (t->subformat == 1 || d->start_of_trace) {
+            d->branches = 0;
+            d->branch_map = 0;
+        }
+        rvt_insn in;
+        if (d->fetch(d->user, d->address, &in) && is_branch(&in)) {
+            d->branch_map |= (uint64_t)(t->branch & 1) << d->branches;
+            d->branches++;
+        }
+        if (t->subformat == 0 && !d->start_of_trace) {
+            follow(d, d->address, t);
+        } else {
+            d->pc = d->address;
+            d->last_pc = d->pc;
+            report(d, d->pc);
+        }
+        d->privilege = t->privilege;
+        d->start_of_trace = false;
+        d->depth = 0;
+        return d->error;
+    }
+    if (d->start_of_trace)
+        return fail(d, "the trace must start with a format 3 packet", 0);
+    if (t->format == 0)
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "packet %" PRIu64 ": format 0 (branch prediction or jump target "
+                            "cache) is not decoded yet", d->packet_index);
+    if (t->format == 2 || t->branches != 0) {
+        d->stop_at_last_branch = false;
+        uint64_t field = t->address << lsb;
+        if (!d->o.full_address) { /* sign-extend the W-bit delta */
+            unsigned w = rvt_etrace_addr_width(&d->p) + lsb;
+            if (w < 64 && (field >> (w - 1)) & 1)
+                field |= ~0ull << w;
+            field += d->address;
+        }
+        d->address = mask_addr(d, field);
+    }
+    if (t->format == 1) {
+        d->stop_at_last_branch = t->branches == 0;
+        d->branch_map |= (uint64_t)t->branch_map << d->branches;
+        d->branches += t->branches == 0 ? 31 : t->branches;
+    }
+    follow(d, d->address, t);
+    return d->error;
+}

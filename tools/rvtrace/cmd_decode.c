@@ -1,0 +1,167 @@
+/* rvtrace decode: trace packets plus the program in, instruction flow out. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
+#include "rvtrace/image.h"
+
+static void decode_usage(FILE *out) {
+    fprintf(out,
+            "usage: rvtrace decode --format etrace [--scf HW.scf] [--ucf ENC.ucf] --elf PROGRAM.elf[@BASE]...\n"
+            "                      TRACE --pcs [-o OUT]\n"
+            "\n"
+            "Rebuild the retired instructions from a raw E-Trace stream and the program.\n"
+            "Code outside the ELF files is read from the machine the hart model gives a\n"
+            "program (spike's boot ROM at 0x1000), so traces that start at reset decode.\n"
+            "\n"
+            "Options:\n"
+            "  --elf FILE[@BASE]  program image, optionally loaded at an offset (repeatable)\n"
+            "  --pcs              write one lower-case hex address per retired instruction\n"
+            "  -o FILE            output file (default: standard output)\n"
+            "  --scf, --ucf       the encoder's hardware configuration and options\n"
+            "  -h, --help         show this help\n"
+            "\n"
+            "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
+            "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
+}
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *machine;
+    unsigned xlen;
+    FILE *out;
+    char line[32];
+} decode_ctx;
+
+static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
+    decode_ctx *c = user;
+    const rvt_insn *in = rvt_image_insn(c->img, addr);
+    if (in && in->len) {
+        *out = *in;
+        return true;
+    }
+    uint8_t b[4] = {0};
+    if (!c->machine || !rvt_machine_read_mem(c->machine, addr, b, 2))
+        return false;
+    if (rvt_insn_length((uint16_t)(b[0] | b[1] << 8)) == 4 && !rvt_machine_read_mem(c->machine, addr + 2, b + 2, 2))
+        return false;
+    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24, c->xlen, out);
+    return true;
+}
+
+static int write_pc(void *user, uint64_t pc) {
+    decode_ctx *c = user;
+    return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
+}
+
+int cmd_decode(int argc, char **argv) {
+    const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
+    const char *elfs[16];
+    int nelf = 0;
+    bool pcs = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            decode_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--scf") && i + 1 < argc) {
+            scf = argv[++i];
+        } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
+            ucf = argv[++i];
+        } else if (!strcmp(a, "--elf") && i + 1 < argc && nelf < 16) {
+            elfs[nelf++] = argv[++i];
+        } else if (!strcmp(a, "--format") && i + 1 < argc) {
+            format = argv[++i];
+        } else if (!strcmp(a, "-o") && i + 1 < argc) {
+            output = argv[++i];
+        } else if (!strcmp(a, "--pcs")) {
+            pcs = true;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "rvtrace decode: unknown option '%s'\n", a);
+            return 2;
+        } else {
+            trace = a;
+        }
+    }
+    if (!trace || !nelf) {
+        decode_usage(stderr);
+        return 2;
+    }
+    if (strcmp(format, "etrace") != 0 || !pcs) {
+        fprintf(stderr, "rvtrace decode: only --format etrace with --pcs output is implemented so far\n");
+        return 2;
+    }
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options_default(&o);
+    rvt_diag d = {{0}};
+    decode_ctx c = {0};
+    int status = 1;
+    char *data = NULL;
+    rvt_etrace_decoder *dec = NULL;
+    if ((scf && rvt_etrace_load_scf(scf, &p, &d)) || (ucf && rvt_etrace_load_ucf(ucf, &o, &d)) ||
+        rvt_image_new(&c.img)) {
+        fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+        goto done;
+    }
+    for (int k = 0; k < nelf; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", elfs[k]);
+        uint64_t base = 0;
+        char *at = strrchr(path, '@');
+        if (at) {
+            *at = 0;
+            base = strtoull(at + 1, NULL, 0);
+        }
+        if (rvt_image_load_elf(c.img, path, base, &d)) {
+            fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            goto done;
+        }
+    }
+    c.xlen = rvt_image_xlen(c.img);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    if (rvt_machine_new(&c.machine, &cfg, c.img, &d))
+        c.machine = NULL; /* the program does not fit spike's layout: its ELF alone then */
+    size_t size;
+    if (rvt_read_file(trace, &data, &size, &d)) {
+        fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+        goto done;
+    }
+    c.out = output ? fopen(output, "w") : stdout;
+    if (!c.out) {
+        fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
+        goto done;
+    }
+    if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))
+        goto done;
+    rvt_te_raw_cursor cur = {(const uint8_t *)data, size, 0, 0};
+    rvt_te_inst pkt;
+    size_t off;
+    int rc;
+    while ((rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &off, &d)) == 1) {
+        if (rvt_etrace_decode(dec, &pkt, &d)) {
+            fprintf(stderr, "rvtrace decode: %s: byte %zu: %s\n", trace, off, d.msg);
+            goto done;
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "rvtrace decode: %s: %s\n", trace, d.msg);
+        goto done;
+    }
+    status = 0;
+done:
+    rvt_etrace_decoder_free(dec);
+    if (c.out && c.out != stdout && fclose(c.out) != 0)
+        status = 1;
+    free(data);
+    rvt_machine_free(c.machine);
+    rvt_image_free(c.img);
+    return status;
+}
