@@ -143,6 +143,10 @@ int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p,
 /* Processes one packet; on an inconsistency between packets and code
  * returns a negative status with the packet index and address in diag. */
 int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *diag);
+/* Memory whose contents cannot change while the program runs (a boot ROM,
+ * say): lets the decoder follow register values through loads from it. */
+typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n);
+void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user);
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
 #ifdef __cplusplus

@@ -27,6 +27,14 @@ struct rvt_etrace_decoder {
     unsigned privilege;
     uint64_t *stack;
     unsigned depth;
+    /* Integer registers whose values follow from the code walked so far
+     * (constants, pc-relative values, links, loads from read-only memory):
+     * they resolve returns and co-routine swaps the encoder left implicit. */
+    uint64_t reg[32];
+    uint32_t known;
+    rvt_const_read read_const;
+    void *read_user;
+    bool last_implicit; /* the previous instruction's target came from implicit return */
     uint64_t packet_index;
     int error;
     rvt_diag *diag;
@@ -46,8 +54,14 @@ int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p,
     d->sink = sink;
     d->user = user;
     d->start_of_trace = true;
+    d->known = 1;
     *out = d;
     return RVT_OK;
+}
+
+void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user) {
+    d->read_const = read;
+    d->read_user = user;
 }
 
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
@@ -93,17 +107,86 @@ static bool notify_set(const rvt_etrace_decoder *d, const rvt_te_inst *t) { retu
 static bool updiscon_set(const rvt_te_inst *t) { return t->updiscon != t->notify; }
 static bool irreport_set(const rvt_te_inst *t) { return t->irreport != t->updiscon; }
 
-/* Implicit return: a return (jalr x0,0(ra) or c.jr ra) whose target the
- * decoder takes from its own stack of call sites. */
-static bool is_implicit_return(const rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t) {
-    if (!d->o.implicit_return)
-        return false;
-    bool ret = in->op == RVT_OP_JALR && in->rs1 == 1 && in->rd == 0 && in->imm == 0;
-    if (!ret)
+static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a) {
+    return d->xlen == 32 ? (uint32_t)a : a;
+}
+
+/* Implicit return: in implicit-return mode the encoder leaves out the
+ * targets of returns and co-routine swaps (jumps through x1/x5) that the
+ * decoder can predict: from the value of the register when the code walked so
+ * far determines it, else from the decoder's own stack of call sites. */
+static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t, uint64_t *target) {
+    if (!d->o.implicit_return || in->op != RVT_OP_JALR ||
+        (in->jclass != RVT_JUMP_RETURN && in->jclass != RVT_JUMP_SWAP))
         return false;
     if (t && t->format != 3 && irreport_set(t) && t->irdepth == d->depth)
+        return false; /* the encoder says this one was mispredicted */
+    if (d->known >> in->rs1 & 1) {
+        *target = (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull;
+        if (in->jclass == RVT_JUMP_RETURN && d->depth)
+            d->depth--;
+        return true;
+    }
+    if (in->jclass == RVT_JUMP_RETURN && d->depth) {
+        *target = d->stack[--d->depth];
+        return true;
+    }
+    return false;
+}
+
+static bool writes_xreg(const rvt_insn *in) {
+    unsigned op = in->op;
+    if (in->rd == 0 || in->cf == RVT_CF_BRANCH)
         return false;
-    return d->depth > 0;
+    if ((op >= RVT_OP_SB && op <= RVT_OP_SD) || op == RVT_OP_FSW || op == RVT_OP_FSD || op == RVT_OP_FLW ||
+        op == RVT_OP_FLD || op == RVT_OP_FENCE || op == RVT_OP_FENCE_TSO || op == RVT_OP_FENCE_I ||
+        op == RVT_OP_SFENCE_VMA || op == RVT_OP_ECALL || op == RVT_OP_EBREAK || in->cf == RVT_CF_XRET ||
+        op == RVT_OP_WFI)
+        return false;
+    if (op >= RVT_OP_FMADD_S && op <= RVT_OP_FMV_D_X) /* only the FP ops with an integer result */
+        return op == RVT_OP_FMV_X_W || op == RVT_OP_FMV_X_D || op == RVT_OP_FCLASS_S || op == RVT_OP_FCLASS_D ||
+               (op >= RVT_OP_FEQ_S && op <= RVT_OP_FLE_S) || (op >= RVT_OP_FEQ_D && op <= RVT_OP_FLE_D) ||
+               (op >= RVT_OP_FCVT_W_S && op <= RVT_OP_FCVT_WU_S) || op == RVT_OP_FCVT_L_S ||
+               op == RVT_OP_FCVT_LU_S || op == RVT_OP_FCVT_W_D || op == RVT_OP_FCVT_WU_D ||
+               op == RVT_OP_FCVT_L_D || op == RVT_OP_FCVT_LU_D;
+    return true;
+}
+
+static uint64_t sx32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)v; }
+
+/* Register values after `in` executed at `pc`. */
+static void track(rvt_etrace_decoder *d, const rvt_insn *in, uint64_t pc) {
+    if (!writes_xreg(in))
+        return;
+    unsigned rd = in->rd;
+    bool k1 = d->known >> in->rs1 & 1, k2 = d->known >> in->rs2 & 1;
+    uint64_t a = d->reg[in->rs1], b = d->reg[in->rs2], v = 0;
+    bool ok = false;
+    switch (in->op) {
+    case RVT_OP_LUI: v = (uint64_t)in->imm, ok = true; break;
+    case RVT_OP_AUIPC: v = pc + (uint64_t)in->imm, ok = true; break;
+    case RVT_OP_JAL: case RVT_OP_JALR: v = pc + in->len, ok = true; break;
+    case RVT_OP_ADDI: v = a + (uint64_t)in->imm, ok = k1; break;
+    case RVT_OP_ADDIW: v = sx32(a + (uint64_t)in->imm), ok = k1; break;
+    case RVT_OP_ADD: v = a + b, ok = k1 && k2; break;
+    case RVT_OP_SLLI: v = a << in->imm, ok = k1; break;
+    case RVT_OP_LD: case RVT_OP_LW: case RVT_OP_LWU: {
+        unsigned size = in->op == RVT_OP_LD ? 8 : 4;
+        uint64_t m = 0;
+        if (k1 && d->read_const && d->read_const(d->read_user, mask_addr(d, a + (uint64_t)in->imm), &m, size)) {
+            v = in->op == RVT_OP_LW ? sx32(m) : m;
+            ok = true;
+        }
+        break;
+    }
+    default: break;
+    }
+    if (ok) {
+        d->reg[rd] = d->xlen == 32 ? sx32(v) : v;
+        d->known |= 1u << rd;
+    } else {
+        d->known &= ~(1u << rd);
+    }
 }
 
 static void push_return(rvt_etrace_decoder *d, uint64_t link) {
@@ -120,9 +203,6 @@ static void push_return(rvt_etrace_decoder *d, uint64_t link) {
     d->stack[d->depth++] = link;
 }
 
-static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a) {
-    return d->xlen == 32 ? (uint32_t)a : a;
-}
 
 /* Advances pc past one instruction; true when it reached `address` through
  * an uninferable discontinuity (the reported target). */
@@ -133,13 +213,16 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
     if (!get(d, d->pc, &in))
         return true;
     bool have_prev = d->fetch(d->user, d->last_pc, &prev);
+    uint64_t target;
+    bool implicit = false;
     if (is_inferable_jump(&in)) {
         d->pc = mask_addr(d, d->pc + (uint64_t)in.imm);
+    } else if (implicit_target(d, &in, t, &target)) {
+        d->pc = mask_addr(d, target);
+        implicit = true;
     } else if (d->o.si_jump && is_uninferable_jump(&in) && have_prev &&
                (prev.op == RVT_OP_LUI || prev.op == RVT_OP_AUIPC) && prev.rd == in.rs1) {
         rvt_seq_inferable_target(&prev, d->last_pc, &in, d->xlen, &d->pc);
-    } else if (is_implicit_return(d, &in, t)) {
-        d->pc = d->stack[--d->depth];
     } else if (is_uninferable_discon(&in)) {
         if (d->stop_at_last_branch) {
             fail(d, "uninferable discontinuity while only branches were expected", d->pc);
@@ -161,7 +244,9 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
     }
     if (is_call(&in))
         push_return(d, this_pc + in.len);
+    track(d, &in, this_pc);
     d->last_pc = this_pc;
+    d->last_implicit = implicit;
     return stop;
 }
 
@@ -206,7 +291,8 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
             if (notify_set(d, t))
                 return;
             rvt_insn last;
-            bool after_discon = d->fetch(d->user, d->last_pc, &last) && is_uninferable_discon(&last);
+            bool after_discon =
+                !d->last_implicit && d->fetch(d->user, d->last_pc, &last) && is_uninferable_discon(&last);
             if (!after_discon && !updiscon_set(t) && (!irreport_set(t) || t->irdepth == d->depth)) {
                 d->inferred_address = true; /* may not be the final occurrence */
                 return;
@@ -270,13 +356,16 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
         if (t->subformat == 0 && !d->start_of_trace) {
             follow(d, d->address, t);
         } else {
+            if (d->start_of_trace)
+                d->known = 1; /* a new trace: only x0 is known */
             d->pc = d->address;
             d->last_pc = d->pc;
             report(d, d->pc);
         }
         d->privilege = t->privilege;
         d->start_of_trace = false;
-        d->depth = 0;
+        if (t->subformat == 1 || !d->o.implicit_return)
+            d->depth = 0;
         return d->error;
     }
     if (d->start_of_trace)

@@ -54,6 +54,12 @@ static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
     return true;
 }
 
+/* The boot ROM is the only memory known not to change. */
+static bool read_rom(void *user, uint64_t addr, void *buf, unsigned n) {
+    decode_ctx *c = user;
+    return c->machine && addr >= 0x1000 && addr + n <= 0x2000 && rvt_machine_read_mem(c->machine, addr, buf, n);
+}
+
 static int write_pc(void *user, uint64_t pc) {
     decode_ctx *c = user;
     return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
@@ -141,6 +147,7 @@ int cmd_decode(int argc, char **argv) {
     }
     if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))
         goto done;
+    rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_te_raw_cursor cur = {(const uint8_t *)data, size, 0, 0};
     rvt_te_inst pkt;
     size_t off;
