@@ -146,6 +146,9 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *d
 /* Memory whose contents cannot change while the program runs (a boot ROM,
  * say): lets the decoder follow register values through loads from it. */
 typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n);
+/* After an error: forget the path and wait for the next synchronisation
+ * packet (format 3 subformat 0 or 1). */
+void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);
 void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user);
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 

@@ -10,7 +10,7 @@
 #include "rvtrace/etrace.h"
 
 #define MAX_STACK 4096
-#define MAX_WALK (1u << 26) /* instructions followed for one packet before giving up */
+#define MAX_WALK (1u << 24) /* instructions followed for one packet before giving up */
 
 struct rvt_etrace_decoder {
     rvt_etrace_params p;
@@ -62,6 +62,16 @@ int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p,
 void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user) {
     d->read_const = read;
     d->read_user = user;
+}
+
+void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
+    d->error = 0;
+    d->start_of_trace = true;
+    d->inferred_address = false;
+    d->stop_at_last_branch = false;
+    d->branches = 0;
+    d->branch_map = 0;
+    d->depth = 0;
 }
 
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
@@ -369,7 +379,7 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
         return d->error;
     }
     if (d->start_of_trace)
-        return fail(d, "the trace must start with a format 3 packet", 0);
+        return 0; /* waiting for a synchronisation packet (start of trace or after damage) */
     if (t->format == 0)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "packet %" PRIu64 ": format 0 (branch prediction or jump target "
                             "cache) is not decoded yet", d->packet_index);

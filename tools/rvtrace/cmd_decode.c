@@ -152,17 +152,30 @@ int cmd_decode(int argc, char **argv) {
     rvt_te_inst pkt;
     size_t off;
     int rc;
-    while ((rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &off, &d)) == 1) {
+    unsigned damage = 0;
+    for (;;) {
+        rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &off, &d);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            /* A damaged packet header: report it and look for the next byte
+             * that parses as a packet, then wait for a sync. */
+            fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
+            damage++;
+            cur.pos++;
+            rvt_etrace_decoder_resync(dec);
+            continue;
+        }
         if (rvt_etrace_decode(dec, &pkt, &d)) {
-            fprintf(stderr, "rvtrace decode: %s: byte %zu: %s\n", trace, off, d.msg);
-            goto done;
+            fprintf(stderr, "rvtrace decode: %s: byte %zu: trace lost: %s; resuming at the next sync\n", trace,
+                    off, d.msg);
+            damage++;
+            rvt_etrace_decoder_resync(dec);
         }
     }
-    if (rc < 0) {
-        fprintf(stderr, "rvtrace decode: %s: %s\n", trace, d.msg);
-        goto done;
-    }
-    status = 0;
+    if (damage)
+        fprintf(stderr, "rvtrace decode: %s: %u places where trace was lost\n", trace, damage);
+    status = damage ? 1 : 0;
 done:
     rvt_etrace_decoder_free(dec);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
