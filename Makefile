@@ -17,19 +17,9 @@ build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 	cmake --build build -j $(JOBS)
 
-# Until the end-to-end trace demo lands (E-Trace decoder issue) this runs the
-# bundled example on the hart model and shows its retirement stream.
+# The bundled example end to end: hart model -> E-Trace -> decoder -> listing.
 demo: build
-	./build/rvtrace --help
-	@echo
-	@echo "== rvtrace run: the bundled example on the hart model =="
-	./build/rvtrace run --spike-csv build/examples/demo.csv --retire build/examples/demo.rvti build/examples/demo.elf
-	@echo "retired instructions: $$(($$(wc -l < build/examples/demo.csv) - 1)) (first rows below)"
-	@head -n 8 build/examples/demo.csv
-	@echo "build/examples/demo.rvti: $$(stat -c %s build/examples/demo.rvti) bytes"
-	@echo
-	@echo "== rvtrace disasm build/examples/demo.elf (first 30 lines) =="
-	./build/rvtrace disasm build/examples/demo.elf | head -n 30
+	./build/rvtrace demo
 
 test: build
 	cd build && ctest --output-on-failure -j $(JOBS)

@@ -9,5 +9,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@ static const struct {
     int (*run)(int, char **);
     const char *summary;
 } commands[] = {
+    {"demo", cmd_demo, "run, trace, decode and list the bundled example end to end"},
     {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
     {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list"},
     {"encode", cmd_encode, "encode a retirement stream as E-Trace te_inst packets"},

@@ -1,0 +1,269 @@
+/* rvtrace demo: the whole pipeline on the bundled example program. */
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
+#include "rvtrace/image.h"
+
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} pc_list;
+
+static int pc_push(pc_list *l, uint64_t pc) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 1 << 16;
+        uint64_t *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RVT_E_NOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = pc;
+    return 0;
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len, cap, packets;
+} byte_buf;
+
+static int keep_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)pkt;
+    byte_buf *b = user;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = (b->cap + len + 1) * 2;
+        uint8_t *nb = realloc(b->bytes, cap);
+        if (!nb)
+            return RVT_E_NOMEM;
+        b->bytes = nb;
+        b->cap = cap;
+    }
+    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    memcpy(b->bytes + b->len, payload, len);
+    b->len += len;
+    b->packets++;
+    return 0;
+}
+
+typedef struct {
+    rvt_etrace_encoder *compact, *plain;
+    pc_list executed;
+} run_ctx;
+
+/* What the encoders see, and the list of executed addresses to check the
+ * decoder against (ecall/ebreak count as executed, like the encoder does). */
+static int run_sink(void *user, const rvt_retire *recs, size_t n) {
+    run_ctx *r = user;
+    for (size_t i = 0; i < n; i++) {
+        const rvt_retire *rec = &recs[i];
+        uint64_t code = rec->cause & 0xff;
+        bool env = rec->ninsns == 0 && rec->itype == RVT_ITYPE_EXCEPTION && (code == 3 || code == 8 || code == 9 || code == 11);
+        if ((rec->ninsns || env) && pc_push(&r->executed, rec->iaddr))
+            return RVT_E_NOMEM;
+    }
+    return rvt_etrace_encoder_push(r->compact, recs, n) | rvt_etrace_encoder_push(r->plain, recs, n);
+}
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *machine;
+    pc_list decoded;
+} decode_ctx;
+
+static bool demo_fetch(void *user, uint64_t addr, rvt_insn *out) {
+    decode_ctx *c = user;
+    const rvt_insn *in = rvt_image_insn(c->img, addr);
+    if (in) {
+        *out = *in;
+        return true;
+    }
+    uint8_t b[4] = {0};
+    if (!rvt_machine_read_mem(c->machine, addr, b, 4))
+        return false;
+    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
+               rvt_image_xlen(c->img), out);
+    return true;
+}
+
+static bool demo_rom(void *user, uint64_t addr, void *buf, unsigned n) {
+    decode_ctx *c = user;
+    return addr >= 0x1000 && addr + n <= 0x2000 && rvt_machine_read_mem(c->machine, addr, buf, n);
+}
+
+static int demo_pc(void *user, uint64_t pc) { return pc_push(&((decode_ctx *)user)->decoded, pc); }
+
+typedef struct {
+    const char *name;
+    uint64_t count;
+} hot;
+
+static int by_count(const void *a, const void *b) {
+    const hot *x = a, *y = b;
+    return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static void default_example(char *buf, size_t cap) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    snprintf(buf, cap, "%s/examples/demo.elf", n > 0 ? dirname(exe) : ".");
+}
+
+int cmd_demo(int argc, char **argv) {
+    char example[4200];
+    default_example(example, sizeof example);
+    const char *program = example;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: rvtrace demo [PROGRAM.elf]\n\n"
+                   "Run the bundled example (or PROGRAM) on the hart model, trace it with E-Trace in\n"
+                   "its most compact mode and in plain branch trace, decode the compact trace with\n"
+                   "the ELF, check that the decoded flow equals the executed one, and show a\n"
+                   "listing, the trace figures and the hottest functions.\n\n"
+                   "Example: rvtrace demo\n");
+            return 0;
+        }
+        program = argv[i];
+    }
+    rvt_diag d = {{0}};
+    rvt_image *img = NULL;
+    rvt_machine *m = NULL;
+    run_ctx r = {0};
+    byte_buf compact = {0}, plain = {0};
+    decode_ctx dc = {0};
+    rvt_etrace_decoder *dec = NULL;
+    int status = 1;
+    if (rvt_image_new(&img) || rvt_image_load_elf(img, program, 0, &d)) {
+        fprintf(stderr, "rvtrace demo: %s\n(build it with 'make demo' or give a program)\n", d.msg);
+        goto done;
+    }
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    if (rvt_machine_new(&m, &cfg, img, &d)) {
+        fprintf(stderr, "rvtrace demo: %s\n", d.msg);
+        goto done;
+    }
+    /* Most compact: 4-bit itype with implicit return, rare resyncs, no
+     * context; plain: 3-bit itype, every return reported. */
+    rvt_etrace_params pc, pp;
+    rvt_etrace_options oc, op;
+    rvt_etrace_params_default(&pc);
+    rvt_etrace_options_default(&oc);
+    pc.iaddress_width = rvt_image_xlen(img);
+    pc.itype_width = 4;
+    pc.nocontext = true;
+    oc.implicit_return = true;
+    oc.resync_max = 16;
+    pp = pc;
+    pp.itype_width = 3;
+    op = oc;
+    op.implicit_return = false;
+    if (rvt_etrace_encoder_new(&r.compact, &pc, &oc, keep_packet, &compact) ||
+        rvt_etrace_encoder_new(&r.plain, &pp, &op, keep_packet, &plain))
+        goto done;
+    rvt_ref_filter *filter;
+    if (rvt_ref_filter_new(&filter, run_sink, &r))
+        goto done;
+    rvt_machine_set_sink(m, rvt_ref_filter_sink, filter);
+    printf("== 1. %s on the hart model (spike's machine: boot ROM, RAM, HTIF)\n", program);
+    fflush(stdout);
+    rvt_run_result res;
+    rvt_machine_run(m, &res, &d);
+    rvt_ref_filter_free(filter);
+    rvt_etrace_encoder_finish(r.compact, NULL);
+    rvt_etrace_encoder_finish(r.plain, NULL);
+    printf("   exit code %d; %" PRIu64 " instructions retired until the host saw the exit, %zu of them\n"
+           "   in the trace (as in spike's trace: the final spin loop is one instruction)\n\n",
+           res.exit_code, res.instret, r.executed.n);
+
+    printf("== 2. E-Trace\n");
+    printf("   compact (implicit return):  %zu packets, %zu bytes, %.3f bits/instruction\n", compact.packets,
+           compact.len, (double)compact.len * 8 / (double)r.executed.n);
+    printf("   plain branch trace:         %zu packets, %zu bytes, %.3f bits/instruction\n\n", plain.packets,
+           plain.len, (double)plain.len * 8 / (double)r.executed.n);
+
+    printf("== 3. Decoding the compact trace with the ELF\n");
+    dc.img = img;
+    dc.machine = m;
+    if (rvt_etrace_decoder_new(&dec, &pc, &oc, rvt_image_xlen(img), demo_fetch, demo_pc, &dc))
+        goto done;
+    rvt_etrace_decoder_set_const_memory(dec, demo_rom, &dc);
+    rvt_te_raw_cursor cur = {compact.bytes, compact.len, 0, 0};
+    rvt_te_inst pkt;
+    while (rvt_te_raw_next(&cur, &pc, &oc, &pkt, NULL, &d) == 1)
+        if (rvt_etrace_decode(dec, &pkt, &d)) {
+            printf("   decoding failed: %s\n", d.msg);
+            goto done;
+        }
+    bool same = dc.decoded.n == r.executed.n &&
+                memcmp(dc.decoded.v, r.executed.v, r.executed.n * sizeof *r.executed.v) == 0;
+    printf("   %zu instructions decoded: %s the executed flow\n\n", dc.decoded.n,
+           same ? "identical to" : "DIFFERENT from");
+
+    printf("== 4. The decoded flow as a listing (from the program's entry)\n");
+    rvt_disasm_ctx dis;
+    rvt_disasm_init(&dis, rvt_image_xlen(img), 0);
+    size_t first = 0;
+    while (first < dc.decoded.n && dc.decoded.v[first] != rvt_image_entry(img))
+        first++;
+    for (size_t i = first, shown = 0; i < dc.decoded.n && shown < 14; i++, shown++) {
+        uint64_t a = dc.decoded.v[i], off = 0;
+        const rvt_insn *in = rvt_image_insn(img, a);
+        char text[160] = "";
+        if (in)
+            rvt_disasm(&dis, in, NULL, a, text, sizeof text);
+        for (char *t = text; *t; t++)
+            if (*t == '\t')
+                *t = ' ';
+        const char *sym = rvt_image_symbolize(img, a, &off);
+        char where[64];
+        if (off)
+            snprintf(where, sizeof where, "<%s+0x%" PRIx64 ">", sym ? sym : "?", off);
+        else
+            snprintf(where, sizeof where, "<%s>", sym ? sym : "?");
+        const char *file;
+        unsigned line;
+        char src[128] = "";
+        if (rvt_image_source_line(img, a, &file, &line)) {
+            const char *base = strrchr(file, '/');
+            snprintf(src, sizeof src, "%s:%u", base ? base + 1 : file, line);
+        }
+        printf("   %8" PRIx64 " %-26s %-34s %s\n", a, where, text, src);
+    }
+    printf("\n== 5. Hottest functions (instructions retired)\n");
+    hot *h = calloc(dc.decoded.n + 1, sizeof *h);
+    size_t nh = 0;
+    for (size_t i = 0; i < dc.decoded.n; i++) {
+        uint64_t off;
+        const char *sym = rvt_image_symbolize(img, dc.decoded.v[i], &off);
+        if (!sym)
+            sym = "(boot ROM)";
+        size_t k = 0;
+        while (k < nh && h[k].name != sym) /* names are interned by the image */
+            k++;
+        if (k == nh)
+            h[nh++] = (hot){sym, 0};
+        h[k].count++;
+    }
+    qsort(h, nh, sizeof *h, by_count);
+    for (size_t k = 0; k < nh && k < 5; k++)
+        printf("   %-24s %8" PRIu64 "  %5.1f%%\n", h[k].name, h[k].count, 100.0 * (double)h[k].count / (double)dc.decoded.n);
+    free(h);
+    status = same && res.exit_code == 0 ? 0 : 1;
+done:
+    rvt_etrace_decoder_free(dec);
+    free(dc.decoded.v);
+    free(r.executed.v);
+    free(compact.bytes);
+    free(plain.bytes);
+    rvt_machine_free(m);
+    rvt_image_free(img);
+    return status;
+}
