@@ -35,6 +35,7 @@ struct rvt_etrace_decoder {
     rvt_const_read read_const;
     void *read_user;
     bool last_implicit; /* the previous instruction's target came from implicit return */
+    bool handler_next;  /* a trap was reported before its handler ran (thaddr = 0) */
     uint64_t packet_index;
     int error;
     rvt_diag *diag;
@@ -104,9 +105,9 @@ static bool is_inferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JAL;
 static bool is_uninferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JALR && in->rs1 != 0; }
 static bool is_xret(const rvt_insn *in) { return in->cf == RVT_CF_XRET; }
 static bool is_uninferable_discon(const rvt_insn *in) { return is_uninferable_jump(in) || is_xret(in); }
-static bool is_call(const rvt_insn *in) {
-    return (in->op == RVT_OP_JALR || in->op == RVT_OP_JAL) && in->rd == 1;
-}
+/* Jumps that link through x1 or x5 (calls and co-routine swaps) push their
+ * return address, as the encoder counts them. */
+static bool is_call(const rvt_insn *in) { return in->jclass == RVT_JUMP_CALL || in->jclass == RVT_JUMP_SWAP; }
 
 /* The bit transmitted just before a flag: address MSB, then notify, then
  * updiscon. A flag is "set" when it differs from that bit. */
@@ -125,13 +126,29 @@ static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a) {
  * targets of returns and co-routine swaps (jumps through x1/x5) that the
  * decoder can predict: from the value of the register when the code walked so
  * far determines it, else from the decoder's own stack of call sites. */
+/* No call counter and no return stack: the reference encoder's mode in
+ * which every return and swap is left implicit. */
+static bool without_stack(const rvt_etrace_decoder *d) {
+    return d->p.return_stack_size == 0 && d->p.call_counter_size == 0;
+}
+
 static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t, uint64_t *target) {
     if (!d->o.implicit_return || in->op != RVT_OP_JALR ||
-        (in->jclass != RVT_JUMP_RETURN && in->jclass != RVT_JUMP_SWAP))
+        (in->jclass != RVT_JUMP_RETURN && (in->jclass != RVT_JUMP_SWAP || !without_stack(d))))
         return false;
     if (t && t->format != 3 && irreport_set(t) && t->irdepth == d->depth)
         return false; /* the encoder says this one was mispredicted */
-    if (d->known >> in->rs1 & 1) {
+    bool known = d->known >> in->rs1 & 1;
+    if (!without_stack(d)) {
+        /* With a counter or stack the encoder predicted exactly when its
+         * depth was non-zero, which ours mirrors. */
+        if (d->depth == 0)
+            return false;
+        uint64_t top = d->stack[--d->depth];
+        *target = known ? (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull : top;
+        return true;
+    }
+    if (known) {
         *target = (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull;
         if (in->jclass == RVT_JUMP_RETURN && d->depth)
             d->depth--;
@@ -203,7 +220,7 @@ static void push_return(rvt_etrace_decoder *d, uint64_t link) {
     if (!d->o.implicit_return)
         return;
     unsigned max = d->p.return_stack_size ? 1u << d->p.return_stack_size
-                   : d->p.call_counter_size ? 1u << d->p.call_counter_size : MAX_STACK;
+                   : d->p.call_counter_size ? (1u << d->p.call_counter_size) - 1 : MAX_STACK;
     if (max > MAX_STACK)
         max = MAX_STACK;
     if (d->depth == max) {
@@ -350,8 +367,12 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
         }
         if (t->subformat == 2)
             return 0;
-        if (t->subformat == 1 && !t->thaddr)
-            return 0; /* trap reported before its handler ran: nothing retired */
+        if (t->subformat == 1 && !t->thaddr && !d->o.v1_layout) {
+            /* A trap reported before its handler ran: nothing retired; the
+             * sync that follows gives the handler, not a path to follow. */
+            d->handler_next = true;
+            return 0;
+        }
         d->inferred_address = false;
         d->address = mask_addr(d, t->address << lsb);
         if (t->subformat == 1 || d->start_of_trace) {
@@ -363,7 +384,7 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
             d->branch_map |= (uint64_t)(t->branch & 1) << d->branches;
             d->branches++;
         }
-        if (t->subformat == 0 && !d->start_of_trace) {
+        if (t->subformat == 0 && !d->start_of_trace && !d->handler_next) {
             follow(d, d->address, t);
         } else {
             if (d->start_of_trace)
@@ -374,8 +395,9 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
         }
         d->privilege = t->privilege;
         d->start_of_trace = false;
-        if (t->subformat == 1 || !d->o.implicit_return)
-            d->depth = 0;
+        d->handler_next = false;
+        if (t->subformat == 1 || !d->o.implicit_return || !without_stack(d))
+            d->depth = 0; /* (without a stack the encoder never predicted: keep ours) */
         return d->error;
     }
     if (d->start_of_trace)

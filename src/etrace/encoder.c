@@ -24,6 +24,14 @@ struct rvt_etrace_encoder {
     uint64_t resync_cnt, max_resync;
     bool sync_after_trap;   /* a trap was reported with thaddr = 0: the handler needs a sync */
     uint64_t packets;
+    /* Implicit return with a call counter or return-address stack: the
+     * link addresses of the calls not yet returned from (the counter mode
+     * uses only their number). */
+    uint64_t *ras;
+    unsigned depth, max_depth;
+    bool last_predicted; /* the previous record was a return the decoder predicts */
+    int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
+    int prev_mispredicted; /* the same, for the previous record during a step */
 };
 
 static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
@@ -32,19 +40,50 @@ static bool is_exception(const rvt_retire *r) {
     return r->itype == RVT_ITYPE_EXCEPTION || r->itype == RVT_ITYPE_INTERRUPT;
 }
 
-/* Implicit return: whether the decoder can predict the current return from
- * its own call counter / return stack. The reference encoder implements
- * neither when both sizes are 0 and then treats every return and co-routine
- * swap as predictable (its implicit-return traces are encoder-only). */
-static bool implicit_return_predicted(const rvt_etrace_encoder *e) {
+/* Implicit return with neither a call counter nor a return stack: the
+ * reference encoder then treats every return and co-routine swap as
+ * predictable (its implicit-return traces are encoder-only); our decoder
+ * follows them from register values. */
+static bool implicit_without_stack(const rvt_etrace_encoder *e) {
     return e->p.return_stack_size == 0 && e->p.call_counter_size == 0;
+}
+
+static unsigned insn_size(const rvt_retire *r) { return r->ilastsize ? 4 : 2; }
+
+/* Call counter / return-address stack bookkeeping for the instruction that
+ * just became current; returns whether its target is predicted. */
+static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_retire *next) {
+    e->last_mispredicted = -1;
+    if (!e->o.implicit_return || implicit_without_stack(e) || cur->ninsns == 0)
+        return false;
+    bool predicted = false;
+    /* Returns only: a co-routine swap does not go back to a call site. */
+    if (cur->itype == RVT_ITYPE_RETURN && e->depth > 0) {
+        /* The counter mode trusts the count; the stack must also hold the
+         * actual target, else the packet says so (irreport, irdepth). */
+        predicted = e->p.return_stack_size == 0 || (next && e->ras[e->depth - 1] == next->iaddr);
+        if (predicted)
+            e->depth--;
+        else
+            e->last_mispredicted = (int)e->depth;
+    }
+    if (cur->itype == RVT_ITYPE_UNINFERABLE_CALL || cur->itype == RVT_ITYPE_INFERABLE_CALL ||
+        cur->itype == RVT_ITYPE_SWAP) {
+        if (e->depth == e->max_depth) { /* full: the oldest entry goes */
+            memmove(e->ras, e->ras + 1, (e->max_depth - 1) * sizeof *e->ras);
+            e->depth--;
+        }
+        e->ras[e->depth++] = cur->iaddr + insn_size(cur);
+    }
+    return predicted;
 }
 
 /* Instructions after which the next address cannot be inferred (itype 6, 8,
  * 10, 12, 14, exception returns and returns). */
-static bool is_updiscon(const rvt_etrace_encoder *e, const rvt_retire *r) {
-    if (e->o.implicit_return && (r->itype == RVT_ITYPE_RETURN || r->itype == RVT_ITYPE_SWAP) &&
-        implicit_return_predicted(e))
+/* `predicted`: r is a return the decoder will predict (see predict_return). */
+static bool is_updiscon(const rvt_etrace_encoder *e, const rvt_retire *r, bool predicted) {
+    if (e->o.implicit_return &&
+        (implicit_without_stack(e) ? r->itype == RVT_ITYPE_RETURN || r->itype == RVT_ITYPE_SWAP : predicted))
         return false;
     switch (r->itype) {
     case RVT_ITYPE_XRET: case RVT_ITYPE_UNINFERABLE_JUMP: case RVT_ITYPE_UNINFERABLE_CALL:
@@ -79,7 +118,8 @@ static uint64_t addr_mask(const rvt_etrace_encoder *e) {
 }
 
 /* Format 0/1/2: the address of `cur` and the pending branches. */
-static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bool updiscon_flag) {
+static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bool updiscon_flag,
+                                int mispredicted_depth) {
     rvt_te_inst pkt = {0};
     unsigned lsb = e->p.iaddress_lsb, w = rvt_etrace_addr_width(&e->p);
     uint64_t a = e->o.full_address ? cur->iaddr >> lsb : (uint64_t)((int64_t)(cur->iaddr - e->last_addr) >> lsb);
@@ -97,7 +137,12 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
     pkt.updiscon = (uint8_t)(pkt.notify ^ updiscon_flag);
     pkt.irreport = pkt.updiscon;
     unsigned d = rvt_etrace_irdepth_width(&e->p);
-    pkt.irdepth = d ? (uint32_t)((1ull << d) - 1) : 0;
+    pkt.irdepth = d ? (uint32_t)((1ull << d) - 1) : 0; /* as the reference: all ones when not reporting */
+    if (mispredicted_depth >= 0 && d) {
+        /* the return before this instruction did not go where the stack said */
+        pkt.irreport = (uint8_t)!pkt.updiscon;
+        pkt.irdepth = (uint32_t)mispredicted_depth & (uint32_t)((1ull << d) - 1);
+    }
     emit(e, &pkt);
     e->last_addr = cur->iaddr;
     e->branches = 0;
@@ -127,6 +172,7 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     e->branches = 0;
     e->branch_map = 0;
     e->resync_cnt = 0;
+    e->depth = 0; /* the decoder empties its stack on every sync */
 }
 
 static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_status) {
@@ -140,12 +186,26 @@ static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_statu
 }
 
 /* One step of the algorithm for the current record. */
+static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
+                   bool prev_predicted);
+
 static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
+    bool prev_predicted = e->last_predicted;
+    e->prev_mispredicted = e->last_mispredicted;
+    decide(e, prev, cur, next, prev_predicted);
+    /* After the packet decision: a sync in it must not drop this call. */
+    e->last_predicted = predict_return(e, cur, next);
+}
+
+static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
+                   bool prev_predicted) {
+    int prev_mispredicted = e->prev_mispredicted;
     if (is_trap(cur)) {
         /* An exception at the target of an uninferable discontinuity: the
          * EPC cannot be inferred, so it is reported now (thaddr = 0) and the
-         * handler follows with a sync. */
-        if (prev && is_updiscon(e, prev) && e->started) {
+         * handler follows with a sync. (The 1.0 layout has no thaddr: the
+         * handler's trap packet is all there is.) */
+        if (prev && is_updiscon(e, prev, prev_predicted) && e->started && !e->o.v1_layout) {
             emit_sync(e, cur, cur, false);
             e->sync_after_trap = true;
         }
@@ -169,25 +229,25 @@ static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire
         emit_sync(e, cur, NULL, false);
         return;
     }
-    if (prev && is_updiscon(e, prev)) {
+    if (prev && is_updiscon(e, prev, prev_predicted)) {
         /* updiscon differs from notify when the next packet will be a
          * format 3 caused by the next instruction (trap, privilege change
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
         bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
-        emit_address_packet(e, cur, f3_next && next);
+        emit_address_packet(e, cur, f3_next && next, prev_mispredicted);
         return;
     }
     if (e->resync_cnt == e->max_resync && e->branches) {
-        emit_address_packet(e, cur, false);
+        emit_address_packet(e, cur, false, -1);
         return;
     }
     if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
-        emit_address_packet(e, cur, false);
+        emit_address_packet(e, cur, false, -1);
         return;
     }
     if (!next || is_trap(next) || (next->priv != cur->priv && e->branches)) {
-        emit_address_packet(e, cur, false);
+        emit_address_packet(e, cur, false, -1);
         return;
     }
     if (e->branches == 31) {
@@ -212,6 +272,16 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->sink = sink;
     e->user = user;
     e->max_resync = 1ull << (o->resync_max + 4);
+    e->last_mispredicted = e->prev_mispredicted = -1;
+    e->max_depth = p->return_stack_size ? 1u << p->return_stack_size
+                   : p->call_counter_size ? (1u << p->call_counter_size) - 1 : 1;
+    if (e->max_depth > 1u << 16)
+        e->max_depth = 1u << 16;
+    e->ras = calloc(e->max_depth, sizeof *e->ras);
+    if (!e->ras) {
+        free(e);
+        return RVT_E_NOMEM;
+    }
     emit_support(e, true, 0);
     *out = e;
     return RVT_OK;
@@ -297,6 +367,7 @@ int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
     int rc = e->error;
     if (packets)
         *packets = e->packets;
+    free(e->ras);
     free(e);
     return rc;
 }

@@ -1,0 +1,165 @@
+/* Encoder -> decoder round trip on the hart model's runs of corpus programs,
+ * under every combination of E-Trace options the encoder implements: the
+ * decoded address sequence must equal the executed one (compared by count and
+ * a running hash, so long runs need no memory). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
+
+typedef struct {
+    uint64_t n, hash;
+} digest;
+
+static void add(digest *g, uint64_t pc) {
+    g->n++;
+    g->hash = (g->hash ^ pc) * 0x100000001b3ull;
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len, cap;
+} bytes;
+
+static int keep(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)pkt;
+    bytes *b = user;
+    if (b->len + len + 1 > b->cap) {
+        b->cap = (b->cap + len + 1) * 2;
+        b->bytes = realloc(b->bytes, b->cap);
+    }
+    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    memcpy(b->bytes + b->len, payload, len);
+    b->len += len;
+    return 0;
+}
+
+typedef struct {
+    rvt_etrace_encoder *enc;
+    digest executed;
+} run_ctx;
+
+static int run_sink(void *user, const rvt_retire *recs, size_t n) {
+    run_ctx *r = user;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t code = recs[i].cause & 0xff;
+        bool env = recs[i].ninsns == 0 && recs[i].itype == RVT_ITYPE_EXCEPTION &&
+                   (code == 3 || code == 8 || code == 9 || code == 11);
+        bool interrupted = i + 1 < n && recs[i + 1].itype == RVT_ITYPE_INTERRUPT && recs[i + 1].ninsns == 0;
+        if ((recs[i].ninsns && !interrupted) || env)
+            add(&r->executed, recs[i].iaddr);
+    }
+    return rvt_etrace_encoder_push(r->enc, recs, n);
+}
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    digest decoded;
+} dec_ctx;
+
+static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
+    dec_ctx *c = user;
+    const rvt_insn *in = rvt_image_insn(c->img, addr);
+    if (in) {
+        *out = *in;
+        return true;
+    }
+    uint8_t b[4] = {0};
+    if (!rvt_machine_read_mem(c->m, addr, b, 4))
+        return false;
+    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
+               rvt_image_xlen(c->img), out);
+    return true;
+}
+
+static bool rom(void *user, uint64_t addr, void *buf, unsigned n) {
+    dec_ctx *c = user;
+    return addr >= 0x1000 && addr + n <= 0x2000 && rvt_machine_read_mem(c->m, addr, buf, n);
+}
+
+static int pc_sink(void *user, uint64_t pc) {
+    add(&((dec_ctx *)user)->decoded, pc);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: etrace_roundtrip PROGRAM.elf...\n");
+        return 2;
+    }
+    int failures = 0;
+    for (int k = 1; k < argc; k++) {
+        for (unsigned mode = 0; mode < 16; mode++) {
+            rvt_etrace_params p;
+            rvt_etrace_options o;
+            rvt_etrace_params_default(&p);
+            rvt_etrace_options_default(&o);
+            o.full_address = mode & 1;
+            o.implicit_return = mode & 2;
+            p.itype_width = (mode & 2) ? 4 : 3;
+            /* implicit return with a call counter, or (with nocontext) a
+             * return-address stack */
+            p.call_counter_size = (mode & 10) == 2 ? 6 : 0;
+            p.return_stack_size = (mode & 10) == 10 ? 4 : 0;
+            o.v1_layout = mode & 4;
+            p.nocontext = mode & 8;
+            o.resync_max = (mode & 8) ? 0 : 4;
+            rvt_image *img;
+            rvt_diag d = {{0}};
+            if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
+                fprintf(stderr, "%s\n", d.msg);
+                return 1;
+            }
+            p.iaddress_width = rvt_image_xlen(img);
+            rvt_machine_config cfg;
+            rvt_machine_config_default(&cfg);
+            FILE *null = fopen("/dev/null", "w");
+            cfg.console = null;
+            cfg.max_insns = 50000000; /* a program that does not terminate still gives a trace */
+            rvt_machine *m;
+            if (rvt_machine_new(&m, &cfg, img, &d)) {
+                fprintf(stderr, "%s: %s\n", argv[k], d.msg);
+                return 1;
+            }
+            bytes trace = {0};
+            run_ctx r = {0};
+            rvt_ref_filter *filter;
+            rvt_etrace_encoder_new(&r.enc, &p, &o, keep, &trace);
+            rvt_ref_filter_new(&filter, run_sink, &r);
+            rvt_machine_set_sink(m, rvt_ref_filter_sink, filter);
+            rvt_run_result res;
+            rvt_machine_run(m, &res, &d);
+            rvt_ref_filter_free(filter);
+            rvt_etrace_encoder_finish(r.enc, NULL);
+            dec_ctx dc = {img, m, {0, 0}};
+            rvt_etrace_decoder *dec;
+            rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, pc_sink, &dc);
+            rvt_etrace_decoder_set_const_memory(dec, rom, &dc);
+            rvt_te_raw_cursor cur = {trace.bytes, trace.len, 0, 0};
+            rvt_te_inst pkt;
+            int rc = 0;
+            while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)
+                rc = rvt_etrace_decode(dec, &pkt, &d);
+            bool ok = !rc && dc.decoded.n == r.executed.n && dc.decoded.hash == r.executed.hash;
+            if (!ok) {
+                failures++;
+                printf("%s mode %u (full %d, implicit return %d, counter %u, stack %u, v1 %d, nocontext %d): %" PRIu64
+                       " decoded vs %" PRIu64 " executed %s\n",
+                       argv[k], mode, o.full_address, o.implicit_return, p.call_counter_size, p.return_stack_size,
+                       o.v1_layout, p.nocontext, dc.decoded.n,
+                       r.executed.n, rc ? d.msg : "");
+            }
+            rvt_etrace_decoder_free(dec);
+            free(trace.bytes);
+            rvt_machine_free(m);
+            rvt_image_free(img);
+            fclose(null);
+        }
+    }
+    printf("etrace round trip: %d programs x 16 option sets, %d failures\n", argc - 1, failures);
+    return failures ? 1 : 0;
+}
