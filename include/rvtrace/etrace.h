@@ -146,6 +146,9 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *d
 /* Memory whose contents cannot change while the program runs (a boot ROM,
  * say): lets the decoder follow register values through loads from it. */
 typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n);
+/* The trap vector (xtvec value) for implicit-exception mode, where trap
+ * packets leave out the handler address. */
+void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
 /* After an error: forget the path and wait for the next synchronisation
  * packet (format 3 subformat 0 or 1). */
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);

@@ -66,6 +66,8 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);
 /* Low-level access for tests and tools. */
 uint64_t rvt_machine_reg(const rvt_machine *m, unsigned hart, unsigned reg);
 uint64_t rvt_machine_pc(const rvt_machine *m, unsigned hart);
+/* A CSR of a hart as software would read it (0 when it does not exist). */
+uint64_t rvt_machine_csr(rvt_machine *m, unsigned hart, unsigned csr);
 bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n);
 
 #ifdef __cplusplus

@@ -36,6 +36,7 @@ struct rvt_etrace_decoder {
     void *read_user;
     bool last_implicit; /* the previous instruction's target came from implicit return */
     bool handler_next;  /* a trap was reported before its handler ran (thaddr = 0) */
+    uint64_t tvec;      /* trap vector for implicit-exception mode */
     uint64_t packet_index;
     int error;
     rvt_diag *diag;
@@ -64,6 +65,8 @@ void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read r
     d->read_const = read;
     d->read_user = user;
 }
+
+void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec) { d->tvec = tvec; }
 
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
     d->error = 0;
@@ -375,6 +378,12 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
         }
         d->inferred_address = false;
         d->address = mask_addr(d, t->address << lsb);
+        if (t->subformat == 1 && d->o.implicit_except && !d->o.v1_layout) {
+            /* The handler address is not in the packet: it follows from the
+             * trap vector (vectored mode adds 4 x cause for interrupts). */
+            uint64_t base = d->tvec & ~3ull;
+            d->address = mask_addr(d, (d->tvec & 1) && t->interrupt ? base + 4u * t->ecause : base);
+        }
         if (t->subformat == 1 || d->start_of_trace) {
             d->branches = 0;
             d->branch_map = 0;

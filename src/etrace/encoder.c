@@ -56,6 +56,8 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
     e->last_mispredicted = -1;
     if (!e->o.implicit_return || implicit_without_stack(e) || cur->ninsns == 0)
         return false;
+    if (e->o.si_jump && cur->sijump && cur->itype == RVT_ITYPE_RETURN)
+        return false; /* the decoder takes the sequential target, not its stack */
     bool predicted = false;
     /* Returns only: a co-routine swap does not go back to a call site. */
     if (cur->itype == RVT_ITYPE_RETURN && e->depth > 0) {
@@ -82,6 +84,8 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
  * 10, 12, 14, exception returns and returns). */
 /* `predicted`: r is a return the decoder will predict (see predict_return). */
 static bool is_updiscon(const rvt_etrace_encoder *e, const rvt_retire *r, bool predicted) {
+    if (e->o.si_jump && r->sijump)
+        return false; /* sequentially inferable: the decoder computes the target */
     if (e->o.implicit_return &&
         (implicit_without_stack(e) ? r->itype == RVT_ITYPE_RETURN || r->itype == RVT_ITYPE_SWAP : predicted))
         return false;
@@ -289,6 +293,19 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
 
 #define SLOT(e, i) (&(e)->ring[((e)->head + (i)) & 3])
 
+/* An uninferable jump through the register that the lui/auipc/c.lui retired
+ * just before it wrote (the hart may also flag it through sijump). */
+static bool sequentially_inferable(const rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *r) {
+    if (!prev->ninsns || !r->ninsns || !r->insn || !prev->insn)
+        return false;
+    unsigned xlen = e->p.iaddress_width <= 32 ? 32 : 64;
+    rvt_insn pi, ji;
+    rvt_decode(prev->insn, xlen, &pi);
+    rvt_decode(r->insn, xlen, &ji);
+    uint64_t target;
+    return rvt_seq_inferable_target(&pi, prev->iaddr, &ji, xlen, &target);
+}
+
 /* The reference flow's ingress conventions, which the golden traces were
  * made with: ecall and ebreak retire and signal the exception in the same
  * block (itype 1, "exception with retirement"); an interrupt is signalled on
@@ -340,6 +357,8 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
                 r->iretire = (uint16_t)(r->ilastsize + 1);
             }
         }
+        if (e->o.si_jump && !r->sijump && e->nstaged > 0)
+            r->sijump = sequentially_inferable(e, SLOT(e, e->nstaged - 1), r);
         e->nstaged++;
         if (e->nstaged == 3) {
             step(e, NULL, SLOT(e, 0), SLOT(e, 1));

@@ -421,6 +421,13 @@ uint64_t rvt_machine_reg(const rvt_machine *m, unsigned index, unsigned reg) {
 
 uint64_t rvt_machine_pc(const rvt_machine *m, unsigned index) { return index < m->nharts ? m->harts[index].pc : 0; }
 
+uint64_t rvt_machine_csr(rvt_machine *m, unsigned index, unsigned csr) {
+    uint64_t v = 0;
+    if (index < m->nharts && csr_read(&m->harts[index], csr, &v) != 0)
+        v = 0;
+    return v;
+}
+
 bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n) {
     mem_region *r = phys_region(m, paddr, (unsigned)n);
     if (!r)

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
     }
     int failures = 0;
     for (int k = 1; k < argc; k++) {
-        for (unsigned mode = 0; mode < 16; mode++) {
+        for (unsigned mode = 0; mode < 20; mode++) {
             rvt_etrace_params p;
             rvt_etrace_options o;
             rvt_etrace_params_default(&p);
@@ -108,6 +108,9 @@ int main(int argc, char **argv) {
             o.v1_layout = mode & 4;
             p.nocontext = mode & 8;
             o.resync_max = (mode & 8) ? 0 : 4;
+            /* 16..19: sequentially inferable jumps and implicit exceptions */
+            o.si_jump = mode >= 16 && (mode & 1);
+            o.implicit_except = mode >= 16 && (mode & 2);
             rvt_image *img;
             rvt_diag d = {{0}};
             if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
@@ -139,6 +142,7 @@ int main(int argc, char **argv) {
             rvt_etrace_decoder *dec;
             rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, pc_sink, &dc);
             rvt_etrace_decoder_set_const_memory(dec, rom, &dc);
+            rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(m, 0, 0x305)); /* mtvec as the program left it */
             rvt_te_raw_cursor cur = {trace.bytes, trace.len, 0, 0};
             rvt_te_inst pkt;
             int rc = 0;
@@ -160,6 +164,6 @@ int main(int argc, char **argv) {
             fclose(null);
         }
     }
-    printf("etrace round trip: %d programs x 16 option sets, %d failures\n", argc - 1, failures);
+    printf("etrace round trip: %d programs x 20 option sets, %d failures\n", argc - 1, failures);
     return failures ? 1 : 0;
 }

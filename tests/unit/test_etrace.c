@@ -122,6 +122,46 @@ static void test_example_three_branches(void **state) {
     assert_int_equal(c.pkts[2].address, 0x148 >> 1);
 }
 
+/* Sequentially inferable jump (auipc t0 then jalr through t0): with the
+ * option on no packet is needed for its target. */
+static void test_sijump(void **state) {
+    (void)state;
+    rvt_retire r[] = {insn(0x80000000, 4, 0), insn(0x80000004, 4, 0), insn(0x80000008, 4, 0),
+                      insn(0x8000000c, 4, RVT_ITYPE_UNINFERABLE_CALL), insn(0x80000100, 4, 0),
+                      insn(0x80000104, 4, 0)};
+    r[2].insn = 0x00000297; /* auipc t0,0x0 */
+    r[3].insn = 0x0f8280e7; /* jalr ra,248(t0) -> 0x80000100 */
+    rvt_etrace_options o;
+    rvt_etrace_options_default(&o);
+    collected c;
+    encode(r, 6, &o, &c);
+    size_t without = c.n;
+    o.si_jump = true;
+    encode(r, 6, &o, &c);
+    assert_int_equal(c.n, without - 1);
+}
+
+/* Implicit exception: the trap packet leaves out the handler address when
+ * thaddr is 1 (2.0), so it is shorter. */
+static void test_implicit_exception_layout(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options o;
+    rvt_etrace_options_default(&o);
+    rvt_te_inst pkt = {.format = 3, .subformat = 1, .branch = 1, .privilege = 3, .ecause = 11, .thaddr = 1,
+                       .address = 0x40000048, .tval = 0x1234};
+    uint8_t a[64], b[64];
+    int full = rvt_te_inst_pack(&p, &o, &pkt, a, sizeof a);
+    o.implicit_except = true;
+    int implicit = rvt_te_inst_pack(&p, &o, &pkt, b, sizeof b);
+    assert_true(implicit > 0 && implicit < full);
+    rvt_te_inst back;
+    assert_int_equal(rvt_te_inst_unpack(&p, &o, b, (size_t)implicit, &back, NULL), 0);
+    assert_int_equal(back.tval, 0x1234);
+    assert_int_equal(back.address, 0);
+}
+
 /* Resynchronisation every 2^(resync_max+4) packets: with resync_max 0 a
  * sync follows 16 address packets (plus the one of the instruction that
  * reaches the limit). */
@@ -229,6 +269,8 @@ int main(void) {
         cmocka_unit_test(test_example_ret),
         cmocka_unit_test(test_example_branch_ret),
         cmocka_unit_test(test_example_three_branches),
+        cmocka_unit_test(test_sijump),
+        cmocka_unit_test(test_implicit_exception_layout),
         cmocka_unit_test(test_resync),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_config_errors),
