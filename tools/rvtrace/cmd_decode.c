@@ -22,9 +22,14 @@ static void decode_usage(FILE *out) {
             "Options:\n"
             "  --elf FILE[@BASE]  program image, optionally loaded at an offset (repeatable)\n"
             "  --pcs              write one lower-case hex address per retired instruction\n"
+            "  --listing          write each retired instruction with its symbol, disassembly\n"
+            "                     and source line\n"
+            "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options\n"
             "  -h, --help         show this help\n"
+            "\n"
+            "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
             "\n"
             "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
             "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
@@ -35,7 +40,8 @@ typedef struct {
     rvt_machine *machine;
     unsigned xlen;
     FILE *out;
-    char line[32];
+    bool listing;
+    rvt_disasm_ctx dis;
 } decode_ctx;
 
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
@@ -62,14 +68,30 @@ static bool read_rom(void *user, uint64_t addr, void *buf, unsigned n) {
 
 static int write_pc(void *user, uint64_t pc) {
     decode_ctx *c = user;
-    return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
+    if (!c->listing)
+        return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
+    rvt_insn in;
+    char text[160] = "?";
+    if (fetch_code(c, pc, &in))
+        rvt_disasm(&c->dis, &in, NULL, pc, text, sizeof text);
+    uint64_t off = 0;
+    const char *sym = rvt_image_symbolize(c->img, pc, &off);
+    const char *file;
+    unsigned line;
+    char where[300] = "", src[300] = "";
+    if (sym)
+        snprintf(where, sizeof where, off ? "<%s+0x%" PRIx64 ">" : "<%s>", sym, off);
+    if (rvt_image_source_line(c->img, pc, &file, &line))
+        snprintf(src, sizeof src, "\t%s:%u", file, line);
+    return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
 }
 
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
     const char *elfs[16];
     int nelf = 0;
-    bool pcs = false;
+    bool pcs = false, listing = false;
+    uint64_t tvec = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -87,6 +109,10 @@ int cmd_decode(int argc, char **argv) {
             output = argv[++i];
         } else if (!strcmp(a, "--pcs")) {
             pcs = true;
+        } else if (!strcmp(a, "--listing")) {
+            listing = true;
+        } else if (!strcmp(a, "--tvec") && i + 1 < argc) {
+            tvec = strtoull(argv[++i], NULL, 0);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace decode: unknown option '%s'\n", a);
             return 2;
@@ -98,8 +124,8 @@ int cmd_decode(int argc, char **argv) {
         decode_usage(stderr);
         return 2;
     }
-    if (strcmp(format, "etrace") != 0 || !pcs) {
-        fprintf(stderr, "rvtrace decode: only --format etrace with --pcs output is implemented so far\n");
+    if (strcmp(format, "etrace") != 0 || pcs == listing) {
+        fprintf(stderr, "rvtrace decode: give --format etrace and one of --pcs or --listing\n");
         return 2;
     }
     rvt_etrace_params p;
@@ -131,12 +157,14 @@ int cmd_decode(int argc, char **argv) {
         }
     }
     c.xlen = rvt_image_xlen(c.img);
+    c.listing = listing;
+    rvt_disasm_init(&c.dis, c.xlen, 0);
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
     if (rvt_machine_new(&c.machine, &cfg, c.img, &d))
         c.machine = NULL; /* the program does not fit spike's layout: its ELF alone then */
-    size_t size;
-    if (rvt_read_file(trace, &data, &size, &d)) {
+    rvt_zreader *zr = NULL;
+    if (rvt_zreader_open(&zr, trace, &d)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
@@ -148,13 +176,39 @@ int cmd_decode(int argc, char **argv) {
     if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
-    rvt_te_raw_cursor cur = {(const uint8_t *)data, size, 0, 0};
+    rvt_etrace_decoder_set_tvec(dec, tvec);
+    /* The capture is read in 1 MiB pieces; a packet cut at the end of a piece
+     * waits for the next one. Offsets in messages are from the file start. */
+    const size_t chunk = 1 << 20;
+    data = malloc(chunk + 64);
+    if (!data)
+        goto done;
+    size_t have = 0, base = 0;
+    bool eof = false;
+    rvt_te_raw_cursor cur = {(const uint8_t *)data, 0, 0, 0};
     rvt_te_inst pkt;
     size_t off;
     int rc;
     unsigned damage = 0;
     for (;;) {
+        if (!eof && have - cur.pos < 64) {
+            memmove(data, data + cur.pos, have - cur.pos);
+            base += cur.pos;
+            have -= cur.pos;
+            cur.pos = 0;
+            long n = rvt_zreader_read(zr, data + have, chunk + 64 - have, &d);
+            if (n < 0) {
+                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+                rvt_zreader_close(zr);
+                goto done;
+            }
+            eof = n == 0;
+            have += (size_t)n;
+            cur.data = (const uint8_t *)data;
+            cur.size = have;
+        }
         rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &off, &d);
+        off += base;
         if (rc == 0)
             break;
         if (rc < 0) {
@@ -173,6 +227,7 @@ int cmd_decode(int argc, char **argv) {
             rvt_etrace_decoder_resync(dec);
         }
     }
+    rvt_zreader_close(zr);
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %u places where trace was lost\n", trace, damage);
     status = damage ? 1 : 0;
