@@ -242,7 +242,6 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
     bool stop = false;
     if (!get(d, d->pc, &in))
         return true;
-    bool have_prev = d->fetch(d->user, d->last_pc, &prev);
     uint64_t target;
     bool implicit = false;
     if (is_inferable_jump(&in)) {
@@ -250,7 +249,7 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
     } else if (implicit_target(d, &in, t, &target)) {
         d->pc = mask_addr(d, target);
         implicit = true;
-    } else if (d->o.si_jump && is_uninferable_jump(&in) && have_prev &&
+    } else if (d->o.si_jump && is_uninferable_jump(&in) && d->fetch(d->user, d->last_pc, &prev) &&
                (prev.op == RVT_OP_LUI || prev.op == RVT_OP_AUIPC) && prev.rd == in.rs1) {
         rvt_seq_inferable_target(&prev, d->last_pc, &in, d->xlen, &d->pc);
     } else if (is_uninferable_discon(&in)) {
@@ -272,9 +271,11 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
     } else {
         d->pc = mask_addr(d, d->pc + in.len);
     }
-    if (is_call(&in))
-        push_return(d, this_pc + in.len);
-    track(d, &in, this_pc);
+    if (d->o.implicit_return) { /* call sites and register values serve implicit returns only */
+        if (is_call(&in))
+            push_return(d, this_pc + in.len);
+        track(d, &in, this_pc);
+    }
     d->last_pc = this_pc;
     d->last_implicit = implicit;
     return stop;

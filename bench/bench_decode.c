@@ -1,0 +1,90 @@
+/* E-Trace decoder throughput: the golden stream of a corpus program decoded
+ * from memory with the ELF, counting retired instructions. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/image.h"
+
+static rvt_image *img;
+
+static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    const rvt_insn *in = rvt_image_insn(img, addr);
+    if (!in)
+        return false;
+    *out = *in;
+    return true;
+}
+
+static int count(void *user, uint64_t pc) {
+    (void)pc;
+    (*(unsigned long long *)user)++;
+    return 0;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_decode GOLDEN_ETRACE_CONFIG_DIR PROGRAM.elf...\n");
+        return 2;
+    }
+    for (int k = 2; k < argc; k++) {
+        rvt_diag d = {{0}};
+        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
+            fprintf(stderr, "%s\n", d.msg);
+            return 1;
+        }
+        const char *base = strrchr(argv[k], '/');
+        base = base ? base + 1 : argv[k];
+        char name[256], path[4096];
+        snprintf(name, sizeof name, "%s", base);
+        char *dot = strrchr(name, '.');
+        if (dot)
+            *dot = 0;
+        rvt_etrace_params p;
+        rvt_etrace_options o;
+        rvt_etrace_params_default(&p);
+        rvt_etrace_options_default(&o);
+        snprintf(path, sizeof path, "%s/%s", argv[1], rvt_image_xlen(img) == 32 ? "hw32.scf" : "hw64.scf");
+        rvt_etrace_load_scf(path, &p, &d);
+        snprintf(path, sizeof path, "%s/encoder.ucf", argv[1]);
+        rvt_etrace_load_ucf(path, &o, &d);
+        snprintf(path, sizeof path, "%s/%s.te_inst_raw", argv[1], name);
+        char *raw;
+        size_t size;
+        if (rvt_read_file(path, &raw, &size, &d)) {
+            fprintf(stderr, "%s\n", d.msg);
+            return 1;
+        }
+        double best = 1e9;
+        unsigned long long n = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            n = 0;
+            rvt_etrace_decoder *dec;
+            rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, count, &n);
+            double t0 = now();
+            rvt_te_raw_cursor c = {(const uint8_t *)raw, size, 0, 0};
+            rvt_te_inst pkt;
+            while (rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d) == 1)
+                if (rvt_etrace_decode(dec, &pkt, &d))
+                    rvt_etrace_decoder_resync(dec); /* the boot ROM is not in the ELF */
+            double t = now() - t0;
+            if (t < best)
+                best = t;
+            rvt_etrace_decoder_free(dec);
+        }
+        printf("%-55s %12llu instructions  %7.1f M instr/s\n", argv[k], n, (double)n / best / 1e6);
+        free(raw);
+        rvt_image_free(img);
+    }
+    return 0;
+}
