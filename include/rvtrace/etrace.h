@@ -44,6 +44,9 @@ void rvt_etrace_options_default(rvt_etrace_options *o);
  * they belong to sections the encoder does not use. */
 int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag);
 int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag);
+/* Defaults, then the .scf and .ucf when given (either may be NULL). */
+int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
+                           rvt_diag *diag);
 
 /* Field widths that follow from the parameters. */
 static inline unsigned rvt_etrace_addr_width(const rvt_etrace_params *p) {

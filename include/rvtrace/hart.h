@@ -70,6 +70,14 @@ uint64_t rvt_machine_pc(const rvt_machine *m, unsigned hart);
 uint64_t rvt_machine_csr(rvt_machine *m, unsigned hart, unsigned csr);
 bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n);
 
+/* Code for trace decoders: the decoded instruction at `addr` from the
+ * program image, or else from the machine's memory (spike's boot ROM, which
+ * traces from reset start in). `m` may be NULL. */
+bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *out);
+/* Read-only memory of the machine (the boot ROM): contents a decoder may
+ * trust when following register values. */
+bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

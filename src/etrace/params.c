@@ -193,3 +193,13 @@ static int ucf_kv(void *target, const char *section, const char *key, const char
 int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag) {
     return parse_config(path, o, ucf_kv, diag);
 }
+
+int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
+                           rvt_diag *diag) {
+    rvt_etrace_params_default(p);
+    rvt_etrace_options_default(o);
+    int rc = scf ? rvt_etrace_load_scf(scf, p, diag) : RVT_OK;
+    if (rc == RVT_OK && ucf)
+        rc = rvt_etrace_load_ucf(ucf, o, diag);
+    return rc;
+}

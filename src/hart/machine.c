@@ -435,3 +435,26 @@ bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n) {
     memcpy(buf, r->data + (paddr - r->base), n);
     return true;
 }
+
+bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *out) {
+    const rvt_insn *in = img ? rvt_image_insn(img, addr) : NULL;
+    if (in) {
+        *out = *in;
+        return true;
+    }
+    uint8_t b[4] = {0};
+    if (!m || !rvt_machine_read_mem(m, addr, b, 2))
+        return false;
+    if (rvt_insn_length((uint16_t)(b[0] | b[1] << 8)) == 4 && !rvt_machine_read_mem(m, addr + 2, b + 2, 2))
+        return false;
+    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24, m->xlen, out);
+    return true;
+}
+
+bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n) {
+    mem_region *r = phys_region(m, addr, n);
+    if (!r || !r->rom)
+        return false;
+    memcpy(buf, r->data + (addr - r->base), n);
+    return true;
+}

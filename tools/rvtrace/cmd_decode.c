@@ -46,24 +46,13 @@ typedef struct {
 
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
     decode_ctx *c = user;
-    const rvt_insn *in = rvt_image_insn(c->img, addr);
-    if (in && in->len) {
-        *out = *in;
-        return true;
-    }
-    uint8_t b[4] = {0};
-    if (!c->machine || !rvt_machine_read_mem(c->machine, addr, b, 2))
-        return false;
-    if (rvt_insn_length((uint16_t)(b[0] | b[1] << 8)) == 4 && !rvt_machine_read_mem(c->machine, addr + 2, b + 2, 2))
-        return false;
-    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24, c->xlen, out);
-    return true;
+    return rvt_program_insn(c->img, c->machine, addr, out);
 }
 
 /* The boot ROM is the only memory known not to change. */
 static bool read_rom(void *user, uint64_t addr, void *buf, unsigned n) {
     decode_ctx *c = user;
-    return c->machine && addr >= 0x1000 && addr + n <= 0x2000 && rvt_machine_read_mem(c->machine, addr, buf, n);
+    return c->machine && rvt_machine_read_rom(c->machine, addr, buf, n);
 }
 
 static int write_pc(void *user, uint64_t pc) {
@@ -130,15 +119,12 @@ int cmd_decode(int argc, char **argv) {
     }
     rvt_etrace_params p;
     rvt_etrace_options o;
-    rvt_etrace_params_default(&p);
-    rvt_etrace_options_default(&o);
     rvt_diag d = {{0}};
     decode_ctx c = {0};
     int status = 1;
     char *data = NULL;
     rvt_etrace_decoder *dec = NULL;
-    if ((scf && rvt_etrace_load_scf(scf, &p, &d)) || (ucf && rvt_etrace_load_ucf(ucf, &o, &d)) ||
-        rvt_image_new(&c.img)) {
+    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || rvt_image_new(&c.img)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }

@@ -79,22 +79,11 @@ typedef struct {
 
 static bool demo_fetch(void *user, uint64_t addr, rvt_insn *out) {
     decode_ctx *c = user;
-    const rvt_insn *in = rvt_image_insn(c->img, addr);
-    if (in) {
-        *out = *in;
-        return true;
-    }
-    uint8_t b[4] = {0};
-    if (!rvt_machine_read_mem(c->machine, addr, b, 4))
-        return false;
-    rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24,
-               rvt_image_xlen(c->img), out);
-    return true;
+    return rvt_program_insn(c->img, c->machine, addr, out);
 }
 
 static bool demo_rom(void *user, uint64_t addr, void *buf, unsigned n) {
-    decode_ctx *c = user;
-    return addr >= 0x1000 && addr + n <= 0x2000 && rvt_machine_read_mem(c->machine, addr, buf, n);
+    return rvt_machine_read_rom(((decode_ctx *)user)->machine, addr, buf, n);
 }
 
 static int demo_pc(void *user, uint64_t pc) { return pc_push(&((decode_ctx *)user)->decoded, pc); }

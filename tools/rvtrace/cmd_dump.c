@@ -63,10 +63,8 @@ int cmd_dump(int argc, char **argv) {
     }
     rvt_etrace_params p;
     rvt_etrace_options o;
-    rvt_etrace_params_default(&p);
-    rvt_etrace_options_default(&o);
     rvt_diag d = {{0}};
-    if ((scf && rvt_etrace_load_scf(scf, &p, &d)) || (ucf && rvt_etrace_load_ucf(ucf, &o, &d))) {
+    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d)) {
         fprintf(stderr, "rvtrace dump: %s\n", d.msg);
         return 1;
     }

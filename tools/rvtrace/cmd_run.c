@@ -192,13 +192,13 @@ int cmd_run(int argc, char **argv) {
     if (etrace_path) {
         rvt_etrace_params ep;
         rvt_etrace_options eo;
-        rvt_etrace_params_default(&ep);
-        rvt_etrace_options_default(&eo);
-        ep.iaddress_width = rvt_image_xlen(img);
-        ep.itype_width = 4;
-        if ((scf && rvt_etrace_load_scf(scf, &ep, &diag)) || (ucf && rvt_etrace_load_ucf(ucf, &eo, &diag))) {
+        if (rvt_etrace_load_config(scf, ucf, &ep, &eo, &diag)) {
             fprintf(stderr, "rvtrace run: %s\n", diag.msg);
             goto out;
+        }
+        if (!scf) { /* the program's XLEN and the full jump classification */
+            ep.iaddress_width = rvt_image_xlen(img);
+            ep.itype_width = 4;
         }
         if (!(te = fopen(etrace_path, "wb")) || rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
             fprintf(stderr, "rvtrace run: %s: %s\n", etrace_path, strerror(errno));

@@ -50,13 +50,10 @@ int cmd_stats(int argc, char **argv) {
     }
     rvt_etrace_params p;
     rvt_etrace_options o;
-    rvt_etrace_params_default(&p);
-    rvt_etrace_options_default(&o);
     rvt_diag d = {{0}};
     char *data;
     size_t size;
-    if ((scf && rvt_etrace_load_scf(scf, &p, &d)) || (ucf && rvt_etrace_load_ucf(ucf, &o, &d)) ||
-        rvt_read_file(trace, &data, &size, &d)) {
+    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || rvt_read_file(trace, &data, &size, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
         return 1;
     }
