@@ -41,6 +41,18 @@ typedef struct rvt_retire {
     uint8_t hart;       /* hart index */
 } rvt_retire;
 
+/* Exception causes of ecall and ebreak (breakpoint, ecall from U, S, M):
+ * their instruction counts as executed although it traps. */
+static inline bool rvt_cause_is_env_call(uint64_t cause) {
+    uint64_t code = cause & 0xff;
+    return code == 3 || code == 8 || code == 9 || code == 11;
+}
+
+/* A trap record of an ecall or ebreak. */
+static inline bool rvt_retire_is_env_trap(const rvt_retire *r) {
+    return r->ninsns == 0 && r->itype == 1 && rvt_cause_is_env_call(r->cause);
+}
+
 /* Receives records in batches; a non-zero return stops the producer. */
 typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
 

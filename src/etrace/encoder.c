@@ -350,12 +350,9 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
         }
         rvt_retire *r = SLOT(e, e->nstaged);
         *r = *in;
-        if (is_trap(r) && r->itype == RVT_ITYPE_EXCEPTION) {
-            uint64_t code = r->cause & 0xff;
-            if (code == 3 || code == 8 || code == 9 || code == 11) {
-                r->ninsns = 1;
-                r->iretire = (uint16_t)(r->ilastsize + 1);
-            }
+        if (rvt_retire_is_env_trap(r)) {
+            r->ninsns = 1;
+            r->iretire = (uint16_t)(r->ilastsize + 1);
         }
         if (e->o.si_jump && !r->sijump && e->nstaged > 0)
             r->sijump = sequentially_inferable(e, SLOT(e, e->nstaged - 1), r);

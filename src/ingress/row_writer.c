@@ -39,8 +39,7 @@ static bool counts_as_executed(const row *r) {
         return false;
     if (!r->exception)
         return true;
-    uint64_t code = r->cause & 0xff;
-    return code == 3 || code == 8 || code == 9 || code == 11; /* ebreak, ecalls */
+    return rvt_cause_is_env_call(r->cause);
 }
 
 static void put_row(rvt_row_writer *w, const row *r) {

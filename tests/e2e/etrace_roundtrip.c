@@ -45,9 +45,7 @@ typedef struct {
 static int run_sink(void *user, const rvt_retire *recs, size_t n) {
     run_ctx *r = user;
     for (size_t i = 0; i < n; i++) {
-        uint64_t code = recs[i].cause & 0xff;
-        bool env = recs[i].ninsns == 0 && recs[i].itype == RVT_ITYPE_EXCEPTION &&
-                   (code == 3 || code == 8 || code == 9 || code == 11);
+        bool env = rvt_retire_is_env_trap(&recs[i]);
         bool interrupted = i + 1 < n && recs[i + 1].itype == RVT_ITYPE_INTERRUPT && recs[i + 1].ninsns == 0;
         if ((recs[i].ninsns && !interrupted) || env)
             add(&r->executed, recs[i].iaddr);

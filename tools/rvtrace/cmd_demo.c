@@ -63,9 +63,7 @@ static int run_sink(void *user, const rvt_retire *recs, size_t n) {
     run_ctx *r = user;
     for (size_t i = 0; i < n; i++) {
         const rvt_retire *rec = &recs[i];
-        uint64_t code = rec->cause & 0xff;
-        bool env = rec->ninsns == 0 && rec->itype == RVT_ITYPE_EXCEPTION && (code == 3 || code == 8 || code == 9 || code == 11);
-        if ((rec->ninsns || env) && pc_push(&r->executed, rec->iaddr))
+        if ((rec->ninsns || rvt_retire_is_env_trap(rec)) && pc_push(&r->executed, rec->iaddr))
             return RVT_E_NOMEM;
     }
     return rvt_etrace_encoder_push(r->compact, recs, n) | rvt_etrace_encoder_push(r->plain, recs, n);

@@ -129,8 +129,7 @@ int cmd_encode(int argc, char **argv) {
         for (long i = 0; i < n; i++) {
             const rvt_retire *rec = &recs[i];
             bool interrupt = rec->itype == 2 && rec->ninsns == 0;
-            uint64_t code = rec->cause & 0xff;
-            bool env = code == 3 || code == 8 || code == 9 || code == 11;
+            bool env = rvt_cause_is_env_call(rec->cause);
             rows += rec->ninsns ? rec->ninsns : !interrupt;
             retired += rec->ninsns ? rec->ninsns : (!interrupt && env);
             if (interrupt && retired)
