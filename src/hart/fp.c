@@ -4,8 +4,7 @@
  * saturating conversions, fclass, the rounding-mode field).
  * Compiled with -frounding-math so the compiler keeps operations after the
  * fesetround that selects their rounding mode. RMM (round to nearest, ties to
- * max magnitude) has no host equivalent; it is emulated for conversions to
- * integer and falls back to ties-to-even for arithmetic. */
+ * max magnitude) has no host equivalent; see the RMM helpers below. */
 #include <fenv.h>
 #include <math.h>
 
@@ -15,6 +14,7 @@
 #define F64_CANON 0x7ff8000000000000ull
 #define BOX 0xffffffff00000000ull
 
+enum { RM_RMM = 4 }; /* the rm field's round-to-nearest, ties to max magnitude */
 enum { FF_NX = 1, FF_UF = 2, FF_OF = 4, FF_DZ = 8, FF_NV = 16 };
 
 static float f32_get(const hart *h, unsigned r) {
@@ -88,7 +88,7 @@ static uint64_t to_int(hart *h, double v, unsigned rm, bool is_signed, unsigned 
         return max;
     }
     double r;
-    if (rm == 4) { /* ties away from zero */
+    if (rm == RM_RMM) {
         r = round(v);
     } else {
         int old = fegetround();
@@ -107,6 +107,124 @@ static uint64_t to_int(hart *h, double v, unsigned rm, bool is_signed, unsigned 
     if (r != v)
         h->fflags |= FF_NX;
     return is_signed ? (uint64_t)(int64_t)r : (uint64_t)r;
+}
+
+/* RMM differs from the host's ties-to-even only when the exact result lies
+ * exactly halfway between two neighbours and ties-to-even chose the one nearer
+ * zero. Each helper below computes the ties-to-even result s and the exact
+ * residual (exact value - s = num/den) and, in that one case, steps s one unit
+ * away from zero. Residuals are exact while results stay normal; tiny results
+ * of mul, div and fused multiply-add keep ties-to-even (fma has no cheap exact
+ * residual). Square roots never fall halfway, so they need no fix. */
+static double f64_away(double s) {
+    uint64_t b;
+    memcpy(&b, &s, 8);
+    b++; /* sign-magnitude: one more unit of magnitude */
+    memcpy(&s, &b, 8);
+    return s;
+}
+static float f32_away(float s) {
+    uint32_t b;
+    memcpy(&b, &s, 4);
+    b++;
+    memcpy(&s, &b, 4);
+    return s;
+}
+static bool halfway_beyond(double s, double away, double num, double den) {
+    if (num == 0 || !isfinite(s) || !isfinite(away))
+        return false;
+    bool residual_negative = signbit(num) != signbit(den);
+    return residual_negative == (bool)signbit(s) && fabs(num) == fabs(away - s) * 0.5 * fabs(den);
+}
+
+/* The residual computations must not leave flags of their own. */
+#define RMM_FIX(s, away_fn, num_expr, den_expr)                                 \
+    do {                                                                        \
+        fexcept_t kept_;                                                        \
+        fegetexceptflag(&kept_, FE_ALL_EXCEPT);                                 \
+        if (halfway_beyond((s), away_fn(s), (num_expr), (den_expr)))           \
+            (s) = away_fn(s);                                                   \
+        fesetexceptflag(&kept_, FE_ALL_EXCEPT);                                 \
+    } while (0)
+
+/* Knuth's TwoSum gives the exact error of a rounded-to-nearest sum. */
+static double two_sum_err(double a, double b, double s) {
+    double bv = s - a;
+    return (a - (s - bv)) + (b - bv);
+}
+static float two_sum_err32(float a, float b, float s) {
+    float bv = s - a;
+    return (a - (s - bv)) + (b - bv);
+}
+
+static double add64(double a, double b, unsigned rm) {
+    double s = a + b;
+    if (rm == RM_RMM && isfinite(s))
+        RMM_FIX(s, f64_away, two_sum_err(a, b, s), 1.0);
+    return s;
+}
+static float add32(float a, float b, unsigned rm) {
+    float s = a + b;
+    if (rm == RM_RMM && isfinite(s))
+        RMM_FIX(s, f32_away, two_sum_err32(a, b, s), 1.0);
+    return s;
+}
+static double mul64(double a, double b, unsigned rm) {
+    double p = a * b;
+    if (rm == RM_RMM && isfinite(p))
+        RMM_FIX(p, f64_away, fma(a, b, -p), 1.0);
+    return p;
+}
+static float mul32(float a, float b, unsigned rm) {
+    float p = a * b;
+    if (rm == RM_RMM && isfinite(p))
+        RMM_FIX(p, f32_away, fmaf(a, b, -p), 1.0);
+    return p;
+}
+static double div64(double a, double b, unsigned rm) {
+    double q = a / b;
+    if (rm == RM_RMM && isfinite(q) && isfinite(b))
+        RMM_FIX(q, f64_away, fma(-q, b, a), b);
+    return q;
+}
+static float div32(float a, float b, unsigned rm) {
+    float q = a / b;
+    if (rm == RM_RMM && isfinite(q) && isfinite(b))
+        RMM_FIX(q, f32_away, fmaf(-q, b, a), b);
+    return q;
+}
+static float narrow(double d, unsigned rm) {
+    float s = (float)d;
+    if (rm == RM_RMM && isfinite(s))
+        RMM_FIX(s, f32_away, d - (double)s, 1.0);
+    return s;
+}
+
+/* Integer to floating point with `precision` significand bits. The host cast
+ * covers the directed modes and ties-to-even; RMM rounds the magnitude here. */
+static double int_to_fp(hart *h, uint64_t value, bool is_signed, unsigned precision, unsigned rm) {
+    bool negative = is_signed && (int64_t)value < 0;
+    if (rm != RM_RMM) {
+        if (precision == 24)
+            return is_signed ? (double)(float)(int64_t)value : (double)(float)value;
+        return is_signed ? (double)(int64_t)value : (double)value;
+    }
+    uint64_t magnitude = negative ? 0 - value : value;
+    unsigned width = 0;
+    for (uint64_t m = magnitude; m; m >>= 1)
+        width++;
+    int shift = 0;
+    if (width > precision) {
+        shift = (int)(width - precision);
+        uint64_t dropped = magnitude & ((1ull << shift) - 1);
+        magnitude >>= shift;
+        if (dropped >> (shift - 1)) /* at or beyond halfway: away from zero */
+            magnitude++;
+        if (dropped)
+            h->fflags |= FF_NX;
+    }
+    double r = ldexp((double)magnitude, shift);
+    return negative ? -r : r;
 }
 
 static uint16_t classify(bool neg, bool inf, bool nan, bool snan, bool zero, bool subnormal) {
@@ -194,15 +312,15 @@ int fp_exec(hart *h, const rvt_insn *in) {
     feclearexcept(FE_ALL_EXCEPT);
     bool host_flags = true;
     switch (op) {
-    case RVT_OP_FADD_S: f32_set(h, in->rd, f32_get(h, in->rs1) + f32_get(h, in->rs2)); break;
-    case RVT_OP_FSUB_S: f32_set(h, in->rd, f32_get(h, in->rs1) - f32_get(h, in->rs2)); break;
-    case RVT_OP_FMUL_S: f32_set(h, in->rd, f32_get(h, in->rs1) * f32_get(h, in->rs2)); break;
-    case RVT_OP_FDIV_S: f32_set(h, in->rd, f32_get(h, in->rs1) / f32_get(h, in->rs2)); break;
+    case RVT_OP_FADD_S: f32_set(h, in->rd, add32(f32_get(h, in->rs1), f32_get(h, in->rs2), rm)); break;
+    case RVT_OP_FSUB_S: f32_set(h, in->rd, add32(f32_get(h, in->rs1), -f32_get(h, in->rs2), rm)); break;
+    case RVT_OP_FMUL_S: f32_set(h, in->rd, mul32(f32_get(h, in->rs1), f32_get(h, in->rs2), rm)); break;
+    case RVT_OP_FDIV_S: f32_set(h, in->rd, div32(f32_get(h, in->rs1), f32_get(h, in->rs2), rm)); break;
     case RVT_OP_FSQRT_S: f32_set(h, in->rd, sqrtf(f32_get(h, in->rs1))); break;
-    case RVT_OP_FADD_D: f64_set(h, in->rd, f64_get(h, in->rs1) + f64_get(h, in->rs2)); break;
-    case RVT_OP_FSUB_D: f64_set(h, in->rd, f64_get(h, in->rs1) - f64_get(h, in->rs2)); break;
-    case RVT_OP_FMUL_D: f64_set(h, in->rd, f64_get(h, in->rs1) * f64_get(h, in->rs2)); break;
-    case RVT_OP_FDIV_D: f64_set(h, in->rd, f64_get(h, in->rs1) / f64_get(h, in->rs2)); break;
+    case RVT_OP_FADD_D: f64_set(h, in->rd, add64(f64_get(h, in->rs1), f64_get(h, in->rs2), rm)); break;
+    case RVT_OP_FSUB_D: f64_set(h, in->rd, add64(f64_get(h, in->rs1), -f64_get(h, in->rs2), rm)); break;
+    case RVT_OP_FMUL_D: f64_set(h, in->rd, mul64(f64_get(h, in->rs1), f64_get(h, in->rs2), rm)); break;
+    case RVT_OP_FDIV_D: f64_set(h, in->rd, div64(f64_get(h, in->rs1), f64_get(h, in->rs2), rm)); break;
     case RVT_OP_FSQRT_D: f64_set(h, in->rd, sqrt(f64_get(h, in->rs1))); break;
     case RVT_OP_FMADD_S: f32_set(h, in->rd, fmaf(f32_get(h, in->rs1), f32_get(h, in->rs2), f32_get(h, in->rs3))); break;
     case RVT_OP_FMSUB_S: f32_set(h, in->rd, fmaf(f32_get(h, in->rs1), f32_get(h, in->rs2), -f32_get(h, in->rs3))); break;
@@ -238,15 +356,15 @@ int fp_exec(hart *h, const rvt_insn *in) {
     case RVT_OP_FCVT_WU_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, false, 32)); host_flags = false; break;
     case RVT_OP_FCVT_L_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, true, 64)); host_flags = false; break;
     case RVT_OP_FCVT_LU_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, false, 64)); host_flags = false; break;
-    case RVT_OP_FCVT_S_W: f32_set(h, in->rd, (float)(int32_t)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_S_WU: f32_set(h, in->rd, (float)(uint32_t)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_S_L: f32_set(h, in->rd, (float)(int64_t)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_S_LU: f32_set(h, in->rd, (float)h->x[in->rs1]); break;
+    case RVT_OP_FCVT_S_W: f32_set(h, in->rd, (float)int_to_fp(h, (uint64_t)(int64_t)(int32_t)h->x[in->rs1], true, 24, rm)); break;
+    case RVT_OP_FCVT_S_WU: f32_set(h, in->rd, (float)int_to_fp(h, (uint32_t)h->x[in->rs1], false, 24, rm)); break;
+    case RVT_OP_FCVT_S_L: f32_set(h, in->rd, (float)int_to_fp(h, h->x[in->rs1], true, 24, rm)); break;
+    case RVT_OP_FCVT_S_LU: f32_set(h, in->rd, (float)int_to_fp(h, h->x[in->rs1], false, 24, rm)); break;
     case RVT_OP_FCVT_D_W: f64_set(h, in->rd, (double)(int32_t)h->x[in->rs1]); break;
     case RVT_OP_FCVT_D_WU: f64_set(h, in->rd, (double)(uint32_t)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_D_L: f64_set(h, in->rd, (double)(int64_t)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_D_LU: f64_set(h, in->rd, (double)h->x[in->rs1]); break;
-    case RVT_OP_FCVT_S_D: f32_set(h, in->rd, (float)f64_get(h, in->rs1)); break;
+    case RVT_OP_FCVT_D_L: f64_set(h, in->rd, int_to_fp(h, h->x[in->rs1], true, 53, rm)); break;
+    case RVT_OP_FCVT_D_LU: f64_set(h, in->rd, int_to_fp(h, h->x[in->rs1], false, 53, rm)); break;
+    case RVT_OP_FCVT_S_D: f32_set(h, in->rd, narrow(f64_get(h, in->rs1), rm)); break;
     case RVT_OP_FCVT_D_S: f64_set(h, in->rd, (double)f32_get(h, in->rs1)); break;
     case RVT_OP_FMV_X_W: wr_x(h, in->rd, (uint64_t)(int64_t)(int32_t)h->f[in->rs1]); host_flags = false; break;
     case RVT_OP_FMV_W_X: f32_set_bits(h, in->rd, (uint32_t)h->x[in->rs1]); host_flags = false; break;

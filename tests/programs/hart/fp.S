@@ -125,6 +125,47 @@ _start:
     fld f23, 88(s0)             /* 1e308 */
     fmul.d f24, f23, f23
     FLAGS_EQ(34, 0x05)
+    /* 37-47: RMM breaks exact ties away from zero where RNE picks the even neighbour */
+    fld f25, 96(s0)             /* 2^-53: half a unit of 1.0 */
+    fadd.d f26, f1, f25, rmm
+    fmv.x.d t1, f26
+    CHECK_EQ(37, t1, 0x3ff0000000000001)
+    fadd.d f26, f1, f25, rne
+    fmv.x.d t1, f26
+    CHECK_EQ(38, t1, 0x3ff0000000000000)
+    fld f4, 8(s0)               /* -1.0 */
+    fsub.d f26, f4, f25, rmm    /* -1 - 2^-53: away from zero is more negative */
+    fmv.x.d t1, f26
+    CHECK_EQ(39, t1, 0xbff0000000000001)
+    fld f16, 64(s0)             /* 1 + 2^-52: tie between odd and even; both modes go up */
+    fadd.d f26, f16, f25, rmm
+    fmv.x.d t1, f26
+    CHECK_EQ(40, t1, 0x3ff0000000000002)
+    li t0, 0x3f800800           /* (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 in single */
+    fmv.w.x f27, t0
+    fmul.s f28, f27, f27, rmm
+    fmv.x.w t1, f28
+    CHECK_EQ(41, t1, 0x3f801001)
+    fmul.s f28, f27, f27, rne
+    fmv.x.w t1, f28
+    CHECK_EQ(42, t1, 0x3f801000)
+    li t0, 16777217             /* 2^24 + 1 to single */
+    fcvt.s.w f28, t0, rmm
+    fmv.x.w t1, f28
+    CHECK_EQ(43, t1, 0x4b800001)
+    li t0, -16777217
+    fcvt.s.l f28, t0, rmm
+    fmv.x.w t1, f28
+    CHECK_EQ(44, t1, 0xffffffffcb800001)
+    FLAGS_EQ(45, 0x01)
+    fld f29, 104(s0)            /* 1 + 2^-24 to single */
+    fcvt.s.d f28, f29, rmm
+    fmv.x.w t1, f28
+    CHECK_EQ(46, t1, 0x3f800001)
+    fcvt.s.d f28, f29, rne
+    fmv.x.w t1, f28
+    CHECK_EQ(47, t1, 0x3f800000)
+    fsflags zero
     /* 35: FS was set to dirty by the writes above */
     csrr t1, mstatus
     srli t1, t1, 13
@@ -164,4 +205,6 @@ consts:
     .dword 0x3fefffffffffffff   /* 1 - 2^-53 */
     .dword 0x4008000000000000   /* 3.0 */
     .dword 0x7fe1ccf385ebc8a0   /* 1e308 */
+    .dword 0x3ca0000000000000   /* 2^-53 */
+    .dword 0x3ff0000010000000   /* 1 + 2^-24 */
     EXIT_CODE_SECTIONS
