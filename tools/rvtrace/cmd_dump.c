@@ -5,10 +5,17 @@
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
+#include "rvtrace/ntrace.h"
 
 static void dump_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace dump --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--csv] TRACE\n"
+            "       rvtrace dump --format ntrace [--src-bits N] TRACE.nex\n"
+            "\n"
+            "N-Trace: one line per byte of the MSEO stream, 0xBB MDO_MSEO in binary, and\n"
+            "every field on the line of the byte where it ends (NexRv's -dump layout);\n"
+            "messages are separated by blank lines. Damaged messages are reported with\n"
+            "their byte offset and the dump resumes at the next message end.\n"
             "\n"
             "Print the te_inst packets of a raw E-Trace stream (the reference flow's\n"
             ".te_inst_raw: [header][payload] per packet), one line per packet: its byte\n"
@@ -20,14 +27,83 @@ static void dump_usage(FILE *out) {
             "  --ucf FILE   user configuration (run-time options)\n"
             "  --csv        exactly the reference te_inst CSV (no offset column)\n"
             "  --v1         E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"
+            "  --src-bits N N-Trace: width of the SRC field (default 0: one hart, no SRC)\n"
             "  -h, --help   show this help\n"
             "\n"
             "Example: rvtrace dump --format etrace --scf hw64.scf --ucf encoder.ucf --csv dhrystone.te_inst_raw\n");
 }
 
+static void print_byte(uint8_t b) {
+    char bits[10];
+    for (int i = 0; i < 6; i++)
+        bits[i] = (char)('0' + ((b >> (7 - i)) & 1));
+    bits[6] = '_';
+    bits[7] = (char)('0' + ((b >> 1) & 1));
+    bits[8] = (char)('0' + (b & 1));
+    bits[9] = 0;
+    printf("0x%02X %s:", b, bits);
+}
+
+static int dump_nexus(const char *trace, unsigned src_bits) {
+    rvt_diag d = {{0}};
+    char *data;
+    size_t size;
+    if (rvt_read_file(trace, &data, &size, &d)) {
+        fprintf(stderr, "rvtrace dump: %s\n", d.msg);
+        return 1;
+    }
+    rvt_nexus_config cfg = {src_bits};
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, &cfg, data, size);
+    rvt_nexus_msg m;
+    unsigned long long count = 0, damaged = 0;
+    for (;;) {
+        size_t before = r.pos;
+        int rc = rvt_nexus_next(&r, &m, &d);
+        if (rc == 0)
+            break;
+        if (count || damaged)
+            putchar('\n'); /* blank line between messages */
+        size_t first = rc == 1 ? (size_t)m.offset : r.pos;
+        for (size_t i = before; i < first; i++) { /* idle bytes or a damaged message */
+            print_byte((uint8_t)data[i]);
+            printf("%s\n", rc == 1 ? " IDLE" : "");
+        }
+        if (rc < 0) {
+            printf("ERROR: %s\n", d.msg);
+            fprintf(stderr, "rvtrace dump: %s: %s\n", trace, d.msg);
+            damaged++;
+            continue;
+        }
+        for (size_t i = 0; i < m.length; i++) {
+            print_byte((uint8_t)data[m.offset + i]);
+            for (unsigned f = 0; f < m.nfields; f++) {
+                const rvt_nexus_field *fl = &m.fields[f];
+                if (fl->end_byte != i)
+                    continue;
+                if (fl->id == RVT_NXF_TCODE)
+                    printf(" TCODE[6]=%u (MSG #%llu) - %s", m.tcode, count, rvt_nexus_tcode_name(m.tcode));
+                else
+                    printf(" %s[%u]=0x%llX", rvt_nexus_field_name((rvt_nexus_field_id)fl->id), fl->width,
+                           (unsigned long long)fl->value);
+            }
+            putchar('\n');
+        }
+        count++;
+    }
+    free(data);
+    if (fflush(stdout))
+        return 1;
+    if (damaged)
+        fprintf(stderr, "rvtrace dump: %s: %llu damaged message(s), %llu bytes skipped\n", trace, damaged,
+                (unsigned long long)r.skipped);
+    return damaged ? 1 : 0;
+}
+
 int cmd_dump(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *format = "etrace";
     bool csv = false, v1 = false;
+    unsigned long src_bits = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -43,6 +119,13 @@ int cmd_dump(int argc, char **argv) {
             csv = true;
         } else if (!strcmp(a, "--v1")) {
             v1 = true;
+        } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
+            char *end;
+            src_bits = strtoul(argv[++i], &end, 0);
+            if (*end || src_bits > 16) {
+                fprintf(stderr, "rvtrace dump: --src-bits wants 0..16, got '%s'\n", argv[i]);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace dump: unknown option '%s'\n", a);
             return 2;
@@ -57,8 +140,10 @@ int cmd_dump(int argc, char **argv) {
         dump_usage(stderr);
         return 2;
     }
+    if (!strcmp(format, "ntrace"))
+        return dump_nexus(trace, (unsigned)src_bits);
     if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace dump: --format %s is not supported yet (etrace only)\n", format);
+        fprintf(stderr, "rvtrace dump: unknown --format '%s' (etrace or ntrace)\n", format);
         return 2;
     }
     rvt_etrace_params p;

@@ -15,7 +15,7 @@ static const struct {
     {"encode", cmd_encode, "encode a retirement stream as E-Trace te_inst packets"},
     {"decode", cmd_decode, "rebuild the retired instructions from a trace and the program"},
     {"stats", cmd_stats, "packets, bytes and bits per instruction of a trace"},
-    {"dump", cmd_dump, "print the packets of a trace, one line each with its byte offset"},
+    {"dump", cmd_dump, "print a trace: E-Trace packets with byte offsets, N-Trace MSEO bytes and fields"},
     {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},
 };
 

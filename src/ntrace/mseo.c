@@ -1,0 +1,251 @@
+/* Reading N-Trace messages out of an MSEO byte stream. */
+#include <string.h>
+
+#include "rvtrace/ntrace.h"
+
+enum { MSEO_FIELD_END = 1, MSEO_MESSAGE_END = 3, IDLE_BYTE = 0xff };
+
+static const char *const field_names[RVT_NXF_COUNT] = {
+    [RVT_NXF_TCODE] = "TCODE", [RVT_NXF_SRC] = "SRC",         [RVT_NXF_SYNC] = "SYNC",
+    [RVT_NXF_BTYPE] = "BTYPE", [RVT_NXF_ICNT] = "ICNT",       [RVT_NXF_FADDR] = "FADDR",
+    [RVT_NXF_UADDR] = "UADDR", [RVT_NXF_HIST] = "HIST",       [RVT_NXF_RCODE] = "RCODE",
+    [RVT_NXF_RDATA] = "RDATA", [RVT_NXF_HREPEAT] = "HREPEAT", [RVT_NXF_EVCODE] = "EVCODE",
+    [RVT_NXF_CDF] = "CDF",     [RVT_NXF_ETYPE] = "ETYPE",     [RVT_NXF_ECODE] = "ECODE",
+    [RVT_NXF_PROCESS] = "PROCESS", [RVT_NXF_BCNT] = "BCNT",   [RVT_NXF_TSTAMP] = "TSTAMP",
+};
+
+const char *rvt_nexus_field_name(rvt_nexus_field_id id) {
+    return (unsigned)id < RVT_NXF_COUNT ? field_names[id] : "?";
+}
+
+/* The fields after TCODE and SRC, in the order they are sent. Width 0 marks a
+ * variable-length field. Fields that depend on an earlier value (HREPEAT after
+ * RCODE 2, HIST after CDF 1) are added by layout_extra(). */
+typedef struct field_spec {
+    uint8_t id, width;
+} field_spec;
+
+typedef struct message_layout {
+    unsigned tcode;
+    const char *name;
+    field_spec fields[6];
+    unsigned nfields;
+} message_layout;
+
+#define FIX(id, w) {RVT_NXF_##id, w}
+#define VAR(id) {RVT_NXF_##id, 0}
+static const message_layout layouts[] = {
+    {RVT_NX_OWNERSHIP, "Ownership", {VAR(PROCESS)}, 1},
+    {RVT_NX_DIRECT_BRANCH, "DirectBranch", {VAR(ICNT)}, 1},
+    {RVT_NX_INDIRECT_BRANCH, "IndirectBranch", {FIX(BTYPE, 2), VAR(ICNT), VAR(UADDR)}, 3},
+    {RVT_NX_ERROR, "Error", {FIX(ETYPE, 4), VAR(ECODE)}, 2},
+    {RVT_NX_PROG_TRACE_SYNC, "ProgTraceSync", {FIX(SYNC, 4), VAR(ICNT), VAR(FADDR)}, 3},
+    {RVT_NX_DIRECT_BRANCH_SYNC, "DirectBranchSync", {FIX(SYNC, 4), VAR(ICNT), VAR(FADDR)}, 3},
+    {RVT_NX_INDIRECT_BRANCH_SYNC, "IndirectBranchSync", {FIX(SYNC, 4), FIX(BTYPE, 2), VAR(ICNT), VAR(FADDR)}, 4},
+    {RVT_NX_RESOURCE_FULL, "ResourceFull", {FIX(RCODE, 4), VAR(RDATA)}, 2},
+    {RVT_NX_INDIRECT_BRANCH_HIST, "IndirectBranchHist", {FIX(BTYPE, 2), VAR(ICNT), VAR(UADDR), VAR(HIST)}, 4},
+    {RVT_NX_INDIRECT_BRANCH_HIST_SYNC, "IndirectBranchHistSync",
+     {FIX(SYNC, 4), FIX(BTYPE, 2), VAR(ICNT), VAR(FADDR), VAR(HIST)}, 5},
+    {RVT_NX_REPEAT_BRANCH, "RepeatBranch", {VAR(BCNT)}, 1},
+    {RVT_NX_PROG_TRACE_CORRELATION, "ProgTraceCorrelation", {FIX(EVCODE, 4), FIX(CDF, 2), VAR(ICNT)}, 3},
+};
+#undef FIX
+#undef VAR
+
+static const message_layout *layout_of(unsigned tcode) {
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i].tcode == tcode)
+            return &layouts[i];
+    return NULL;
+}
+
+const char *rvt_nexus_tcode_name(unsigned tcode) {
+    const message_layout *l = layout_of(tcode);
+    return l ? l->name : NULL;
+}
+
+/* A mandatory variable field that exists only for some values of the fixed
+ * fields before it: HREPEAT follows the history of a ResourceFull with RCODE 2,
+ * HIST follows the I-CNT of a ProgTraceCorrelation with CDF 1. */
+static int layout_extra(const rvt_nexus_msg *m) {
+    if (m->tcode == RVT_NX_RESOURCE_FULL && rvt_nexus_get(m, RVT_NXF_RCODE, 0) == 2)
+        return RVT_NXF_HREPEAT;
+    if (m->tcode == RVT_NX_PROG_TRACE_CORRELATION && rvt_nexus_get(m, RVT_NXF_CDF, 0) == 1)
+        return RVT_NXF_HIST;
+    return -1;
+}
+
+uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id id, uint64_t fallback) {
+    for (unsigned i = 0; i < m->nfields; i++)
+        if (m->fields[i].id == id)
+            return m->fields[i].value;
+    return fallback;
+}
+
+int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id) {
+    for (unsigned i = 0; i < m->nfields; i++)
+        if (m->fields[i].id == id)
+            return 1;
+    return 0;
+}
+
+void rvt_nexus_reader_init(rvt_nexus_reader *r, const rvt_nexus_config *cfg, const void *data, size_t size) {
+    memset(r, 0, sizeof *r);
+    r->data = data;
+    r->size = size;
+    if (cfg)
+        r->cfg = *cfg;
+}
+
+/* Bit position inside the message being parsed. */
+typedef struct bit_cursor {
+    const uint8_t *msg;
+    size_t avail; /* bytes from the message start to the end of the stream */
+    size_t byte;  /* current byte within the message */
+    unsigned bit; /* next unused MDO bit of that byte, 0..6 */
+} bit_cursor;
+
+static unsigned mseo_of(const bit_cursor *c) { return c->msg[c->byte] & 3u; }
+static unsigned mdo_of(const bit_cursor *c) { return c->msg[c->byte] >> 2; }
+
+static int add_field(rvt_nexus_msg *m, unsigned id, unsigned width, size_t end_byte, uint64_t value) {
+    if (m->nfields == RVT_NEXUS_MAX_FIELDS)
+        return -1;
+    m->fields[m->nfields++] = (rvt_nexus_field){(uint8_t)id, (uint8_t)width, (uint16_t)end_byte, value};
+    return 0;
+}
+
+/* Fixed-length field: `width` bits from the current bit on; the bytes it ends
+ * in the middle of must not carry an end mark. */
+static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width, uint64_t base, rvt_diag *d) {
+    uint64_t value = 0;
+    for (unsigned got = 0; got < width;) {
+        if (c->bit == 6) {
+            if (mseo_of(c) != 0)
+                return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: message or field ends inside the fixed %s field",
+                                    (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
+            c->byte++;
+            c->bit = 0;
+            if (c->byte >= c->avail)
+                return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: stream ends inside a message",
+                                    (unsigned long long)(base + c->byte));
+        }
+        unsigned take = width - got < 6 - c->bit ? width - got : 6 - c->bit;
+        value |= (uint64_t)((mdo_of(c) >> c->bit) & ((1u << take) - 1)) << got;
+        got += take;
+        c->bit += take;
+    }
+    if (c->bit == 6 && mseo_of(c) != 0)
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: end mark right after the fixed %s field",
+                            (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
+    return add_field(m, id, width, c->byte, value) ? rvt_diag_set(d, RVT_E_FORMAT, "too many fields") : 0;
+}
+
+/* Variable-length field: the rest of the current byte (or the next byte when
+ * this one is full) up to and including the first byte with MSEO != 0.
+ * Returns that byte's MSEO. */
+static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base, rvt_diag *d) {
+    if (c->bit == 6) {
+        c->byte++;
+        c->bit = 0;
+    }
+    uint64_t value = 0;
+    unsigned width = 0;
+    for (;;) {
+        if (c->byte >= c->avail)
+            return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: stream ends inside the %s field",
+                                (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
+        unsigned bits = (mdo_of(c) >> c->bit), take = 6 - c->bit;
+        if (width + take > 64 && (bits >> (64 > width ? 64 - width : 0)) != 0)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s field is wider than 64 bits",
+                                (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
+        if (width < 64)
+            value |= (uint64_t)bits << width;
+        width += take;
+        c->bit = 6;
+        unsigned mseo = mseo_of(c);
+        if (mseo == 2)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: MSEO value 2 is not defined",
+                                (unsigned long long)(base + c->byte));
+        if (mseo != 0) {
+            if (add_field(m, id, width > 255 ? 255 : width, c->byte, value))
+                return rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
+            return (int)mseo;
+        }
+        c->byte++;
+        c->bit = 0;
+    }
+}
+
+/* Offset just past the next byte with MSEO = 3 at or after `from`. */
+static size_t after_message_end(const rvt_nexus_reader *r, size_t from) {
+    while (from < r->size && (r->data[from] & 3u) != MSEO_MESSAGE_END)
+        from++;
+    return from < r->size ? from + 1 : r->size;
+}
+
+static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
+    size_t start = r->pos;
+    bit_cursor c = {r->data + start, r->size - start, 0, 0};
+    memset(m, 0, offsetof(rvt_nexus_msg, fields));
+    m->offset = start;
+    if (mseo_of(&c) != 0)
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: a message must start with MSEO 0, found %u", start,
+                            mseo_of(&c));
+    int rc = read_fixed(&c, m, RVT_NXF_TCODE, 6, start, d);
+    if (rc)
+        return rc;
+    m->tcode = (unsigned)m->fields[0].value;
+    const message_layout *l = layout_of(m->tcode);
+    if (!l)
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: TCODE %u is not an N-Trace message", start, m->tcode);
+    if (r->cfg.src_bits && (rc = read_fixed(&c, m, RVT_NXF_SRC, r->cfg.src_bits, start, d)))
+        return rc;
+    int last_mseo = 0;
+    for (unsigned i = 0; i < l->nfields; i++) {
+        if (last_mseo == MSEO_MESSAGE_END)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s ends before its %s field", start + c.byte, l->name,
+                                rvt_nexus_field_name(l->fields[i].id));
+        if (l->fields[i].width)
+            rc = read_fixed(&c, m, l->fields[i].id, l->fields[i].width, start, d);
+        else
+            rc = last_mseo = read_var(&c, m, l->fields[i].id, start, d);
+        if (rc < 0)
+            return rc;
+    }
+    int extra = layout_extra(m);
+    if (extra >= 0) {
+        if (last_mseo == MSEO_MESSAGE_END)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s ends before its %s field", start + c.byte, l->name,
+                                rvt_nexus_field_name((rvt_nexus_field_id)extra));
+        if ((last_mseo = read_var(&c, m, (unsigned)extra, start, d)) < 0)
+            return last_mseo;
+    }
+    if (last_mseo != MSEO_MESSAGE_END) {
+        if ((last_mseo = read_var(&c, m, RVT_NXF_TSTAMP, start, d)) < 0)
+            return last_mseo;
+        if (last_mseo != MSEO_MESSAGE_END)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s has a field after its time stamp", start + c.byte,
+                                l->name);
+    }
+    m->length = c.byte + 1;
+    return 1;
+}
+
+int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
+    while (r->pos < r->size && r->data[r->pos] == IDLE_BYTE) {
+        r->pos++;
+        r->idle++;
+    }
+    if (r->pos >= r->size)
+        return 0;
+    int rc = parse_message(r, m, d);
+    if (rc == 1) {
+        r->pos += m->length;
+        return 1;
+    }
+    size_t resume = after_message_end(r, r->pos);
+    r->skipped += resume - r->pos;
+    r->pos = resume;
+    return rc;
+}
