@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (m.offset + m.length != r.pos || !rvt_nexus_tcode_name(m.tcode))
                     abort();
                 for (unsigned i = 0; i < m.nfields; i++)
-                    if (m.fields[i].width == 0 || m.fields[i].end_byte >= m.length)
+                    if (m.fields[i].width == 0 || m.fields[i].width > 70 || m.fields[i].end_byte >= m.length)
                         abort();
             }
         }

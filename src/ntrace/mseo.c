@@ -156,7 +156,8 @@ static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base,
             return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: stream ends inside the %s field",
                                 (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
         unsigned bits = (mdo_of(c) >> c->bit), take = 6 - c->bit;
-        if (width + take > 64 && (bits >> (64 > width ? 64 - width : 0)) != 0)
+        /* 64 bits of value, plus the high zero bits of the bytes that carry them */
+        if (width + take > 64 + 6 || (width + take > 64 && (bits >> (64 - width)) != 0))
             return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s field is wider than 64 bits",
                                 (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
         if (width < 64)
@@ -168,7 +169,7 @@ static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base,
             return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: MSEO value 2 is not defined",
                                 (unsigned long long)(base + c->byte));
         if (mseo != 0) {
-            if (add_field(m, id, width > 255 ? 255 : width, c->byte, value))
+            if (add_field(m, id, width, c->byte, value))
                 return rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
             return (int)mseo;
         }

@@ -100,11 +100,26 @@ static void test_damage_reported_and_skipped(void **state) {
     assert_int_equal(r.skipped, 6);
 }
 
+static void test_overlong_field(void **state) {
+    (void)state;
+    /* a DirectBranch whose I-CNT runs over 12 zero bytes: damage, not a value */
+    uint8_t bytes[16] = {0x0c};
+    bytes[15] = 0x07;
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, NULL, bytes, sizeof bytes);
+    rvt_nexus_msg m;
+    rvt_diag d;
+    assert_int_equal(rvt_nexus_next(&r, &m, &d), RVT_E_FORMAT);
+    assert_non_null(strstr(d.msg, "ICNT field is wider than 64 bits"));
+    assert_int_equal(rvt_nexus_next(&r, &m, &d), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_example),
         cmocka_unit_test(test_src_and_timestamp),
         cmocka_unit_test(test_damage_reported_and_skipped),
+        cmocka_unit_test(test_overlong_field),
     };
     return cmocka_run_group_tests_name("ntrace", tests, NULL, NULL);
 }
