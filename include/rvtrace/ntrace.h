@@ -75,6 +75,8 @@ typedef struct rvt_nexus_msg {
     rvt_nexus_field fields[RVT_NEXUS_MAX_FIELDS];
 } rvt_nexus_msg;
 
+/* Field `id` of `m`, or NULL when the message has none. */
+const rvt_nexus_field *rvt_nexus_find(const rvt_nexus_msg *m, rvt_nexus_field_id id);
 /* Value of field `id` in `m`, or `fallback` when the message has none. */
 uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id id, uint64_t fallback);
 int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id);

@@ -76,20 +76,14 @@ int main(int argc, char **argv) {
     unsigned runs = 0, reported = 0;
     srand(12345);
     for (int a = 1; a < argc; a++) {
-        FILE *f = fopen(argv[a], "rb");
-        if (!f) {
-            perror(argv[a]);
+        char *raw;
+        size_t size;
+        rvt_diag diag;
+        if (rvt_read_file(argv[a], &raw, &size, &diag)) {
+            printf("%s\n", diag.msg);
             return 1;
         }
-        uint8_t *data = NULL;
-        size_t size = 0, cap = 0, got;
-        do {
-            if (size == cap)
-                data = realloc(data, cap = cap ? cap * 2 : 1 << 16);
-            got = fread(data + size, 1, cap - size, f);
-            size += got;
-        } while (got);
-        fclose(f);
+        const uint8_t *data = (const uint8_t *)raw;
         parsed clean = {0}, damaged = {0};
         parse(data, size, &clean);
         if (clean.errors || clean.n == 0) {
@@ -134,7 +128,7 @@ int main(int argc, char **argv) {
         free(work);
         free(clean.msgs);
         free(damaged.msgs);
-        free(data);
+        free(raw);
     }
     printf("ntrace corruption: %u damaged streams, %u with damage reported, %d not recovered\n", runs, reported,
            failures);

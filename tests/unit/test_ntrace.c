@@ -12,14 +12,11 @@
 #include "rvtrace/ntrace.h"
 
 static void expect_field(const rvt_nexus_msg *m, rvt_nexus_field_id id, unsigned width, uint64_t value) {
-    for (unsigned i = 0; i < m->nfields; i++) {
-        if (m->fields[i].id != id)
-            continue;
-        assert_int_equal(m->fields[i].width, width);
-        assert_int_equal(m->fields[i].value, value);
-        return;
-    }
-    fail_msg("field %s missing", rvt_nexus_field_name(id));
+    const rvt_nexus_field *f = rvt_nexus_find(m, id);
+    if (!f)
+        fail_msg("field %s missing", rvt_nexus_field_name(id));
+    assert_int_equal(f->width, width);
+    assert_int_equal(f->value, value);
 }
 
 static void test_spec_example(void **state) {
