@@ -57,6 +57,20 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
 long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
 void rvt_zreader_close(rvt_zreader *r);
 
+/* Line-by-line reader of a plain or zstd-compressed text file. */
+typedef struct rvt_line_reader rvt_line_reader;
+int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag);
+/* The first bytes of the file (up to 64 KiB), for format detection before
+ * any line is taken. */
+const char *rvt_line_reader_peek(rvt_line_reader *r, size_t *len);
+/* Next line without its newline, NUL-terminated and valid until the next
+ * call. Returns 1, 0 at the end, or a negative status (I/O error, or a line
+ * longer than 64 KiB) with the file and line number in diag. */
+int rvt_line_next(rvt_line_reader *r, char **line, rvt_diag *diag);
+uint64_t rvt_line_number(const rvt_line_reader *r); /* of the line last returned */
+const char *rvt_line_reader_path(const rvt_line_reader *r);
+void rvt_line_reader_close(rvt_line_reader *r);
+
 /* Whole (decompressed) file into a malloc'ed buffer with a NUL after it. */
 int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag);
 #ifdef __cplusplus

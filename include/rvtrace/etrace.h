@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "rvtrace/common.h"
+#include "rvtrace/flow.h"
 #include "rvtrace/ingress.h"
 #include "rvtrace/isa.h"
 
@@ -134,11 +135,6 @@ int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);
 
 /* ---- Decoder ---- */
 
-/* Where the decoder reads the program: the decoded instruction at `addr`, or
- * false when there is none. */
-typedef bool (*rvt_code_fetch)(void *user, uint64_t addr, rvt_insn *out);
-/* Receives each retired instruction address in order. */
-typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
 
 typedef struct rvt_etrace_decoder rvt_etrace_decoder;
 int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,

@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #include "rvtrace/common.h"
+#include "rvtrace/flow.h"
+#include "rvtrace/ingress.h"
+#include "rvtrace/isa.h"
 
 enum rvt_nexus_tcode {
     RVT_NX_OWNERSHIP = 2,
@@ -92,6 +95,7 @@ typedef struct rvt_nexus_reader {
     size_t size;
     size_t pos;
     rvt_nexus_config cfg;
+    uint64_t base;    /* stream offset of data[0], added to every reported offset */
     uint64_t skipped; /* bytes dropped while resynchronising */
     uint64_t idle;    /* idle bytes (0xFF between messages) */
 } rvt_nexus_reader;
@@ -104,5 +108,105 @@ void rvt_nexus_reader_init(rvt_nexus_reader *r, const rvt_nexus_config *cfg, con
  * calling again resynchronises. A stream that starts in the middle of a message
  * is reported the same way. */
 int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
+
+/* ---- What the encoder and the decoder know about an instruction ---- */
+
+/* Control-flow facts of one retired instruction, as N-Trace needs them. The
+ * classes follow NexRv's instruction info (taken from objdump's alias
+ * mnemonics), so a pcseq file, the program image and a retirement stream all
+ * describe an instruction the same way: jal/c.jal with a link register is a
+ * call, jalr with rd != x0 and ecall are indirect calls, `ret` (jalr x0,0(ra))
+ * and mret/sret are returns, every other jalr is an indirect jump. */
+enum rvt_nexus_iflags {
+    RVT_NXI_SIZE4 = 1u << 0,     /* 32-bit instruction (else 16-bit) */
+    RVT_NXI_BRANCH = 1u << 1,    /* direct conditional branch */
+    RVT_NXI_TAKEN = 1u << 2,     /* the branch was taken */
+    RVT_NXI_INDIRECT = 1u << 3,  /* uninferable: the next address must be sent */
+    RVT_NXI_CALL = 1u << 4,      /* pushes its return address (implicit return) */
+    RVT_NXI_RETURN = 1u << 5,    /* pops it */
+    RVT_NXI_JUMP = 1u << 6,      /* unconditional transfer (direct or indirect) */
+    RVT_NXI_EXCEPTION = 1u << 7, /* trap record: nothing retired, B-TYPE 2 */
+    RVT_NXI_INTERRUPT = 1u << 8, /* trap record: nothing retired, B-TYPE 3 */
+};
+
+/* Flags of a decoded instruction (without TAKEN, which only execution knows). */
+unsigned rvt_nexus_classify(const rvt_insn *in);
+
+/* One executed instruction of a pcseq file (NexRv's encoder input). */
+typedef struct rvt_nexus_step {
+    uint64_t addr;
+    unsigned flags; /* rvt_nexus_iflags */
+} rvt_nexus_step;
+
+/* Reader of pcseq text (`0xADDR,<T>[N][I]<S>` per line, T one of L B J C R),
+ * plain or zstd-compressed. */
+typedef struct rvt_pcseq_reader rvt_pcseq_reader;
+int rvt_pcseq_reader_open(rvt_pcseq_reader **out, const char *path, rvt_diag *diag);
+/* Returns the number of steps read (0 at the end) or RVT_E_FORMAT with the
+ * file, line and the problem in diag. */
+long rvt_pcseq_read(rvt_pcseq_reader *r, rvt_nexus_step *out, size_t max, rvt_diag *diag);
+void rvt_pcseq_reader_close(rvt_pcseq_reader *r);
+/* True when the first line of `text` looks like pcseq. */
+bool rvt_pcseq_sniff(const char *text, size_t len);
+
+/* ---- Encoder ---- */
+
+typedef struct rvt_ntrace_options {
+    bool btm;             /* branch-trace messaging: DirectBranch per taken branch
+                             (else history trace messaging, HIST bits) */
+    unsigned call_stack;  /* implicit return: depth of the return-address stack
+                             (0 = off, at most 32) */
+    bool call_counter;    /* implicit return by a nested-call counter of that depth
+                             instead of a stack (not robust; the spec's mode 1) */
+    unsigned repeat;      /* bit 0: RepeatBranch for identical indirect-branch
+                             messages; bit 1: repeated history (ResourceFull RCODE 2) */
+    unsigned src_bits;    /* width of the SRC field (0 = none) */
+    unsigned src_id;      /* value sent in it */
+} rvt_ntrace_options;
+
+#define RVT_NTRACE_MAX_CALL_STACK 32
+
+typedef int (*rvt_nexus_byte_sink)(void *user, const uint8_t *bytes, size_t len);
+
+typedef struct rvt_ntrace_stats {
+    uint64_t bytes, messages, insns;
+} rvt_ntrace_stats;
+
+typedef struct rvt_ntrace_encoder rvt_ntrace_encoder;
+/* `xlen` classifies the instruction bits of retirement records. */
+int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
+                           rvt_nexus_byte_sink sink, void *user);
+/* One retired instruction, or a trap record (EXCEPTION/INTERRUPT flag, at the
+ * address of the trapping instruction or of the next one to run). */
+int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s);
+/* Retirement records (single-retire or blocks; traps as their own records). */
+int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n);
+/* Sends what is pending (ProgTraceCorrelation when instructions are
+ * unreported), fills *stats when not NULL and frees the encoder. */
+int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);
+
+/* ---- Decoder ---- */
+
+typedef struct rvt_ntrace_decoder_options {
+    unsigned call_stack; /* depth of the return-address stack (the encoder's, or 32) */
+    bool call_counter;   /* the encoder used a call counter instead */
+    unsigned src_bits;   /* as the encoder's */
+    int src_id;          /* decode only this source; -1: every message */
+} rvt_ntrace_decoder_options;
+
+typedef struct rvt_ntrace_decoder rvt_ntrace_decoder;
+int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
+                           rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
+/* Processes one message. An inconsistency between the message and the code
+ * (an I-CNT that ends inside an instruction, history bits with no branch to
+ * take them, an uninferable jump before the count is used up, no code at an
+ * address) returns RVT_E_FORMAT with the message offset and the address in
+ * diag; the decoder then waits for the next message with a full address. */
+int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag);
+/* Forget the path (after damage in the byte stream). */
+void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
+/* Error messages (TCODE 8) seen. */
+uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
+void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
 
 #endif

@@ -128,3 +128,88 @@ int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag) {
     *size = len;
     return RVT_OK;
 }
+
+struct rvt_line_reader {
+    rvt_zreader *z;
+    char *path;
+    char buf[1 << 16];
+    size_t len, pos;
+    bool eof;
+    uint64_t line;
+};
+
+static int fill_lines(rvt_line_reader *r, rvt_diag *diag) {
+    memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    r->len -= r->pos;
+    r->pos = 0;
+    long n = rvt_zreader_read(r->z, r->buf + r->len, sizeof r->buf - 1 - r->len, diag);
+    if (n < 0)
+        return (int)n;
+    if (n == 0)
+        r->eof = true;
+    r->len += (size_t)n;
+    return 0;
+}
+
+int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag) {
+    *out = NULL;
+    rvt_line_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return RVT_E_NOMEM;
+    }
+    int rc = rvt_zreader_open(&r->z, path, diag);
+    if (!rc)
+        rc = fill_lines(r, diag);
+    if (rc) {
+        rvt_line_reader_close(r);
+        return rc;
+    }
+    *out = r;
+    return RVT_OK;
+}
+
+const char *rvt_line_reader_peek(rvt_line_reader *r, size_t *len) {
+    *len = r->len - r->pos;
+    return r->buf + r->pos;
+}
+
+int rvt_line_next(rvt_line_reader *r, char **line, rvt_diag *diag) {
+    for (;;) {
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) {
+            *nl = 0;
+            *line = r->buf + r->pos;
+            r->pos = (size_t)(nl - r->buf) + 1;
+            r->line++;
+            return 1;
+        }
+        if (r->eof) {
+            if (r->pos < r->len) { /* last line without a newline */
+                r->buf[r->len] = 0;
+                *line = r->buf + r->pos;
+                r->pos = r->len;
+                r->line++;
+                return 1;
+            }
+            return 0;
+        }
+        if (r->len - r->pos >= sizeof r->buf - 1)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %llu is longer than %zu bytes", r->path,
+                                (unsigned long long)r->line + 1, sizeof r->buf - 1);
+        int rc = fill_lines(r, diag);
+        if (rc)
+            return rc;
+    }
+}
+
+uint64_t rvt_line_number(const rvt_line_reader *r) { return r->line; }
+const char *rvt_line_reader_path(const rvt_line_reader *r) { return r->path; }
+
+void rvt_line_reader_close(rvt_line_reader *r) {
+    if (!r)
+        return;
+    rvt_zreader_close(r->z);
+    free(r->path);
+    free(r);
+}

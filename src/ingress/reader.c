@@ -15,10 +15,7 @@ struct rvt_retire_reader {
     unsigned xlen;
     char *path;
     rvt_rvti_reader *rvti;
-    rvt_zreader *z;
-    char buf[1 << 16];
-    size_t len, pos;
-    bool eof;
+    rvt_line_reader *lines;
     uint64_t line;
     /* The previous instruction's record is held back until the next address
      * tells whether a branch was taken. */
@@ -36,38 +33,9 @@ struct rvt_retire_reader {
 };
 
 static int next_line(rvt_retire_reader *r, char **line, rvt_diag *diag) {
-    for (;;) {
-        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
-        if (nl) {
-            *nl = 0;
-            *line = r->buf + r->pos;
-            r->pos = (size_t)(nl - r->buf) + 1;
-            r->line++;
-            return 1;
-        }
-        if (r->eof) {
-            if (r->pos < r->len) { /* last line without a newline */
-                r->buf[r->len] = 0;
-                *line = r->buf + r->pos;
-                r->pos = r->len;
-                r->line++;
-                return 1;
-            }
-            return 0;
-        }
-        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-        r->len -= r->pos;
-        r->pos = 0;
-        if (r->len >= sizeof r->buf - 1)
-            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 " is longer than %zu bytes", r->path,
-                                r->line + 1, sizeof r->buf - 1);
-        long n = rvt_zreader_read(r->z, r->buf + r->len, sizeof r->buf - 1 - r->len, diag);
-        if (n < 0)
-            return (int)n;
-        if (n == 0)
-            r->eof = true;
-        r->len += (size_t)n;
-    }
+    int rc = rvt_line_next(r->lines, line, diag);
+    r->line = rvt_line_number(r->lines);
+    return rc;
 }
 
 static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag);
@@ -82,26 +50,21 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
     }
     r->xlen = xlen == 32 ? 32 : 64;
     r->priv = 3;
-    int rc = rvt_zreader_open(&r->z, path, diag);
+    int rc = rvt_line_reader_open(&r->lines, path, diag);
     if (rc) {
         rvt_retire_reader_close(r);
         return rc;
     }
-    long n = rvt_zreader_read(r->z, r->buf, sizeof r->buf - 1, diag);
-    if (n < 0) {
-        rvt_retire_reader_close(r);
-        return (int)n;
-    }
-    r->len = (size_t)n;
-    r->eof = n == 0;
+    size_t have;
+    const char *head = rvt_line_reader_peek(r->lines, &have);
     if (format == RVT_FMT_AUTO) {
-        if (r->len >= 4 && memcmp(r->buf, "RVTI", 4) == 0)
+        if (have >= 4 && memcmp(head, "RVTI", 4) == 0)
             format = RVT_FMT_RVTI;
-        else if (r->len >= 13 && memcmp(r->buf, "VALID,ADDRESS", 13) == 0)
+        else if (have >= 13 && memcmp(head, "VALID,ADDRESS", 13) == 0)
             format = RVT_FMT_SPIKE_CSV;
-        else if (r->len >= 5 && memcmp(r->buf, "core ", 5) == 0)
+        else if (have >= 5 && memcmp(head, "core ", 5) == 0)
             format = RVT_FMT_SPIKE_LOG;
-        else if (r->len >= 8 && memcmp(r->buf, "itype_0,", 8) == 0)
+        else if (have >= 8 && memcmp(head, "itype_0,", 8) == 0)
             format = RVT_FMT_ENCODER_INPUT;
         else {
             rvt_retire_reader_close(r);
@@ -113,8 +76,8 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
     }
     r->format = format;
     if (format == RVT_FMT_RVTI) {
-        rvt_zreader_close(r->z);
-        r->z = NULL;
+        rvt_line_reader_close(r->lines);
+        r->lines = NULL;
         rc = rvt_rvti_reader_open(&r->rvti, path, diag);
         if (rc) {
             rvt_retire_reader_close(r);
@@ -424,7 +387,7 @@ void rvt_retire_reader_close(rvt_retire_reader *r) {
     if (!r)
         return;
     rvt_rvti_reader_close(r->rvti);
-    rvt_zreader_close(r->z);
+    rvt_line_reader_close(r->lines);
     free(r->path);
     free(r);
 }

@@ -187,46 +187,47 @@ static size_t after_message_end(const rvt_nexus_reader *r, size_t from) {
 
 static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
     size_t start = r->pos;
+    uint64_t at = r->base + start;
     bit_cursor c = {r->data + start, r->size - start, 0, 0};
     memset(m, 0, offsetof(rvt_nexus_msg, fields));
-    m->offset = start;
+    m->offset = at;
     if (mseo_of(&c) != 0)
-        return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: a message must start with MSEO 0, found %u", start,
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: a message must start with MSEO 0, found %u", (unsigned long long)at,
                             mseo_of(&c));
-    int rc = read_fixed(&c, m, RVT_NXF_TCODE, 6, start, d);
+    int rc = read_fixed(&c, m, RVT_NXF_TCODE, 6, at, d);
     if (rc)
         return rc;
     m->tcode = (unsigned)m->fields[0].value;
     const message_layout *l = layout_of(m->tcode);
     if (!l)
-        return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: TCODE %u is not an N-Trace message", start, m->tcode);
-    if (r->cfg.src_bits && (rc = read_fixed(&c, m, RVT_NXF_SRC, r->cfg.src_bits, start, d)))
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: TCODE %u is not an N-Trace message", (unsigned long long)at, m->tcode);
+    if (r->cfg.src_bits && (rc = read_fixed(&c, m, RVT_NXF_SRC, r->cfg.src_bits, at, d)))
         return rc;
     int last_mseo = 0;
     for (unsigned i = 0; i < l->nfields; i++) {
         if (last_mseo == MSEO_MESSAGE_END)
-            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s ends before its %s field", start + c.byte, l->name,
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s ends before its %s field", (unsigned long long)(at + c.byte), l->name,
                                 rvt_nexus_field_name(l->fields[i].id));
         if (l->fields[i].width)
-            rc = read_fixed(&c, m, l->fields[i].id, l->fields[i].width, start, d);
+            rc = read_fixed(&c, m, l->fields[i].id, l->fields[i].width, at, d);
         else
-            rc = last_mseo = read_var(&c, m, l->fields[i].id, start, d);
+            rc = last_mseo = read_var(&c, m, l->fields[i].id, at, d);
         if (rc < 0)
             return rc;
     }
     int extra = layout_extra(m);
     if (extra >= 0) {
         if (last_mseo == MSEO_MESSAGE_END)
-            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s ends before its %s field", start + c.byte, l->name,
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s ends before its %s field", (unsigned long long)(at + c.byte), l->name,
                                 rvt_nexus_field_name((rvt_nexus_field_id)extra));
-        if ((last_mseo = read_var(&c, m, (unsigned)extra, start, d)) < 0)
+        if ((last_mseo = read_var(&c, m, (unsigned)extra, at, d)) < 0)
             return last_mseo;
     }
     if (last_mseo != MSEO_MESSAGE_END) {
-        if ((last_mseo = read_var(&c, m, RVT_NXF_TSTAMP, start, d)) < 0)
+        if ((last_mseo = read_var(&c, m, RVT_NXF_TSTAMP, at, d)) < 0)
             return last_mseo;
         if (last_mseo != MSEO_MESSAGE_END)
-            return rvt_diag_set(d, RVT_E_FORMAT, "byte %zu: %s has a field after its time stamp", start + c.byte,
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s has a field after its time stamp", (unsigned long long)(at + c.byte),
                                 l->name);
     }
     m->length = c.byte + 1;

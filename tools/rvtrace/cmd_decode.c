@@ -9,13 +9,16 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
+#include "rvtrace/ntrace.h"
 
 static void decode_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace decode --format etrace [--scf HW.scf] [--ucf ENC.ucf] --elf PROGRAM.elf[@BASE]...\n"
             "                      TRACE --pcs [-o OUT]\n"
+            "       rvtrace decode --format ntrace --elf PROGRAM.elf[@BASE]... TRACE.nex --pcs [-o OUT]\n"
             "\n"
-            "Rebuild the retired instructions from a raw E-Trace stream and the program.\n"
+            "Rebuild the retired instructions from a raw E-Trace stream (te_inst packets)\n"
+            "or an N-Trace stream (Nexus messages in MSEO bytes) and the program.\n"
             "Code outside the ELF files is read from the machine the hart model gives a\n"
             "program (spike's boot ROM at 0x1000), so traces that start at reset decode.\n"
             "\n"
@@ -26,7 +29,9 @@ static void decode_usage(FILE *out) {
             "                     and source line\n"
             "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
             "  -o FILE            output file (default: standard output)\n"
-            "  --scf, --ucf       the encoder's hardware configuration and options\n"
+            "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
+            "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
+            "  --src-bits N       N-Trace: width of the SRC field; --src-id ID keeps one source\n"
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
@@ -75,12 +80,85 @@ static int write_pc(void *user, uint64_t pc) {
     return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
 }
 
+/* Bytes are read in 1 MiB pieces; a message cut at the end of a piece waits
+ * for the next one. Damage is reported and decoding resumes at the next
+ * message with a full address. Returns the exit status. */
+static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c) {
+    rvt_ntrace_decoder *dec;
+    if (rvt_ntrace_decoder_new(&dec, opt, c->xlen, fetch_code, write_pc, c))
+        return 1;
+    const size_t chunk = 1 << 20;
+    uint8_t *data = malloc(2 * chunk);
+    if (!data) {
+        rvt_ntrace_decoder_free(dec);
+        return 1;
+    }
+    rvt_nexus_config cfg = {opt->src_bits};
+    rvt_nexus_reader rd;
+    rvt_nexus_reader_init(&rd, &cfg, data, 0);
+    size_t have = 0;
+    uint64_t base = 0, damage = 0;
+    bool eof = false;
+    rvt_diag d = {{0}};
+    int status = 0;
+    for (;;) {
+        /* Keep at least one whole message ahead of the reader. */
+        bool complete = false;
+        for (size_t i = rd.pos; i < have && !complete; i++)
+            complete = (data[i] & 3) == 3;
+        if (!complete && !eof && have - rd.pos < 2 * chunk) {
+            memmove(data, data + rd.pos, have - rd.pos);
+            base += rd.pos;
+            have -= rd.pos;
+            long n = rvt_zreader_read(zr, data + have, 2 * chunk - have, &d);
+            if (n < 0) {
+                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+                status = 1;
+                break;
+            }
+            eof = n == 0;
+            have += (size_t)n;
+            size_t skipped = rd.skipped, idle = rd.idle;
+            rvt_nexus_reader_init(&rd, &cfg, data, have);
+            rd.base = base;
+            rd.skipped = skipped;
+            rd.idle = idle;
+            continue;
+        }
+        rvt_nexus_msg m;
+        int rc = rvt_nexus_next(&rd, &m, &d);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
+            damage++;
+            rvt_ntrace_decoder_resync(dec);
+            continue;
+        }
+        rc = rvt_ntrace_decode(dec, &m, &d);
+        if (rc == RVT_E_IO) {
+            status = 1;
+            break;
+        }
+        if (rc) {
+            fprintf(stderr, "rvtrace decode: %s: trace lost: %s; resuming at the next sync\n", trace, d.msg);
+            damage++;
+        }
+    }
+    if (damage)
+        fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " places where trace was lost\n", trace, damage);
+    free(data);
+    rvt_ntrace_decoder_free(dec);
+    return status || damage ? 1 : 0;
+}
+
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
     uint64_t tvec = 0;
+    rvt_ntrace_decoder_options nopt = {0, false, 0, -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -100,6 +178,12 @@ int cmd_decode(int argc, char **argv) {
             pcs = true;
         } else if (!strcmp(a, "--listing")) {
             listing = true;
+        } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
+            nopt.call_stack = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
+            nopt.src_bits = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
+            nopt.src_id = atoi(argv[++i]);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {
             tvec = strtoull(argv[++i], NULL, 0);
         } else if (a[0] == '-' && a[1]) {
@@ -113,8 +197,9 @@ int cmd_decode(int argc, char **argv) {
         decode_usage(stderr);
         return 2;
     }
-    if (strcmp(format, "etrace") != 0 || pcs == listing) {
-        fprintf(stderr, "rvtrace decode: give --format etrace and one of --pcs or --listing\n");
+    bool ntrace = !strcmp(format, "ntrace");
+    if ((!ntrace && strcmp(format, "etrace") != 0) || pcs == listing) {
+        fprintf(stderr, "rvtrace decode: give --format etrace or ntrace, and one of --pcs or --listing\n");
         return 2;
     }
     rvt_etrace_params p;
@@ -157,6 +242,11 @@ int cmd_decode(int argc, char **argv) {
     c.out = output ? fopen(output, "w") : stdout;
     if (!c.out) {
         fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
+        goto done;
+    }
+    if (ntrace) {
+        status = decode_ntrace(zr, trace, &nopt, &c);
+        rvt_zreader_close(zr);
         goto done;
     }
     if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))

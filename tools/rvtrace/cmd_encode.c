@@ -7,10 +7,12 @@
 #include "commands.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/ingress.h"
+#include "rvtrace/ntrace.h"
 
 static void encode_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace encode --format etrace [--scf HW.scf] [--ucf ENC.ucf] INPUT -o OUT\n"
+            "       rvtrace encode --format ntrace [--btm] [--call-stack N] [--repeat-history N] INPUT -o OUT.nex\n"
             "\n"
             "Encode a retirement stream with the E-Trace branch-trace algorithm and write\n"
             "the raw te_inst stream ([header][payload] per packet, as the reference flow).\n"
@@ -27,7 +29,93 @@ static void encode_usage(FILE *out) {
             "  --stats NAME   print the reference flow's Stat line for this run, labelled NAME\n"
             "  -h, --help     show this help\n"
             "\n"
-            "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n");
+            "N-Trace (writes Nexus messages as raw MSEO bytes, the messages NexRv makes):\n"
+            "INPUT: NexRv's pcseq file, or any retirement stream above (traps become\n"
+            "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
+            "  --btm                branch-trace messages (default: history trace, HTM)\n"
+            "  --call-stack N       implicit return with an N-deep return-address stack (0-32)\n"
+            "  --call-counter N     implicit return with a nested-call counter saturating at N\n"
+            "  --repeat-history N   0 none, 1 RepeatBranch, 2 repeated history (ResourceFull\n"
+            "                       RCODE 2), 3 both\n"
+            "  --src-bits N --src-id ID   send a SRC field (several harts in one stream)\n"
+            "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
+            "\n"
+            "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
+            "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n");
+}
+
+static int write_bytes(void *user, const uint8_t *bytes, size_t len) {
+    return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
+}
+
+/* Stat line as NexRv prints it after a dump. */
+void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns) {
+    printf("Stat: %llu bytes, %llu messages, %llu error messages, %.2f bytes/message, %llu instr, %.3f "
+           "bits/instr\n",
+           (unsigned long long)bytes, (unsigned long long)messages, (unsigned long long)errors,
+           messages ? (double)bytes / (double)messages : 0.0, (unsigned long long)insns,
+           insns ? (double)bytes * 8 / (double)insns : 0.0);
+}
+
+static int encode_ntrace(const char *input, const char *output, const rvt_ntrace_options *o, unsigned xlen,
+                         bool stats) {
+    rvt_diag d = {{0}};
+    rvt_line_reader *peek;
+    if (rvt_line_reader_open(&peek, input, &d)) {
+        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
+        return 1;
+    }
+    size_t have;
+    const char *head = rvt_line_reader_peek(peek, &have);
+    bool pcseq = rvt_pcseq_sniff(head, have);
+    rvt_line_reader_close(peek);
+    rvt_pcseq_reader *pr = NULL;
+    rvt_retire_reader *rr = NULL;
+    if (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)) {
+        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
+        return 1;
+    }
+    FILE *out = fopen(output, "wb");
+    if (!out) {
+        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
+        rvt_pcseq_reader_close(pr);
+        rvt_retire_reader_close(rr);
+        return 1;
+    }
+    rvt_ntrace_encoder *e;
+    int status = 1, rc = 0;
+    long n = 0;
+    enum { BATCH = 4096 };
+    rvt_nexus_step *steps = malloc(BATCH * sizeof *steps);
+    rvt_retire *recs = malloc(BATCH * sizeof *recs);
+    if (!steps || !recs || rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, write_bytes, out)) {
+        fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
+        goto done;
+    }
+    while (rc == 0 && (n = pr ? rvt_pcseq_read(pr, steps, BATCH, &d) : rvt_retire_reader_read(rr, recs, BATCH, &d)) > 0) {
+        if (rr)
+            rc = rvt_ntrace_encoder_push(e, recs, (size_t)n);
+        for (long i = 0; pr && i < n && rc == 0; i++)
+            rc = rvt_ntrace_encoder_step(e, &steps[i]);
+    }
+    rvt_ntrace_stats st;
+    int frc = rvt_ntrace_encoder_finish(e, &st);
+    if (n < 0)
+        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
+    else if (rc || frc)
+        fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc ? rc : frc));
+    else
+        status = 0;
+    if (status == 0 && stats)
+        print_nexus_stat(st.bytes, st.messages, 0, st.insns);
+done:
+    free(steps);
+    free(recs);
+    rvt_pcseq_reader_close(pr);
+    rvt_retire_reader_close(rr);
+    if (fclose(out) != 0)
+        status = 1;
+    return status;
 }
 
 typedef struct {
@@ -45,7 +133,8 @@ static int write_packet(void *user, const rvt_te_inst *pkt, const uint8_t *paylo
 
 int cmd_encode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *input = NULL, *output = NULL, *format = "etrace", *stats = NULL;
-    bool v1 = false, full = false;
+    bool v1 = false, full = false, nstats = false;
+    rvt_ntrace_options no = {0};
     int resync = -1;
     unsigned xlen = 64;
     for (int i = 1; i < argc; i++) {
@@ -61,8 +150,24 @@ int cmd_encode(int argc, char **argv) {
             format = argv[++i];
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             output = argv[++i];
-        } else if (!strcmp(a, "--stats") && i + 1 < argc) {
+        } else if (!strcmp(a, "--stats") && i + 1 < argc && argv[i + 1][0] != '-' &&
+                   (!format || strcmp(format, "ntrace") != 0)) {
             stats = argv[++i];
+        } else if (!strcmp(a, "--stats")) {
+            nstats = true;
+        } else if (!strcmp(a, "--btm")) {
+            no.btm = true;
+        } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
+            no.call_stack = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--call-counter") && i + 1 < argc) {
+            no.call_stack = (unsigned)atoi(argv[++i]);
+            no.call_counter = true;
+        } else if (!strcmp(a, "--repeat-history") && i + 1 < argc) {
+            no.repeat = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
+            no.src_bits = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
+            no.src_id = (unsigned)strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--v1")) {
             v1 = true;
         } else if (!strcmp(a, "--full-address")) {
@@ -85,8 +190,15 @@ int cmd_encode(int argc, char **argv) {
         encode_usage(stderr);
         return 2;
     }
+    if (!strcmp(format, "ntrace")) {
+        if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3) {
+            fprintf(stderr, "rvtrace encode: --call-stack is at most 32, --src-bits at most 12, --repeat-history 0-3\n");
+            return 2;
+        }
+        return encode_ntrace(input, output, &no, xlen, nstats);
+    }
     if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace encode: --format %s is not supported yet (etrace only)\n", format);
+        fprintf(stderr, "rvtrace encode: unknown --format %s (etrace or ntrace)\n", format);
         return 2;
     }
     rvt_etrace_params p;

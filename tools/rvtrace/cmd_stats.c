@@ -6,20 +6,94 @@
 #include "commands.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/ingress.h"
+#include "rvtrace/ntrace.h"
 
 static void stats_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace stats --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--input RETIRE] TRACE\n"
+            "       rvtrace stats --format ntrace [--src-bits N] [--input PCSEQ|RETIRE] TRACE.nex\n"
             "\n"
             "Count the packets of a raw E-Trace stream by format and its bytes (payload and\n"
             "headers). With --input, the retirement stream the trace was made from (any\n"
             "format rvtrace encode reads), also the instructions and bits per instruction.\n"
             "\n"
-            "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n");
+            "For N-Trace it prints NexRv's Stat line: bytes, messages, Error messages,\n"
+            "bytes per message and, with --input (the pcseq file or retirement stream the\n"
+            "trace was made from), instructions and bits per instruction.\n"
+            "\n"
+            "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n"
+            "         rvtrace stats --format ntrace --input dhrystone.pcseq.zst dhrystone.nex\n");
+}
+
+/* Instructions in a pcseq file or a retirement stream. */
+static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
+    rvt_line_reader *peek;
+    int rc = rvt_line_reader_open(&peek, input, d);
+    if (rc)
+        return rc;
+    size_t have;
+    const char *head = rvt_line_reader_peek(peek, &have);
+    bool pcseq = rvt_pcseq_sniff(head, have);
+    rvt_line_reader_close(peek);
+    *insns = 0;
+    long n;
+    if (pcseq) {
+        rvt_pcseq_reader *r;
+        if ((rc = rvt_pcseq_reader_open(&r, input, d)))
+            return rc;
+        rvt_nexus_step steps[4096];
+        while ((n = rvt_pcseq_read(r, steps, 4096, d)) > 0)
+            *insns += (uint64_t)n;
+        rvt_pcseq_reader_close(r);
+        return n < 0 ? (int)n : 0;
+    }
+    rvt_retire_reader *r;
+    if ((rc = rvt_retire_reader_open(&r, input, RVT_FMT_AUTO, 64, d)))
+        return rc;
+    rvt_retire recs[4096];
+    while ((n = rvt_retire_reader_read(r, recs, 4096, d)) > 0)
+        for (long i = 0; i < n; i++)
+            *insns += recs[i].ninsns;
+    rvt_retire_reader_close(r);
+    return n < 0 ? (int)n : 0;
+}
+
+static int stats_ntrace(const char *trace, const char *input, unsigned src_bits) {
+    rvt_diag d = {{0}};
+    char *data;
+    size_t size;
+    if (rvt_read_file(trace, &data, &size, &d)) {
+        fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+        return 1;
+    }
+    rvt_nexus_config cfg = {src_bits};
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, &cfg, data, size);
+    rvt_nexus_msg m;
+    uint64_t messages = 0, errors = 0, damaged = 0;
+    int rc;
+    while ((rc = rvt_nexus_next(&r, &m, &d)) != 0) {
+        if (rc < 0) {
+            fprintf(stderr, "rvtrace stats: %s: %s\n", trace, d.msg);
+            damaged++;
+            continue;
+        }
+        messages++;
+        errors += m.tcode == RVT_NX_ERROR;
+    }
+    free(data);
+    uint64_t insns = 0;
+    if (input && count_instructions(input, &insns, &d)) {
+        fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+        return 1;
+    }
+    print_nexus_stat(size, messages, errors, insns);
+    return damaged ? 1 : 0;
 }
 
 int cmd_stats(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *input = NULL, *trace = NULL, *format = "etrace";
+    unsigned src_bits = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -33,6 +107,8 @@ int cmd_stats(int argc, char **argv) {
             input = argv[++i];
         } else if (!strcmp(a, "--format") && i + 1 < argc) {
             format = argv[++i];
+        } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
+            src_bits = (unsigned)atoi(argv[++i]);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace stats: unknown option '%s'\n", a);
             return 2;
@@ -44,8 +120,10 @@ int cmd_stats(int argc, char **argv) {
         stats_usage(stderr);
         return 2;
     }
+    if (!strcmp(format, "ntrace"))
+        return stats_ntrace(trace, input, src_bits);
     if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace stats: --format %s is not supported yet (etrace only)\n", format);
+        fprintf(stderr, "rvtrace stats: unknown --format %s (etrace or ntrace)\n", format);
         return 2;
     }
     rvt_etrace_params p;

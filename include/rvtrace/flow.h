@@ -1,0 +1,26 @@
+/* The instruction-flow interface: what every trace decoder (E-Trace, N-Trace)
+ * needs from the program image and what it hands to its consumer. */
+#ifndef RVTRACE_FLOW_H
+#define RVTRACE_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rvtrace/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a decoder reads the program: the decoded instruction at `addr`, or
+ * false when there is none. */
+typedef bool (*rvt_code_fetch)(void *user, uint64_t addr, rvt_insn *out);
+
+/* Receives each retired instruction address in order; a non-zero return
+ * stops the decoder, which then returns RVT_E_IO. */
+typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,324 @@
+/* N-Trace decoder: Nexus messages plus the program image in, the retired
+ * instruction addresses out.
+ *
+ * Each message is applied as the specification's decoding chapter says: the
+ * history bits first (walking inferable code, one bit per conditional
+ * branch), then the instruction count (walking with branches not taken),
+ * then the address. I-CNT counts 16-bit units since the last message that
+ * carried one; a ResourceFull with history does not reset it, so the units
+ * walked for those bits are remembered (`used`). Returns that the encoder's
+ * stack predicted produce no message; the decoder keeps the same stack. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ntrace_internal.h"
+
+/* Instructions a history walk may pass without meeting a branch: a real
+ * path reaches one long before; a loop of direct jumps never does. */
+#define MAX_STRAIGHT_WALK (1u << 20)
+
+enum final_kind {
+    FINAL_ANY,      /* the count ends on any instruction, followed when inferable */
+    FINAL_TAKEN,    /* ... on a taken conditional branch (DirectBranch) */
+    FINAL_INDIRECT, /* ... on the uninferable transfer the message's address completes */
+};
+
+struct rvt_ntrace_decoder {
+    rvt_ntrace_decoder_options o;
+    unsigned xlen;
+    rvt_code_fetch fetch;
+    rvt_pc_sink sink;
+    void *user;
+
+    bool synced;
+    uint64_t pc, last_addr;
+    uint64_t used; /* I-CNT units walked since the count was last sent */
+    nx_call_stack stack;
+
+    /* The last indirect-branch message, which a RepeatBranch repeats. */
+    bool have_prev;
+    uint64_t prev_icnt, prev_hist;
+    unsigned prev_btype;
+
+    uint64_t error_messages;
+    const rvt_nexus_msg *msg;
+    rvt_diag *diag;
+    int status;
+};
+
+int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
+                           rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
+    if (!out || !fetch)
+        return RVT_E_ARG;
+    rvt_ntrace_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return RVT_E_NOMEM;
+    if (o)
+        d->o = *o;
+    else
+        d->o.src_id = -1;
+    if (d->o.call_stack == 0 || d->o.call_counter)
+        d->o.call_stack = RVT_NTRACE_MAX_CALL_STACK;
+    d->xlen = xlen ? xlen : 64;
+    d->fetch = fetch;
+    d->sink = sink;
+    d->user = user;
+    rvt_ntrace_decoder_resync(d);
+    *out = d;
+    return 0;
+}
+
+void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
+    d->synced = false;
+    d->used = 0;
+    d->have_prev = false;
+    /* A counter-based encoder sent no addresses: a real stack recovers them. */
+    nx_stack_init(&d->stack, d->o.call_stack, false);
+}
+
+uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
+
+void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) { free(d); }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static bool fail(rvt_ntrace_decoder *d, const char *fmt, ...) {
+    if (d->status)
+        return false;
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const char *name = rvt_nexus_tcode_name(d->msg->tcode);
+    d->status = rvt_diag_set(d->diag, RVT_E_FORMAT, "message at byte %" PRIu64 " (%s): %s", d->msg->offset,
+                             name ? name : "?", what);
+    return false;
+}
+
+static bool emit(rvt_ntrace_decoder *d, uint64_t pc) {
+    if (d->sink && d->sink(d->user, pc) != 0) {
+        d->status = RVT_E_IO;
+        return false;
+    }
+    return true;
+}
+
+static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
+    if (d->fetch(d->user, d->pc, in) && in->op != RVT_OP_ILLEGAL)
+        return true;
+    return fail(d, "no instruction at %#" PRIx64 " in the program image", d->pc);
+}
+
+static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v) {
+    return d->xlen == 32 ? (uint32_t)v : v;
+}
+
+/* Moves past an instruction for which the encoder sent nothing: linear code,
+ * a branch whose direction is known, a direct jump, or a return its stack
+ * predicted. */
+static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bool taken) {
+    uint64_t at = d->pc, next = xlen_mask(d, at + in->len);
+    if (flags & RVT_NXI_BRANCH) {
+        d->pc = taken ? rvt_direct_target(in, at, d->xlen) : next;
+    } else if (flags & RVT_NXI_INDIRECT) {
+        uint64_t ret;
+        if (!(flags & RVT_NXI_RETURN))
+            return fail(d, "uninferable jump at %#" PRIx64 " before the message's count ends", at);
+        if (nx_stack_pop(&d->stack, &ret) != NX_POP_ADDR)
+            return fail(d, "return at %#" PRIx64 " with no message and nothing on the call stack", at);
+        d->pc = ret;
+    } else if (flags & RVT_NXI_JUMP) {
+        d->pc = rvt_direct_target(in, at, d->xlen);
+    } else {
+        d->pc = next;
+    }
+    if ((flags & RVT_NXI_CALL) && !(flags & RVT_NXI_INDIRECT))
+        nx_stack_push(&d->stack, next);
+    return true;
+}
+
+static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
+    if (hist <= 1)
+        return true;
+    for (int bit = 62 - __builtin_clzll(hist); bit >= 0; bit--) {
+        bool taken = (hist >> bit) & 1;
+        for (unsigned steps = 0;; steps++) {
+            rvt_insn in;
+            if (steps == MAX_STRAIGHT_WALK)
+                return fail(d, "no conditional branch for history bit %d after %u instructions from %#" PRIx64,
+                            bit, steps, d->pc);
+            if (!fetch_at(d, &in) || !emit(d, d->pc))
+                return false;
+            d->used += in.len / 2;
+            unsigned flags = rvt_nexus_classify(&in);
+            if (!follow(d, &in, flags, taken))
+                return false;
+            if (flags & RVT_NXI_BRANCH)
+                break;
+        }
+    }
+    return true;
+}
+
+static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
+    if (d->used > icnt)
+        return fail(d, "I-CNT %" PRIu64 " is less than the %" PRIu64 " units its history bits covered", icnt,
+                    d->used);
+    if (d->used == icnt && kind != FINAL_ANY)
+        return fail(d, "I-CNT %" PRIu64 " leaves no instruction for the %s", icnt,
+                    kind == FINAL_TAKEN ? "taken branch" : "indirect transfer");
+    while (d->used < icnt) {
+        rvt_insn in;
+        if (!fetch_at(d, &in))
+            return false;
+        unsigned units = in.len / 2;
+        if (d->used + units > icnt)
+            return fail(d, "I-CNT %" PRIu64 " ends inside the instruction at %#" PRIx64, icnt, d->pc);
+        if (!emit(d, d->pc))
+            return false;
+        d->used += units;
+        unsigned flags = rvt_nexus_classify(&in);
+        if (d->used < icnt || kind == FINAL_ANY) {
+            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !(flags & RVT_NXI_RETURN))
+                return true; /* the trace ends or traps here; no address follows */
+            if (!follow(d, &in, flags, false))
+                return false;
+        } else if (kind == FINAL_TAKEN) {
+            if (!(flags & RVT_NXI_BRANCH))
+                return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not a conditional branch", icnt,
+                            d->pc);
+            d->pc = rvt_direct_target(&in, d->pc, d->xlen);
+        } else {
+            if (!(flags & RVT_NXI_INDIRECT))
+                return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not an uninferable transfer",
+                            icnt, d->pc);
+            uint64_t ret;
+            if (flags & RVT_NXI_CALL)
+                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
+            if (flags & RVT_NXI_RETURN)
+                nx_stack_pop(&d->stack, &ret); /* the encoder popped it and found it wrong */
+        }
+    }
+    return true;
+}
+
+/* IndirectBranch(Hist) and what a RepeatBranch repeats: history, count, then
+ * the new address. An exception or interrupt (B-TYPE 2/3) happened after the
+ * counted instructions; ecall and ebreak count as executed although they
+ * trap, so they are reported. */
+static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsigned btype, uint64_t target) {
+    if (!walk_hist(d, hist))
+        return false;
+    if (!walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY))
+        return false;
+    if (btype == 2 || btype == 1) {
+        rvt_insn in;
+        if (d->fetch(d->user, d->pc, &in) && in.cf == RVT_CF_TRAP && !emit(d, d->pc))
+            return false;
+    }
+    d->pc = d->last_addr = target;
+    d->used = 0;
+    return true;
+}
+
+static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr) {
+    if (!d->synced)
+        nx_stack_init(&d->stack, d->o.call_stack, false);
+    d->pc = d->last_addr = xlen_mask(d, faddr << 1);
+    d->used = 0;
+    d->synced = true;
+}
+
+int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag) {
+    if (d->o.src_id >= 0 && rvt_nexus_has(m, RVT_NXF_SRC) &&
+        rvt_nexus_get(m, RVT_NXF_SRC, 0) != (uint64_t)d->o.src_id)
+        return 0;
+    d->msg = m;
+    d->diag = diag;
+    d->status = 0;
+    uint64_t icnt = rvt_nexus_get(m, RVT_NXF_ICNT, 0);
+    uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
+    unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
+    uint64_t faddr = rvt_nexus_get(m, RVT_NXF_FADDR, 0);
+    switch (m->tcode) {
+    case RVT_NX_PROG_TRACE_SYNC:
+        if (d->synced && icnt && !walk_icnt(d, icnt, FINAL_ANY))
+            break;
+        sync_to(d, faddr);
+        break;
+    case RVT_NX_DIRECT_BRANCH:
+        if (d->synced && walk_icnt(d, icnt, FINAL_TAKEN))
+            d->used = 0;
+        break;
+    case RVT_NX_DIRECT_BRANCH_SYNC:
+        if (!d->synced || walk_icnt(d, icnt, FINAL_TAKEN))
+            sync_to(d, faddr);
+        break;
+    case RVT_NX_INDIRECT_BRANCH:
+    case RVT_NX_INDIRECT_BRANCH_HIST:
+        if (!d->synced)
+            break;
+        d->have_prev = true;
+        d->prev_icnt = icnt;
+        d->prev_hist = hist;
+        d->prev_btype = btype;
+        indirect(d, icnt, hist, btype,
+                 xlen_mask(d, d->last_addr ^ (rvt_nexus_get(m, RVT_NXF_UADDR, 0) << 1)));
+        break;
+    case RVT_NX_INDIRECT_BRANCH_SYNC:
+    case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
+        if (!d->synced || indirect(d, icnt, hist, btype, xlen_mask(d, faddr << 1)))
+            sync_to(d, faddr);
+        d->have_prev = false;
+        break;
+    case RVT_NX_RESOURCE_FULL: {
+        if (!d->synced)
+            break;
+        uint64_t rcode = rvt_nexus_get(m, RVT_NXF_RCODE, 0), rdata = rvt_nexus_get(m, RVT_NXF_RDATA, 0);
+        if (rcode == 0) {
+            if (walk_icnt(d, rdata, FINAL_ANY))
+                d->used = 0;
+        } else if (rcode == 1) {
+            walk_hist(d, rdata);
+        } else if (rcode == 2) {
+            uint64_t times = rvt_nexus_get(m, RVT_NXF_HREPEAT, 1);
+            for (uint64_t k = 0; k < times && walk_hist(d, rdata); k++)
+                ;
+        }
+        break;
+    }
+    case RVT_NX_REPEAT_BRANCH: {
+        if (!d->synced)
+            break;
+        if (!d->have_prev) {
+            fail(d, "RepeatBranch with no earlier indirect-branch message to repeat");
+            break;
+        }
+        uint64_t times = rvt_nexus_get(m, RVT_NXF_BCNT, 0);
+        for (uint64_t k = 0; k < times && indirect(d, d->prev_icnt, d->prev_hist, d->prev_btype, d->last_addr);
+             k++)
+            ;
+        break;
+    }
+    case RVT_NX_PROG_TRACE_CORRELATION:
+        if (d->synced && (rvt_nexus_get(m, RVT_NXF_CDF, 0) != 1 || walk_hist(d, hist)))
+            walk_icnt(d, icnt, FINAL_ANY);
+        d->synced = false; /* tracing stopped: the next message must carry a full address */
+        d->used = 0;
+        break;
+    case RVT_NX_ERROR:
+        d->error_messages++;
+        fail(d, "the encoder lost messages (Error ETYPE %" PRIu64 ", ECODE %#" PRIx64 ")",
+             rvt_nexus_get(m, RVT_NXF_ETYPE, 0), rvt_nexus_get(m, RVT_NXF_ECODE, 0));
+        break;
+    default:
+        break; /* Ownership, vendor and reserved messages do not move the PC */
+    }
+    if (d->status && d->status != RVT_E_IO)
+        rvt_ntrace_decoder_resync(d);
+    return d->status;
+}

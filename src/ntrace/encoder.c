@@ -1,0 +1,360 @@
+/* N-Trace encoder: retired instructions in, Nexus messages in MSEO bytes out.
+ *
+ * The message decisions are those of the N-Trace reference encoder (NexRv),
+ * so that our streams equal its byte for byte: a message that needs the next
+ * address (indirect transfer, taken branch in BTM, full history register) is
+ * decided when an instruction retires and sent when the next one retires;
+ * history lives in a 32-bit register whose stop bit reaching bit 31 makes a
+ * ResourceFull; the stream opens with ProgTraceSync and closes with
+ * ProgTraceCorrelation. Traps, which NexRv does not model, become
+ * IndirectBranch(Hist) messages with B-TYPE 2 (exception) or 3 (interrupt)
+ * whose address is the handler's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ntrace_internal.h"
+
+/* The history register's stop bit may reach bit 31 before it is sent. */
+#define HIST_FULL_BIT 31
+#define MAX_MSG 48
+
+typedef struct nx_builder {
+    uint8_t b[2 * MAX_MSG]; /* room for a held-back message and the new one */
+    size_t n;               /* bytes started */
+    unsigned used;          /* MDO bits used in the last byte (6 = full) */
+    size_t start;           /* first byte of the message being built */
+} nx_builder;
+
+struct rvt_ntrace_encoder {
+    rvt_ntrace_options o;
+    unsigned xlen;
+    rvt_nexus_byte_sink sink;
+    void *user;
+    int status;
+
+    bool started;
+    unsigned pending;       /* TCODE to send when the next instruction retires, 0 = none */
+    unsigned pending_btype;
+    uint64_t icnt, hist, last_addr;
+    uint64_t last_iaddr;    /* address of the last record (for the closing message) */
+
+    /* Repetition detection. */
+    uint64_t bcnt;          /* repeats counted and not yet sent */
+    uint64_t prev_icnt, prev_hist;
+    unsigned prev_btype;
+    unsigned rep_bits;      /* 0, or the length of the repeating history pattern (31, 30, 28) */
+    unsigned rep_shift;     /* 31 - rep_bits */
+    uint64_t rep_prev;      /* the pattern with its stop bit */
+
+    nx_call_stack stack;
+    uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
+
+    rvt_ntrace_stats stats;
+};
+
+static void put_fixed(nx_builder *m, unsigned width, uint64_t v) {
+    while (width) {
+        if (m->n == m->start || m->used == 6) {
+            m->b[m->n++] = 0;
+            m->used = 0;
+        }
+        unsigned k = 6 - m->used < width ? 6 - m->used : width;
+        m->b[m->n - 1] |= (uint8_t)((v & ((1u << k) - 1)) << (2 + m->used));
+        m->used += k;
+        v >>= k;
+        width -= k;
+    }
+}
+
+/* A variable field fills the rest of its first byte and as many bytes as its
+ * significant bits need; it ends on a byte with MSEO = 01. */
+static void put_var(nx_builder *m, uint64_t v) {
+    if (m->n == m->start || m->used == 6) {
+        m->b[m->n++] = 0;
+        m->used = 0;
+    }
+    unsigned k = 6 - m->used;
+    m->b[m->n - 1] |= (uint8_t)((v & ((1u << k) - 1)) << (2 + m->used));
+    v = k < 64 ? v >> k : 0;
+    m->used = 6;
+    while (v) {
+        m->b[m->n++] = (uint8_t)((v & 0x3f) << 2);
+        v >>= 6;
+    }
+    m->b[m->n - 1] |= 1;
+}
+
+static void begin(rvt_ntrace_encoder *e, nx_builder *m, unsigned tcode) {
+    m->start = m->n;
+    m->used = 0;
+    put_fixed(m, 6, tcode);
+    if (e->o.src_bits)
+        put_fixed(m, e->o.src_bits, e->o.src_id);
+}
+
+static void end(rvt_ntrace_encoder *e, nx_builder *m) {
+    m->b[m->n - 1] |= 3;
+    e->stats.messages++;
+}
+
+static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) {
+    if (!m->n || e->status)
+        return;
+    e->stats.bytes += m->n;
+    if (e->sink(e->user, m->b, m->n) != 0)
+        e->status = RVT_E_IO;
+}
+
+int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
+                           rvt_nexus_byte_sink sink, void *user) {
+    if (!out || !o || !sink || o->call_stack > RVT_NTRACE_MAX_CALL_STACK || o->src_bits > 12)
+        return RVT_E_ARG;
+    rvt_ntrace_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return RVT_E_NOMEM;
+    e->o = *o;
+    e->xlen = xlen ? xlen : 64;
+    e->sink = sink;
+    e->user = user;
+    e->hist = 1;
+    e->check_ret = 1;
+    nx_stack_init(&e->stack, o->call_stack, o->call_counter);
+    *out = e;
+    return 0;
+}
+
+/* Would two consecutive full history registers repeat with a period of 30 or
+ * 28 bits instead of 31? Returns that period or 0. Bits are compared from the
+ * oldest (just below the stop bit) on, as the history was recorded. */
+static unsigned shorter_period(uint64_t prev, uint64_t hist) {
+    if ((prev & 7) == ((prev >> 28) & 7) && (prev & 0x0FFFFFF8u) == ((hist >> 3) & 0x0FFFFFF8u))
+        return 28;
+    if ((prev & 1) == ((prev >> 30) & 1) && (prev & 0x3FFFFFFEu) == ((hist >> 1) & 0x3FFFFFFEu))
+        return 30;
+    return 0;
+}
+
+static uint64_t low_bits(uint64_t v, unsigned n) { return n >= 64 ? v : v & ((UINT64_C(1) << n) - 1); }
+
+/* Decides whether the pending message repeats the previous one (then it is
+ * only counted) and sends the held-back repeat when it does not. */
+static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) {
+    bool repeat_now = false;
+    if ((e->o.repeat & 2) && e->pending == RVT_NX_RESOURCE_FULL) {
+        if (e->rep_bits == 0) {
+            e->rep_bits = 31;
+            e->rep_shift = 0;
+            e->rep_prev = e->hist;
+            e->bcnt = 0;
+            e->hist = 1;
+            repeat_now = true;
+        } else if ((e->hist >> e->rep_shift) == e->rep_prev) {
+            e->hist = (UINT64_C(1) << e->rep_shift) | low_bits(e->hist, e->rep_shift);
+            repeat_now = true;
+        } else if (e->bcnt == 1) {
+            unsigned period = shorter_period(e->rep_prev, e->hist);
+            if (period) {
+                e->rep_bits = period;
+                e->rep_shift = 31 - period;
+                e->rep_prev >>= e->rep_shift;
+                e->hist = (UINT64_C(1) << (2 * e->rep_shift)) | low_bits(e->hist, 2 * e->rep_shift);
+                repeat_now = true;
+            }
+        }
+    } else if ((e->o.repeat & 1) && e->pending != RVT_NX_RESOURCE_FULL && e->prev_hist == e->hist &&
+               e->last_addr == addr && e->prev_icnt == e->icnt && e->prev_btype == e->pending_btype) {
+        e->icnt = 0;
+        e->hist = 1;
+        repeat_now = true;
+    }
+    if (repeat_now) {
+        e->bcnt++;
+        e->pending = 0;
+        return;
+    }
+    if (e->bcnt > 0 && e->rep_bits != 0) {
+        begin(e, m, RVT_NX_RESOURCE_FULL);
+        put_fixed(m, 4, e->bcnt > 1 ? 2 : 1);
+        put_var(m, e->rep_prev);
+        if (e->bcnt > 1)
+            put_var(m, e->bcnt);
+        end(e, m);
+        if (e->pending == RVT_NX_RESOURCE_FULL) {
+            /* This register starts the next comparison. */
+            e->rep_bits = 31;
+            e->rep_shift = 0;
+            e->rep_prev = e->hist;
+            e->bcnt = 1;
+            e->pending = 0;
+            e->hist = 1;
+        } else {
+            e->bcnt = 0;
+            e->rep_bits = 0;
+        }
+    } else if (e->bcnt > 0) {
+        begin(e, m, RVT_NX_REPEAT_BRANCH);
+        put_var(m, e->bcnt);
+        end(e, m);
+        e->bcnt = 0;
+    }
+}
+
+static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
+    nx_builder m;
+    m.n = m.start = 0;
+    m.used = 0;
+    if (!e->o.btm)
+        handle_repeats(e, &m, addr);
+    if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST && e->hist == 1)
+        e->pending = RVT_NX_INDIRECT_BRANCH; /* nothing to add: the shorter message */
+    if (e->bcnt == 0)
+        e->prev_hist = 0; /* only a message that may repeat sets it */
+    if (e->pending)
+        begin(e, &m, e->pending);
+    switch (e->pending) {
+    case RVT_NX_PROG_TRACE_SYNC:
+        put_fixed(&m, 4, 1); /* SYNC 1: exit from reset, trace starts */
+        put_var(&m, e->icnt);
+        put_var(&m, addr >> 1);
+        e->icnt = 0;
+        e->last_addr = addr;
+        break;
+    case RVT_NX_INDIRECT_BRANCH:
+    case RVT_NX_INDIRECT_BRANCH_HIST:
+        e->prev_hist = e->hist;
+        e->prev_icnt = e->icnt;
+        e->prev_btype = e->pending_btype;
+        put_fixed(&m, 2, e->pending_btype);
+        put_var(&m, e->icnt);
+        put_var(&m, (e->last_addr ^ addr) >> 1);
+        if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST)
+            put_var(&m, e->hist);
+        e->icnt = 0;
+        e->last_addr = addr;
+        break;
+    case RVT_NX_DIRECT_BRANCH:
+        put_var(&m, e->icnt);
+        e->icnt = 0;
+        break;
+    case RVT_NX_RESOURCE_FULL:
+        e->prev_hist = e->hist;
+        e->prev_icnt = e->icnt;
+        put_fixed(&m, 4, 1); /* RCODE 1: history full; I-CNT goes on counting */
+        put_var(&m, e->hist);
+        break;
+    case RVT_NX_PROG_TRACE_CORRELATION:
+        put_fixed(&m, 4, 0);             /* EVCODE 0: entry into debug mode (trace ends) */
+        put_fixed(&m, 2, e->hist > 1);   /* CDF 1: a HIST field follows */
+        put_var(&m, e->icnt);
+        if (e->hist > 1)
+            put_var(&m, e->hist);
+        e->icnt = 0;
+        break;
+    default:
+        break;
+    }
+    if (e->pending)
+        end(e, &m);
+    flush_bytes(e, &m);
+    e->pending = 0;
+    if (e->rep_bits == 0)
+        e->hist = 1;
+}
+
+/* The part of a record's handling that happens before its own effect: the
+ * implicit-return check and the message decided by the previous record. */
+static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing) {
+    if (!e->started) {
+        e->started = true;
+        e->pending = RVT_NX_PROG_TRACE_SYNC;
+    }
+    if (!(e->check_ret & 1)) {
+        if (e->o.call_counter || e->check_ret == addr)
+            e->pending = 0; /* the return went where the stack said: nothing to send */
+        e->check_ret = 1;
+    }
+    if (closing && (e->icnt > 0 || e->rep_bits != 0)) {
+        if (!e->pending)
+            e->pending = RVT_NX_PROG_TRACE_CORRELATION;
+        if (e->bcnt > 0)
+            e->prev_hist = 0; /* the held-back repeat must go out now */
+    }
+    if (e->pending)
+        send_pending(e, addr);
+}
+
+static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags, unsigned units) {
+    if (flags & (RVT_NXI_EXCEPTION | RVT_NXI_INTERRUPT)) {
+        e->pending = e->o.btm ? RVT_NX_INDIRECT_BRANCH : RVT_NX_INDIRECT_BRANCH_HIST;
+        e->pending_btype = (flags & RVT_NXI_INTERRUPT) ? 3 : 2;
+        return;
+    }
+    e->icnt += units;
+    e->stats.insns++;
+    if (flags & RVT_NXI_BRANCH) {
+        bool taken = flags & RVT_NXI_TAKEN;
+        if (!e->o.btm) {
+            e->hist = (e->hist << 1) | taken;
+            if (e->hist & (UINT64_C(1) << HIST_FULL_BIT))
+                e->pending = RVT_NX_RESOURCE_FULL;
+        } else if (taken) {
+            e->pending = RVT_NX_DIRECT_BRANCH;
+        }
+    } else if (flags & RVT_NXI_INDIRECT) {
+        if ((e->o.call_stack || e->o.call_counter) && (flags & RVT_NXI_RETURN)) {
+            uint64_t ret = 1;
+            switch (nx_stack_pop(&e->stack, &ret)) {
+            case NX_POP_EMPTY: ret = 1; break;
+            case NX_POP_ANY: ret = 0; break;
+            case NX_POP_ADDR: break;
+            }
+            e->check_ret = ret;
+        }
+        e->pending = e->o.btm ? RVT_NX_INDIRECT_BRANCH : RVT_NX_INDIRECT_BRANCH_HIST;
+        e->pending_btype = 0;
+    }
+    if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
+        nx_stack_push(&e->stack, last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+}
+
+int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
+    if (e->status)
+        return e->status;
+    before(e, s->addr, false);
+    after(e, s->addr, s->flags, (s->flags & RVT_NXI_SIZE4) ? 2 : 1);
+    e->last_iaddr = s->addr;
+    return e->status;
+}
+
+int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
+    for (size_t i = 0; i < n && !e->status; i++) {
+        const rvt_retire *r = &recs[i];
+        before(e, r->iaddr, false);
+        if (r->ninsns == 0) {
+            after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
+        } else {
+            rvt_insn in;
+            rvt_decode(r->insn, e->xlen, &in);
+            unsigned flags = rvt_nexus_classify(&in);
+            if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
+                flags |= RVT_NXI_TAKEN;
+            uint64_t last = r->iaddr + 2u * r->iretire - (r->ilastsize ? 4 : 2);
+            after(e, last, flags, r->iretire);
+            e->stats.insns += r->ninsns - 1;
+        }
+        e->last_iaddr = r->iaddr;
+    }
+    return e->status;
+}
+
+int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats) {
+    if (!e)
+        return RVT_E_ARG;
+    if (e->started && !e->status)
+        before(e, e->last_iaddr, true);
+    int status = e->status;
+    if (stats)
+        *stats = e->stats;
+    free(e);
+    return status;
+}
