@@ -20,6 +20,12 @@ typedef bool (*rvt_code_fetch)(void *user, uint64_t addr, rvt_insn *out);
  * stops the decoder, which then returns RVT_E_IO. */
 typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
 
+/* Receives each trap a trace reports, in order with the PCs: `at` is the
+ * address of the instruction that took the exception (it did not retire) or,
+ * for an interrupt, of the instruction that would have run next; `handler`
+ * is where execution went on. A non-zero return stops the decoder. */
+typedef int (*rvt_trap_sink)(void *user, bool interrupt, uint64_t at, uint64_t handler);
+
 #ifdef __cplusplus
 }
 #endif

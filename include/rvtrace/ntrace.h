@@ -116,7 +116,8 @@ int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
  * mnemonics), so a pcseq file, the program image and a retirement stream all
  * describe an instruction the same way: jal/c.jal with a link register is a
  * call, jalr with rd != x0 and ecall are indirect calls, `ret` (jalr x0,0(ra))
- * and mret/sret are returns, every other jalr is an indirect jump. */
+ * is a return, every other jalr (and mret/sret, which NexRv's pcseq marks R)
+ * is an indirect jump. */
 enum rvt_nexus_iflags {
     RVT_NXI_SIZE4 = 1u << 0,     /* 32-bit instruction (else 16-bit) */
     RVT_NXI_BRANCH = 1u << 1,    /* direct conditional branch */
@@ -203,6 +204,8 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
  * address) returns RVT_E_FORMAT with the message offset and the address in
  * diag; the decoder then waits for the next message with a full address. */
 int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag);
+/* Also report traps (B-TYPE 2 and 3), with the same `user`. */
+void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
 /* Forget the path (after damage in the byte stream). */
 void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
 /* Error messages (TCODE 8) seen. */

@@ -30,6 +30,7 @@ struct rvt_ntrace_decoder {
     unsigned xlen;
     rvt_code_fetch fetch;
     rvt_pc_sink sink;
+    rvt_trap_sink trap;
     void *user;
 
     bool synced;
@@ -77,6 +78,8 @@ void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
     /* A counter-based encoder sent no addresses: a real stack recovers them. */
     nx_stack_init(&d->stack, d->o.call_stack, false);
 }
+
+void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
 
@@ -207,18 +210,16 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
 }
 
 /* IndirectBranch(Hist) and what a RepeatBranch repeats: history, count, then
- * the new address. An exception or interrupt (B-TYPE 2/3) happened after the
- * counted instructions; ecall and ebreak count as executed although they
- * trap, so they are reported. */
+ * the new address. An exception or interrupt (B-TYPE 1-3) happened after the
+ * counted instructions. */
 static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsigned btype, uint64_t target) {
     if (!walk_hist(d, hist))
         return false;
     if (!walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY))
         return false;
-    if (btype == 2 || btype == 1) {
-        rvt_insn in;
-        if (d->fetch(d->user, d->pc, &in) && in.cf == RVT_CF_TRAP && !emit(d, d->pc))
-            return false;
+    if (btype != 0 && d->trap && d->trap(d->user, btype == 3, d->pc, target) != 0) {
+        d->status = RVT_E_IO;
+        return false;
     }
     d->pc = d->last_addr = target;
     d->used = 0;

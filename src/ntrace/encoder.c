@@ -138,10 +138,22 @@ static uint64_t low_bits(uint64_t v, unsigned n) { return n >= 64 ? v : v & ((UI
 
 /* Decides whether the pending message repeats the previous one (then it is
  * only counted) and sends the held-back repeat when it does not. */
+static void send_repeat_branch(rvt_ntrace_encoder *e, nx_builder *m) {
+    begin(e, m, RVT_NX_REPEAT_BRANCH);
+    put_var(m, e->bcnt);
+    end(e, m);
+    e->bcnt = 0;
+}
+
+/* With both kinds of repetition on (NexRv never runs so), one count serves
+ * both; a RepeatBranch count is sent before a history pattern starts, and
+ * messages are not counted as repeats while a pattern is. */
 static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) {
     bool repeat_now = false;
     if ((e->o.repeat & 2) && e->pending == RVT_NX_RESOURCE_FULL) {
         if (e->rep_bits == 0) {
+            if (e->bcnt > 0)
+                send_repeat_branch(e, m);
             e->rep_bits = 31;
             e->rep_shift = 0;
             e->rep_prev = e->hist;
@@ -161,7 +173,7 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
                 repeat_now = true;
             }
         }
-    } else if ((e->o.repeat & 1) && e->pending != RVT_NX_RESOURCE_FULL && e->prev_hist == e->hist &&
+    } else if ((e->o.repeat & 1) && e->rep_bits == 0 && e->pending != RVT_NX_RESOURCE_FULL && e->prev_hist == e->hist &&
                e->last_addr == addr && e->prev_icnt == e->icnt && e->prev_btype == e->pending_btype) {
         e->icnt = 0;
         e->hist = 1;
@@ -192,10 +204,7 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
             e->rep_bits = 0;
         }
     } else if (e->bcnt > 0) {
-        begin(e, m, RVT_NX_REPEAT_BRANCH);
-        put_var(m, e->bcnt);
-        end(e, m);
-        e->bcnt = 0;
+        send_repeat_branch(e, m);
     }
 }
 

@@ -20,7 +20,8 @@ unsigned rvt_nexus_classify(const rvt_insn *in) {
             return f | RVT_NXI_JUMP | RVT_NXI_INDIRECT | RVT_NXI_RETURN;
         return f | RVT_NXI_JUMP | RVT_NXI_INDIRECT;
     case RVT_CF_XRET:
-        return f | RVT_NXI_JUMP | RVT_NXI_INDIRECT | RVT_NXI_RETURN;
+        /* Not a return for the call stack: its target is xepc (itype 3). */
+        return f | RVT_NXI_JUMP | RVT_NXI_INDIRECT;
     case RVT_CF_TRAP:
         /* NexRv's tables list ecall as an indirect call; ebreak is plain. */
         return in->op == RVT_OP_ECALL ? f | RVT_NXI_JUMP | RVT_NXI_INDIRECT | RVT_NXI_CALL : f;

@@ -1,0 +1,201 @@
+/* N-Trace encoder -> decoder round trip on the hart model's runs of the corpus
+ * programs: one run feeds an encoder per option set (BTM and HTM, call stack
+ * and counter, every repetition mode, a SRC field), and each stream decoded
+ * with the ELF must give the executed address sequence under the corpus
+ * PC-list rule (ecall/ebreak listed, the instruction an interrupt follows
+ * not). Compared by count and a running hash, so long runs need no memory.
+ *
+ * The call counter (implicit-return mode 1) cannot see a program that changes
+ * its return address; the specification accepts that. For it a decoder error
+ * (the count walks into code that contradicts it) is reported as a known
+ * limit, but a silently wrong flow still fails. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/hart.h"
+#include "rvtrace/ntrace.h"
+
+typedef struct {
+    uint64_t n, hash;
+} digest;
+
+static void add(digest *g, uint64_t pc) {
+    g->n++;
+    g->hash = (g->hash ^ pc) * 0x100000001b3ull;
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len, cap;
+} buffer;
+
+static int keep(void *user, const uint8_t *msg, size_t len) {
+    buffer *b = user;
+    if (b->len + len > b->cap) {
+        size_t cap = (b->cap + len) * 2;
+        uint8_t *p = realloc(b->bytes, cap);
+        if (!p)
+            return RVT_E_NOMEM;
+        b->bytes = p;
+        b->cap = cap;
+    }
+    memcpy(b->bytes + b->len, msg, len);
+    b->len += len;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    rvt_ntrace_options o;
+} sets[] = {
+    {"btm", {.btm = true}},
+    {"htm", {0}},
+    {"htm repeated history", {.repeat = 2}},
+    {"htm stack 8", {.call_stack = 8}},
+    {"htm stack 8 repeated history", {.call_stack = 8, .repeat = 2}},
+    {"htm stack 32 both repeats", {.call_stack = 32, .repeat = 3}},
+    {"htm counter 8 RepeatBranch", {.call_stack = 8, .call_counter = true, .repeat = 1}},
+    {"btm stack 4", {.btm = true, .call_stack = 4}},
+    {"htm SRC 4 bits", {.call_stack = 8, .repeat = 2, .src_bits = 4, .src_id = 9}},
+};
+enum { NSETS = sizeof sets / sizeof sets[0] };
+
+typedef struct {
+    rvt_ntrace_encoder *enc[NSETS];
+    buffer trace[NSETS];
+    digest executed;
+    uint64_t pending;
+    bool have_pending;
+} run_ctx;
+
+/* The corpus PC list, kept one address behind: an interrupt drops the
+ * instruction it follows. */
+static int run_sink(void *user, const rvt_retire *recs, size_t n) {
+    run_ctx *r = user;
+    for (size_t i = 0; i < n; i++) {
+        const rvt_retire *rec = &recs[i];
+        if (rec->ninsns == 0 && rec->itype == RVT_ITYPE_INTERRUPT) {
+            r->have_pending = false;
+            continue;
+        }
+        if (rec->ninsns == 0 && !rvt_retire_is_env_trap(rec))
+            continue;
+        if (r->have_pending)
+            add(&r->executed, r->pending);
+        r->pending = rec->iaddr;
+        r->have_pending = true;
+    }
+    for (int s = 0; s < NSETS; s++)
+        if (rvt_ntrace_encoder_push(r->enc[s], recs, n))
+            return 1;
+    return 0;
+}
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    digest decoded;
+    uint64_t held;
+    bool have_held;
+} dec_ctx;
+
+static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
+    dec_ctx *c = user;
+    return rvt_program_insn(c->img, c->m, addr, out);
+}
+
+static int pc_sink(void *user, uint64_t pc) {
+    dec_ctx *c = user;
+    if (c->have_held)
+        add(&c->decoded, c->held);
+    c->held = pc;
+    c->have_held = true;
+    return 0;
+}
+
+static int trap_sink(void *user, bool interrupt, uint64_t at, uint64_t handler) {
+    dec_ctx *c = user;
+    (void)handler;
+    if (interrupt) {
+        c->have_held = false;
+        return 0;
+    }
+    rvt_insn in;
+    if (fetch(c, at, &in) && in.cf == RVT_CF_TRAP)
+        pc_sink(c, at);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: ntrace_roundtrip PROGRAM.elf...\n");
+        return 2;
+    }
+    int failures = 0, limits = 0;
+    for (int k = 1; k < argc; k++) {
+        rvt_image *img;
+        rvt_diag d = {{0}};
+        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
+            fprintf(stderr, "%s\n", d.msg);
+            return 1;
+        }
+        rvt_machine_config cfg;
+        rvt_machine_config_default(&cfg);
+        FILE *null = fopen("/dev/null", "w");
+        cfg.console = null;
+        cfg.max_insns = 50000000; /* a program that does not terminate still gives a trace */
+        rvt_machine *m;
+        if (rvt_machine_new(&m, &cfg, img, &d)) {
+            fprintf(stderr, "%s: %s\n", argv[k], d.msg);
+            return 1;
+        }
+        run_ctx r;
+        memset(&r, 0, sizeof r);
+        for (int s = 0; s < NSETS; s++)
+            if (rvt_ntrace_encoder_new(&r.enc[s], &sets[s].o, rvt_image_xlen(img), keep, &r.trace[s]))
+                return 1;
+        rvt_machine_set_sink(m, run_sink, &r);
+        rvt_run_result res;
+        rvt_machine_run(m, &res, &d);
+        if (r.have_pending)
+            add(&r.executed, r.pending);
+        for (int s = 0; s < NSETS; s++) {
+            rvt_ntrace_encoder_finish(r.enc[s], NULL);
+            dec_ctx dc = {img, m, {0, 0}, 0, false};
+            rvt_ntrace_decoder_options dopt = {sets[s].o.call_stack, sets[s].o.call_counter, sets[s].o.src_bits,
+                                               sets[s].o.src_bits ? (int)sets[s].o.src_id : -1};
+            rvt_ntrace_decoder *dec;
+            if (rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, pc_sink, &dc))
+                return 1;
+            rvt_ntrace_decoder_set_trap_sink(dec, trap_sink);
+            rvt_nexus_config ncfg = {sets[s].o.src_bits};
+            rvt_nexus_reader rd;
+            rvt_nexus_reader_init(&rd, &ncfg, r.trace[s].bytes, r.trace[s].len);
+            rvt_nexus_msg msg;
+            int rc = 0, got;
+            while (!rc && (got = rvt_nexus_next(&rd, &msg, &d)) != 0)
+                rc = got < 0 ? got : rvt_ntrace_decode(dec, &msg, &d);
+            if (dc.have_held)
+                add(&dc.decoded, dc.held);
+            bool same = dc.decoded.n == r.executed.n && dc.decoded.hash == r.executed.hash;
+            if (rc && sets[s].o.call_counter) {
+                limits++;
+                printf("%s [%s]: known limit of the call counter: %s\n", argv[k], sets[s].name, d.msg);
+            } else if (rc || !same) {
+                failures++;
+                printf("%s [%s]: %" PRIu64 " decoded vs %" PRIu64 " executed %s\n", argv[k], sets[s].name,
+                       dc.decoded.n, r.executed.n, rc ? d.msg : "");
+            }
+            rvt_ntrace_decoder_free(dec);
+            free(r.trace[s].bytes);
+        }
+        rvt_machine_free(m);
+        rvt_image_free(img);
+        fclose(null);
+    }
+    printf("ntrace round trip: %d programs x %d option sets, %d failures, %d known call-counter limits\n", argc - 1,
+           NSETS, failures, limits);
+    return failures ? 1 : 0;
+}

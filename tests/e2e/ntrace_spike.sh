@@ -1,0 +1,30 @@
+#!/bin/sh
+# N-Trace from the corpus spike traces, traps and interrupts included (which
+# NexRv cannot trace): encode each trace in BTM and in HTM with call stack and
+# repeated history, decode with the ELF, and compare with the corpus PC list.
+# usage: ntrace_spike.sh RVTRACE SHARED_DIR WORK_DIR
+set -u
+R=$1 SHARED=$2 WORK=$3
+mkdir -p "$WORK" || exit 1
+fail=0 count=0
+for csv in "$SHARED"/corpus/spike/*.csv.zst; do
+    name=$(basename "$csv" .csv.zst)
+    elf=$(ls "$SHARED"/corpus/programs/"$name".* 2>/dev/null | head -1)
+    [ -n "$elf" ] || continue
+    "$R" convert "$csv" "$WORK/$name.want" || { echo "$name: convert failed"; fail=$((fail + 1)); continue; }
+    for opts in "--btm" "--call-stack 8 --repeat-history 2"; do
+        count=$((count + 1))
+        # shellcheck disable=SC2086
+        if ! "$R" encode --format ntrace $opts "$csv" -o "$WORK/$name.nex" ||
+            ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs -o "$WORK/$name.got"; then
+            echo "$name [$opts]: encode or decode failed"; fail=$((fail + 1)); continue
+        fi
+        if ! cmp -s "$WORK/$name.want" "$WORK/$name.got"; then
+            echo "$name [$opts]: decoded PCs differ: $(cmp "$WORK/$name.want" "$WORK/$name.got" 2>&1 | head -1)"
+            fail=$((fail + 1))
+        fi
+    done
+    rm -f "$WORK/$name.want" "$WORK/$name.got" "$WORK/$name.nex"
+done
+echo "ntrace from spike traces: $count runs, $fail failures"
+[ $count -gt 0 ] && [ $fail -eq 0 ]
