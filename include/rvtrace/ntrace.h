@@ -163,6 +163,15 @@ typedef struct rvt_ntrace_options {
                              messages; bit 1: repeated history (ResourceFull RCODE 2) */
     unsigned src_bits;    /* width of the SRC field (0 = none) */
     unsigned src_id;      /* value sent in it */
+    unsigned sync_max;    /* periodic synchronisation (trTeInstSyncMode 1): after
+                             2^(sync_max + 4) messages the next branch message is
+                             sent as its *Sync form (SYNC 2, full address) and the
+                             state restarts; 0 = off */
+    bool timestamps;      /* trTsEnable: TSTAMP on every message (absolute in
+                             synchronising messages, else relative), from the
+                             records' time */
+    bool ownership;       /* trTeContext: Ownership messages with the privilege
+                             (and context) after each sync and on every change */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32

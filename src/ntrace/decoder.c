@@ -168,6 +168,8 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
 }
 
 static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
+    if (icnt >> 32)
+        return fail(d, "I-CNT %#" PRIx64 " is wider than an encoder's 32-bit counter", icnt);
     if (d->used > icnt)
         return fail(d, "I-CNT %" PRIu64 " is less than the %" PRIu64 " units its history bits covered", icnt,
                     d->used);
@@ -226,9 +228,9 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
     return true;
 }
 
+/* A synchronising message restarts the encoder's return-address stack. */
 static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr) {
-    if (!d->synced)
-        nx_stack_init(&d->stack, d->o.call_stack, false);
+    nx_stack_init(&d->stack, d->o.call_stack, false);
     d->pc = d->last_addr = xlen_mask(d, faddr << 1);
     d->used = 0;
     d->synced = true;

@@ -35,7 +35,13 @@ struct rvt_ntrace_encoder {
     bool started;
     unsigned pending;       /* TCODE to send when the next instruction retires, 0 = none */
     unsigned pending_btype;
+    uint64_t pending_time;  /* when the pending message's event happened */
     uint64_t icnt, hist, last_addr;
+    uint64_t since_sync;    /* messages since the last synchronising one */
+    uint64_t last_time;     /* last timestamp sent */
+    unsigned priv;          /* privilege and context last reported by Ownership */
+    uint64_t context;
+    bool owned;
     uint64_t last_iaddr;    /* address of the last record (for the closing message) */
 
     /* Repetition detection. */
@@ -92,10 +98,18 @@ static void begin(rvt_ntrace_encoder *e, nx_builder *m, unsigned tcode) {
         put_fixed(m, e->o.src_bits, e->o.src_id);
 }
 
-static void end(rvt_ntrace_encoder *e, nx_builder *m) {
+/* `sync`: the message carries a full address, so its time stamp is absolute. */
+static void end_stamped(rvt_ntrace_encoder *e, nx_builder *m, bool sync, uint64_t time) {
+    if (e->o.timestamps) {
+        put_var(m, sync ? time : time - e->last_time);
+        e->last_time = time;
+    }
     m->b[m->n - 1] |= 3;
     e->stats.messages++;
+    e->since_sync++;
 }
+
+static void end(rvt_ntrace_encoder *e, nx_builder *m) { end_stamped(e, m, false, e->pending_time); }
 
 static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) {
     if (!m->n || e->status)
@@ -136,6 +150,10 @@ static unsigned shorter_period(uint64_t prev, uint64_t hist) {
 
 static uint64_t low_bits(uint64_t v, unsigned n) { return n >= 64 ? v : v & ((UINT64_C(1) << n) - 1); }
 
+static bool sync_due(const rvt_ntrace_encoder *e) {
+    return e->o.sync_max && e->since_sync >= (UINT64_C(1) << (e->o.sync_max + 4));
+}
+
 /* Decides whether the pending message repeats the previous one (then it is
  * only counted) and sends the held-back repeat when it does not. */
 static void send_repeat_branch(rvt_ntrace_encoder *e, nx_builder *m) {
@@ -143,6 +161,16 @@ static void send_repeat_branch(rvt_ntrace_encoder *e, nx_builder *m) {
     put_var(m, e->bcnt);
     end(e, m);
     e->bcnt = 0;
+}
+
+/* The held-back history pattern: once (RCODE 1) or with its count (RCODE 2). */
+static void send_history_pattern(rvt_ntrace_encoder *e, nx_builder *m) {
+    begin(e, m, RVT_NX_RESOURCE_FULL);
+    put_fixed(m, 4, e->bcnt > 1 ? 2 : 1);
+    put_var(m, e->rep_prev);
+    if (e->bcnt > 1)
+        put_var(m, e->bcnt);
+    end(e, m);
 }
 
 /* With both kinds of repetition on (NexRv never runs so), one count serves
@@ -173,7 +201,8 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
                 repeat_now = true;
             }
         }
-    } else if ((e->o.repeat & 1) && e->rep_bits == 0 && e->pending != RVT_NX_RESOURCE_FULL && e->prev_hist == e->hist &&
+    } else if ((e->o.repeat & 1) && e->rep_bits == 0 && !sync_due(e) && e->pending != RVT_NX_RESOURCE_FULL &&
+               e->prev_hist == e->hist &&
                e->last_addr == addr && e->prev_icnt == e->icnt && e->prev_btype == e->pending_btype) {
         e->icnt = 0;
         e->hist = 1;
@@ -185,12 +214,7 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
         return;
     }
     if (e->bcnt > 0 && e->rep_bits != 0) {
-        begin(e, m, RVT_NX_RESOURCE_FULL);
-        put_fixed(m, 4, e->bcnt > 1 ? 2 : 1);
-        put_var(m, e->rep_prev);
-        if (e->bcnt > 1)
-            put_var(m, e->bcnt);
-        end(e, m);
+        send_history_pattern(e, m);
         if (e->pending == RVT_NX_RESOURCE_FULL) {
             /* This register starts the next comparison. */
             e->rep_bits = 31;
@@ -208,6 +232,27 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
     }
 }
 
+/* The synchronising form of a branch message, when a periodic sync is due. */
+static unsigned sync_form(unsigned tcode) {
+    switch (tcode) {
+    case RVT_NX_DIRECT_BRANCH: return RVT_NX_DIRECT_BRANCH_SYNC;
+    case RVT_NX_INDIRECT_BRANCH: return RVT_NX_INDIRECT_BRANCH_SYNC;
+    case RVT_NX_INDIRECT_BRANCH_HIST: return RVT_NX_INDIRECT_BRANCH_HIST_SYNC;
+    default: return 0;
+    }
+}
+
+/* State a synchronising message restarts (besides I-CNT and HIST, which it
+ * carries): the return-address stack and the address reference. */
+static void restart_state(rvt_ntrace_encoder *e, uint64_t addr) {
+    nx_stack_init(&e->stack, e->o.call_stack, e->o.call_counter);
+    e->check_ret = 1;
+    e->last_addr = addr;
+    e->since_sync = 0;
+    e->prev_hist = 0; /* nothing repeats across a sync */
+    e->owned = false;
+}
+
 static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     nx_builder m;
     m.n = m.start = 0;
@@ -218,8 +263,11 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->pending = RVT_NX_INDIRECT_BRANCH; /* nothing to add: the shorter message */
     if (e->bcnt == 0)
         e->prev_hist = 0; /* only a message that may repeat sets it */
+    if (sync_due(e) && sync_form(e->pending))
+        e->pending = sync_form(e->pending);
     if (e->pending)
         begin(e, &m, e->pending);
+    bool sync = false;
     switch (e->pending) {
     case RVT_NX_PROG_TRACE_SYNC:
         put_fixed(&m, 4, 1); /* SYNC 1: exit from reset, trace starts */
@@ -227,6 +275,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         put_var(&m, addr >> 1);
         e->icnt = 0;
         e->last_addr = addr;
+        sync = true;
         break;
     case RVT_NX_INDIRECT_BRANCH:
     case RVT_NX_INDIRECT_BRANCH_HIST:
@@ -244,6 +293,19 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     case RVT_NX_DIRECT_BRANCH:
         put_var(&m, e->icnt);
         e->icnt = 0;
+        break;
+    case RVT_NX_DIRECT_BRANCH_SYNC:
+    case RVT_NX_INDIRECT_BRANCH_SYNC:
+    case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
+        put_fixed(&m, 4, 2); /* SYNC 2: periodic */
+        if (e->pending != RVT_NX_DIRECT_BRANCH_SYNC)
+            put_fixed(&m, 2, e->pending_btype);
+        put_var(&m, e->icnt);
+        put_var(&m, addr >> 1);
+        if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST_SYNC)
+            put_var(&m, e->hist);
+        e->icnt = 0;
+        sync = true;
         break;
     case RVT_NX_RESOURCE_FULL:
         e->prev_hist = e->hist;
@@ -263,19 +325,67 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         break;
     }
     if (e->pending)
-        end(e, &m);
+        end_stamped(e, &m, sync, e->pending_time);
+    if (sync)
+        restart_state(e, addr);
     flush_bytes(e, &m);
     e->pending = 0;
     if (e->rep_bits == 0)
         e->hist = 1;
 }
 
+/* A periodic sync that fell due while no branch message could carry it:
+ * what is held back goes out (repeats, then the history as ResourceFull) and
+ * ProgTraceSync (SYNC 2) gives the count so far and the next address. */
+static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) {
+    nx_builder m;
+    m.n = m.start = 0;
+    m.used = 0;
+    if (e->bcnt > 0 && e->rep_bits != 0)
+        send_history_pattern(e, &m);
+    else if (e->bcnt > 0)
+        send_repeat_branch(e, &m);
+    e->bcnt = 0;
+    e->rep_bits = 0;
+    if (e->hist > 1) {
+        begin(e, &m, RVT_NX_RESOURCE_FULL);
+        put_fixed(&m, 4, 1);
+        put_var(&m, e->hist);
+        end(e, &m);
+        e->hist = 1;
+    }
+    begin(e, &m, RVT_NX_PROG_TRACE_SYNC);
+    put_fixed(&m, 4, 2);
+    put_var(&m, e->icnt);
+    put_var(&m, addr >> 1);
+    end_stamped(e, &m, true, e->pending_time);
+    e->icnt = 0;
+    restart_state(e, addr);
+    flush_bytes(e, &m);
+}
+
+/* Ownership (trTeContext): PROCESS = {CONTEXT, V = 0, PRV, FORMAT}, FORMAT 2
+ * (privilege and context) after a sync, 0 (privilege only) on a change. */
+static void send_ownership(rvt_ntrace_encoder *e, unsigned priv, uint64_t context, uint64_t time) {
+    nx_builder m;
+    m.n = m.start = 0;
+    m.used = 0;
+    begin(e, &m, RVT_NX_OWNERSHIP);
+    put_var(&m, e->owned ? (uint64_t)(priv & 3) << 2 : context << 5 | (uint64_t)(priv & 3) << 2 | 2);
+    end_stamped(e, &m, false, time);
+    flush_bytes(e, &m);
+    e->priv = priv;
+    e->context = context;
+    e->owned = true;
+}
+
 /* The part of a record's handling that happens before its own effect: the
  * implicit-return check and the message decided by the previous record. */
-static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing) {
+static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt_retire *rec) {
     if (!e->started) {
         e->started = true;
         e->pending = RVT_NX_PROG_TRACE_SYNC;
+        e->pending_time = rec ? rec->time : 0;
     }
     if (!(e->check_ret & 1)) {
         if (e->o.call_counter || e->check_ret == addr)
@@ -290,6 +400,11 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing) {
     }
     if (e->pending)
         send_pending(e, addr);
+    if (!closing && sync_due(e))
+        send_sync(e, addr);
+    if (e->o.ownership && rec && rec->ninsns && !closing &&
+        (!e->owned || rec->priv != e->priv || (rec->context != e->context)))
+        send_ownership(e, rec->priv, rec->context, rec->time);
 }
 
 static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags, unsigned units) {
@@ -329,7 +444,7 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
 int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
     if (e->status)
         return e->status;
-    before(e, s->addr, false);
+    before(e, s->addr, false, NULL);
     after(e, s->addr, s->flags, (s->flags & RVT_NXI_SIZE4) ? 2 : 1);
     e->last_iaddr = s->addr;
     return e->status;
@@ -338,7 +453,8 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
     for (size_t i = 0; i < n && !e->status; i++) {
         const rvt_retire *r = &recs[i];
-        before(e, r->iaddr, false);
+        before(e, r->iaddr, false, r);
+        e->pending_time = r->time;
         if (r->ninsns == 0) {
             after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
         } else {
@@ -360,7 +476,7 @@ int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats) {
     if (!e)
         return RVT_E_ARG;
     if (e->started && !e->status)
-        before(e, e->last_iaddr, true);
+        before(e, e->last_iaddr, true, NULL);
     int status = e->status;
     if (stats)
         *stats = e->stats;

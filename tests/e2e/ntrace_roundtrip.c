@@ -59,6 +59,9 @@ static const struct {
     {"htm counter 8 RepeatBranch", {.call_stack = 8, .call_counter = true, .repeat = 1}},
     {"btm stack 4", {.btm = true, .call_stack = 4}},
     {"htm SRC 4 bits", {.call_stack = 8, .repeat = 2, .src_bits = 4, .src_id = 9}},
+    {"htm periodic sync, time stamps, ownership",
+     {.call_stack = 8, .repeat = 3, .sync_max = 1, .timestamps = true, .ownership = true}},
+    {"btm periodic sync", {.btm = true, .call_stack = 2, .sync_max = 2}},
 };
 enum { NSETS = sizeof sets / sizeof sets[0] };
 

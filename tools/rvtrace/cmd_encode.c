@@ -38,6 +38,10 @@ static void encode_usage(FILE *out) {
             "  --repeat-history N   0 none, 1 RepeatBranch, 2 repeated history (ResourceFull\n"
             "                       RCODE 2), 3 both\n"
             "  --src-bits N --src-id ID   send a SRC field (several harts in one stream)\n"
+            "  --sync-max N         periodic sync: every 2^(N+4) messages the next branch\n"
+            "                       message goes out in its *Sync form (full address)\n"
+            "  --timestamps         TSTAMP field on every message (from the records' time)\n"
+            "  --ownership          Ownership messages with privilege and context\n"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
@@ -166,6 +170,12 @@ int cmd_encode(int argc, char **argv) {
             no.repeat = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             no.src_bits = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--sync-max") && i + 1 < argc) {
+            no.sync_max = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--timestamps")) {
+            no.timestamps = true;
+        } else if (!strcmp(a, "--ownership")) {
+            no.ownership = true;
         } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
             no.src_id = (unsigned)strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--v1")) {
@@ -191,8 +201,9 @@ int cmd_encode(int argc, char **argv) {
         return 2;
     }
     if (!strcmp(format, "ntrace")) {
-        if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3) {
-            fprintf(stderr, "rvtrace encode: --call-stack is at most 32, --src-bits at most 12, --repeat-history 0-3\n");
+        if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3 || no.sync_max > 40) {
+            fprintf(stderr, "rvtrace encode: --call-stack is at most 32, --src-bits at most 12, --repeat-history 0-3, "
+                            "--sync-max at most 40\n");
             return 2;
         }
         return encode_ntrace(input, output, &no, xlen, nstats);
