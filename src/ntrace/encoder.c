@@ -398,10 +398,15 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         if (e->bcnt > 0)
             e->prev_hist = 0; /* the held-back repeat must go out now */
     }
-    if (e->pending)
+    if (e->pending) {
+        /* A due sync rides on a branch message; when the message that finds
+         * it due is another kind (a full history register, say), it goes
+         * out on its own. */
+        bool due = sync_due(e);
         send_pending(e, addr);
-    if (!closing && sync_due(e))
-        send_sync(e, addr);
+        if (!closing && due && sync_due(e))
+            send_sync(e, addr);
+    }
     if (e->o.ownership && rec && rec->ninsns && !closing &&
         (!e->owned || rec->priv != e->priv || (rec->context != e->context)))
         send_ownership(e, rec->priv, rec->context, rec->time);

@@ -1,0 +1,372 @@
+/* The N-Trace encoder and decoder on the specification's worked examples:
+ * the I-CNT examples of BTM and HTM mode (code at 0x100 with branches to
+ * 0x200 and 0x300), the address-compression example, illegal I-CNT values,
+ * implicit return, repeated history and periodic sync. The code is built
+ * from real encodings and read through the same fetch interface a program
+ * image gives. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rvtrace/ntrace.h"
+
+/* ---- A small program: address -> instruction bits ---- */
+
+typedef struct {
+    uint64_t addr;
+    uint32_t bits;
+} code_word;
+
+static const code_word *program;
+static size_t program_len;
+
+static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    for (size_t i = 0; i < program_len; i++)
+        if (program[i].addr == addr) {
+            rvt_decode(program[i].bits, 64, out);
+            return true;
+        }
+    return false;
+}
+
+/* The spec's I-CNT example (N-Trace 1.0, "I-CNT Handling in BTM mode"). */
+static const code_word icnt_example[] = {
+    {0x100, 0x952e},     /* c.add a0,a1 */
+    {0x102, 0x0eb50f63}, /* beq a0,a1,0x200 */
+    {0x106, 0x00b50533}, /* add a0,a0,a1 */
+    {0x10a, 0x1eb50b63}, /* beq a0,a1,0x300 */
+    {0x10e, 0x952e},     /* c.add */
+    {0x110, 0x00b50533}, /* add */
+    {0x114, 0x9002},     /* c.ebreak */
+    {0x200, 0x952e},     /* c.add */
+    {0x202, 0x9002},     /* c.ebreak */
+    {0x300, 0x00b50533}, /* add */
+    {0x304, 0x9002},     /* c.ebreak */
+};
+
+static void use_program(const code_word *p, size_t n) {
+    program = p;
+    program_len = n;
+}
+
+/* ---- Encoding to a buffer and reading messages back ---- */
+
+typedef struct {
+    uint8_t bytes[4096];
+    size_t len;
+} stream;
+
+static int keep(void *user, const uint8_t *b, size_t n) {
+    stream *s = user;
+    assert_true(s->len + n <= sizeof s->bytes);
+    memcpy(s->bytes + s->len, b, n);
+    s->len += n;
+    return 0;
+}
+
+/* Encodes the executed addresses; a branch is taken when the next address is
+ * not its fall-through. The flags come from the code, as a hart's would. */
+static void encode(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n, stream *s) {
+    rvt_ntrace_encoder *e;
+    s->len = 0;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, o, 64, keep, s), 0);
+    for (size_t i = 0; i < n; i++) {
+        rvt_insn in;
+        assert_true(fetch(NULL, pcs[i], &in));
+        rvt_nexus_step st = {pcs[i], rvt_nexus_classify(&in)};
+        if ((st.flags & RVT_NXI_BRANCH) && i + 1 < n && pcs[i + 1] != pcs[i] + in.len)
+            st.flags |= RVT_NXI_TAKEN;
+        assert_int_equal(rvt_ntrace_encoder_step(e, &st), 0);
+    }
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+}
+
+static size_t read_all(const stream *s, rvt_nexus_msg *out, size_t max) {
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, NULL, s->bytes, s->len);
+    rvt_diag d;
+    size_t n = 0;
+    int rc;
+    while ((rc = rvt_nexus_next(&r, &out[n], &d)) == 1)
+        assert_true(++n < max);
+    assert_int_equal(rc, 0);
+    return n;
+}
+
+static void expect(const rvt_nexus_msg *m, unsigned tcode, rvt_nexus_field_id id, uint64_t value) {
+    assert_int_equal(m->tcode, tcode);
+    assert_true(rvt_nexus_has(m, id));
+    assert_int_equal(rvt_nexus_get(m, id, 0), value);
+}
+
+/* ---- Decoding ---- */
+
+typedef struct {
+    uint64_t pcs[1024];
+    size_t n;
+} trail;
+
+static int collect(void *user, uint64_t pc) {
+    trail *t = user;
+    assert_true(t->n < 1024);
+    t->pcs[t->n++] = pc;
+    return 0;
+}
+
+static int decode_msgs(const rvt_nexus_msg *m, size_t n, unsigned call_stack, trail *t, rvt_diag *d) {
+    rvt_ntrace_decoder_options o = {call_stack, false, 0, -1};
+    rvt_ntrace_decoder *dec;
+    t->n = 0;
+    assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, t), 0);
+    int status = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = rvt_ntrace_decode(dec, &m[i], d);
+        if (rc && !status)
+            status = rc;
+    }
+    rvt_ntrace_decoder_free(dec);
+    return status;
+}
+
+static void roundtrip(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n) {
+    stream s;
+    encode(o, pcs, n, &s);
+    static rvt_nexus_msg m[512];
+    size_t k = read_all(&s, m, 512);
+    trail t;
+    rvt_diag d = {{0}};
+    assert_int_equal(decode_msgs(m, k, o->call_stack, &t, &d), 0);
+    assert_int_equal(t.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(t.pcs[i], pcs[i]);
+}
+
+/* The three runs of the example; c.ebreak stops the code (not traced). */
+static const uint64_t run_first_taken[] = {0x100, 0x102, 0x200};
+static const uint64_t run_second_taken[] = {0x100, 0x102, 0x106, 0x10a, 0x300};
+static const uint64_t run_none_taken[] = {0x100, 0x102, 0x106, 0x10a, 0x10e, 0x110};
+
+static void test_btm_icnt_example(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {.btm = true};
+    stream s;
+    rvt_nexus_msg m[8];
+
+    encode(&o, run_first_taken, 3, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_ICNT, 0);
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x100 >> 1);
+    expect(&m[1], RVT_NX_DIRECT_BRANCH, RVT_NXF_ICNT, 3);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 0);
+
+    encode(&o, run_second_taken, 5, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[1], RVT_NX_DIRECT_BRANCH, RVT_NXF_ICNT, 7);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 2);
+
+    encode(&o, run_none_taken, 6, &s);
+    assert_int_equal(read_all(&s, m, 8), 2);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 10);
+
+    roundtrip(&o, run_first_taken, 3);
+    roundtrip(&o, run_second_taken, 5);
+    roundtrip(&o, run_none_taken, 6);
+}
+
+static void test_htm_icnt_example(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {0};
+    stream s;
+    rvt_nexus_msg m[8];
+    static const struct {
+        const uint64_t *pcs;
+        size_t n;
+        uint64_t icnt, hist;
+    } cases[] = {{run_first_taken, 3, 4, 0x3}, {run_second_taken, 5, 9, 0x5}, {run_none_taken, 6, 10, 0x4}};
+    for (size_t i = 0; i < 3; i++) {
+        encode(&o, cases[i].pcs, cases[i].n, &s);
+        assert_int_equal(read_all(&s, m, 8), 2);
+        expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, cases[i].icnt);
+        expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 1);
+        expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_HIST, cases[i].hist);
+        roundtrip(&o, cases[i].pcs, cases[i].n);
+    }
+}
+
+static rvt_nexus_msg make_msg(unsigned tcode, unsigned n, const rvt_nexus_field_id *ids, const uint64_t *values) {
+    rvt_nexus_msg m;
+    memset(&m, 0, sizeof m);
+    m.tcode = tcode;
+    m.nfields = n;
+    for (unsigned i = 0; i < n; i++) {
+        m.fields[i].id = (uint8_t)ids[i];
+        m.fields[i].value = values[i];
+    }
+    return m;
+}
+
+/* I-CNT 4, 6 and 9 would end inside a 32-bit instruction of the example;
+ * 1, 5 and 0 are legal (a trap after those instructions). */
+static void test_illegal_icnt_reported(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    static const rvt_nexus_field_id sync_ids[] = {RVT_NXF_SYNC, RVT_NXF_ICNT, RVT_NXF_FADDR};
+    static const uint64_t sync_vals[] = {1, 0, 0x80};
+    static const rvt_nexus_field_id ib_ids[] = {RVT_NXF_BTYPE, RVT_NXF_ICNT, RVT_NXF_UADDR};
+    static const uint64_t legal[] = {0, 1, 5}, illegal[] = {4, 6, 9};
+    rvt_nexus_msg m[2];
+    m[0] = make_msg(RVT_NX_PROG_TRACE_SYNC, 3, sync_ids, sync_vals);
+    trail t;
+    rvt_diag d = {{0}};
+    for (int i = 0; i < 3; i++) {
+        uint64_t vals[] = {2, legal[i], 0x1000 >> 1}; /* exception, handler 0x1100 */
+        m[1] = make_msg(RVT_NX_INDIRECT_BRANCH, 3, ib_ids, vals);
+        assert_int_equal(decode_msgs(m, 2, 0, &t, &d), 0);
+        uint64_t vals2[] = {2, illegal[i], 0x1000 >> 1};
+        m[1] = make_msg(RVT_NX_INDIRECT_BRANCH, 3, ib_ids, vals2);
+        assert_int_equal(decode_msgs(m, 2, 0, &t, &d), RVT_E_FORMAT);
+        assert_non_null(strstr(d.msg, "ends inside the instruction"));
+    }
+}
+
+/* "Address Compression": 0x3FC04, then 0x3F368, then 0x3E100. */
+static const code_word jumps[] = {
+    {0x3fc04, 0x00078067}, /* jr a5 */
+    {0x3f368, 0x00078067},
+    {0x3e100, 0x00078067},
+};
+
+static void test_address_compression_example(void **state) {
+    (void)state;
+    use_program(jumps, 3);
+    rvt_ntrace_options o = {.btm = true};
+    static const uint64_t pcs[] = {0x3fc04, 0x3f368, 0x3e100};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&o, pcs, 3, &s);
+    assert_int_equal(read_all(&s, m, 8), 4);
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x1fe02);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, 0x7b6);
+    expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, 0x934);
+    roundtrip(&o, pcs, 3);
+}
+
+/* A call and its return: with a stack the return sends nothing; a return to
+ * somewhere else is reported with its address. */
+static const code_word calls[] = {
+    {0x100, 0x100000ef}, /* jal ra,0x200 */
+    {0x104, 0x952e},     /* c.add */
+    {0x106, 0x0f80006f}, /* j 0x1fe */
+    {0x1fe, 0x952e},
+    {0x200, 0x00b50533}, /* add */
+    {0x204, 0x8082},     /* ret */
+};
+
+static void test_implicit_return(void **state) {
+    (void)state;
+    use_program(calls, sizeof calls / sizeof calls[0]);
+    static const uint64_t good[] = {0x100, 0x200, 0x204, 0x104, 0x106, 0x1fe};
+    static const uint64_t bad[] = {0x100, 0x200, 0x204, 0x106, 0x1fe};
+    rvt_ntrace_options with_stack = {.call_stack = 4}, without = {0};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&with_stack, good, 6, &s);
+    assert_int_equal(read_all(&s, m, 8), 2); /* sync, correlation: the return is implicit */
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 9);
+    roundtrip(&with_stack, good, 6);
+    encode(&without, good, 6, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_ICNT, 5);
+    roundtrip(&without, good, 6);
+    encode(&with_stack, bad, 5, &s);
+    assert_int_equal(read_all(&s, m, 8), 3); /* the wrong return is reported */
+    roundtrip(&with_stack, bad, 5);
+}
+
+/* A loop branch taken 200 times: the history overflows again and again with
+ * the same pattern; repeated history sends it once with HREPEAT. */
+static const code_word loop[] = {
+    {0x100, 0x00150513}, /* addi a0,a0,1 */
+    {0x104, 0xfeb51ee3}, /* bne a0,a1,0x100 */
+    {0x108, 0x9002},
+};
+
+static void test_repeated_history(void **state) {
+    (void)state;
+    use_program(loop, 3);
+    enum { ITER = 201 };
+    static uint64_t pcs[2 * ITER];
+    for (int i = 0; i < ITER; i++) {
+        pcs[2 * i] = 0x100;
+        pcs[2 * i + 1] = 0x104;
+    }
+    rvt_ntrace_options plain = {0}, rpt = {.repeat = 2};
+    stream s1, s2;
+    static rvt_nexus_msg m[512];
+    encode(&plain, pcs, 2 * ITER, &s1);
+    size_t n1 = read_all(&s1, m, 512);
+    encode(&rpt, pcs, 2 * ITER, &s2);
+    size_t n2 = read_all(&s2, m, 512);
+    bool found = false;
+    for (size_t i = 0; i < n2; i++)
+        if (m[i].tcode == RVT_NX_RESOURCE_FULL && rvt_nexus_get(&m[i], RVT_NXF_RCODE, 0) == 2) {
+            found = true;
+            assert_int_equal(rvt_nexus_get(&m[i], RVT_NXF_RDATA, 0), 0xffffffffu);
+            assert_true(rvt_nexus_get(&m[i], RVT_NXF_HREPEAT, 0) >= 2);
+        }
+    assert_true(found);
+    assert_true(n2 < n1);
+    roundtrip(&plain, pcs, 2 * ITER);
+    roundtrip(&rpt, pcs, 2 * ITER);
+}
+
+/* Periodic sync: after 2^(0+4)... messages the next branch message carries
+ * SYNC 2 and a full address; decoding may start there. */
+static void test_periodic_sync(void **state) {
+    (void)state;
+    use_program(jumps, 3);
+    enum { N = 120 };
+    static uint64_t pcs[N];
+    for (int i = 0; i < N; i++)
+        pcs[i] = jumps[i % 3].addr;
+    rvt_ntrace_options o = {.btm = true, .sync_max = 1};
+    stream s;
+    static rvt_nexus_msg m[256];
+    encode(&o, pcs, N, &s);
+    size_t n = read_all(&s, m, 256);
+    size_t first_sync = 0;
+    for (size_t i = 1; i < n && !first_sync; i++)
+        if (m[i].tcode == RVT_NX_INDIRECT_BRANCH_SYNC)
+            first_sync = i;
+    assert_int_equal(first_sync, 33); /* sync, then 32 messages */
+    expect(&m[first_sync], RVT_NX_INDIRECT_BRANCH_SYNC, RVT_NXF_SYNC, 2);
+    /* From the sync message on, the decoder needs nothing before it. */
+    trail t;
+    rvt_diag d = {{0}};
+    assert_int_equal(decode_msgs(m + first_sync, n - first_sync, 0, &t, &d), 0);
+    assert_true(t.n > 0);
+    assert_int_equal(t.pcs[0], pcs[N - t.n]);
+    roundtrip(&o, pcs, N);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_btm_icnt_example),
+        cmocka_unit_test(test_htm_icnt_example),
+        cmocka_unit_test(test_illegal_icnt_reported),
+        cmocka_unit_test(test_address_compression_example),
+        cmocka_unit_test(test_implicit_return),
+        cmocka_unit_test(test_repeated_history),
+        cmocka_unit_test(test_periodic_sync),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
