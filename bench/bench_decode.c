@@ -1,10 +1,9 @@
 /* E-Trace decoder throughput: the golden stream of a corpus program decoded
  * from memory with the ELF, counting retired instructions. */
-#define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rvtrace/etrace.h"
 #include "rvtrace/image.h"
@@ -26,12 +25,6 @@ static int count(void *user, uint64_t pc) {
     return 0;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: bench_decode GOLDEN_ETRACE_CONFIG_DIR PROGRAM.elf...\n");
@@ -39,10 +32,8 @@ int main(int argc, char **argv) {
     }
     for (int k = 2; k < argc; k++) {
         rvt_diag d = {{0}};
-        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
+        if (!(img = bench_load_image(argv[k])))
             return 1;
-        }
         const char *base = strrchr(argv[k], '/');
         base = base ? base + 1 : argv[k];
         char name[256], path[4096];
@@ -71,13 +62,13 @@ int main(int argc, char **argv) {
             n = 0;
             rvt_etrace_decoder *dec;
             rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, count, &n);
-            double t0 = now();
+            double t0 = bench_now();
             rvt_te_raw_cursor c = {(const uint8_t *)raw, size, 0, 0};
             rvt_te_inst pkt;
             while (rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d) == 1)
                 if (rvt_etrace_decode(dec, &pkt, &d))
                     rvt_etrace_decoder_resync(dec); /* the boot ROM is not in the ELF */
-            double t = now() - t0;
+            double t = bench_now() - t0;
             if (t < best)
                 best = t;
             rvt_etrace_decoder_free(dec);

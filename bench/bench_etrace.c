@@ -2,27 +2,14 @@
  * first 4 M instructions, produced by the hart model and held in memory) are
  * encoded in each mode; prints instructions per second and bits per
  * instruction (payload and with headers). */
-#define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 
 #define WINDOW 4000000u
-
-typedef struct {
-    rvt_retire *recs;
-    size_t n;
-} collect;
-
-static int collect_sink(void *user, const rvt_retire *recs, size_t n) {
-    collect *c = user;
-    for (size_t i = 0; i < n && c->n < WINDOW; i++)
-        c->recs[c->n++] = recs[i];
-    return c->n >= WINDOW;
-}
 
 typedef struct {
     unsigned long long bytes, packets;
@@ -37,36 +24,12 @@ static int count_sink(void *user, const rvt_te_inst *pkt, const uint8_t *payload
     return 0;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
-    collect c = {malloc(WINDOW * sizeof(rvt_retire)), 0};
+    bench_window c = {malloc(WINDOW * sizeof(rvt_retire)), 0, WINDOW};
     for (int k = 1; k < argc; k++) {
-        rvt_image *img;
-        rvt_diag d = {{0}};
-        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
+        rvt_image *img = bench_load_image(argv[k]);
+        if (!img || !c.recs || bench_run_window(img, &c))
             return 1;
-        }
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        FILE *null = fopen("/dev/null", "w");
-        cfg.console = null;
-        rvt_machine *m;
-        if (rvt_machine_new(&m, &cfg, img, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
-            return 1;
-        }
-        c.n = 0;
-        rvt_machine_set_sink(m, collect_sink, &c);
-        rvt_run_result res;
-        rvt_machine_run(m, &res, &d);
-        rvt_machine_free(m);
-        fclose(null);
         size_t ninsns = 0;
         for (size_t i = 0; i < c.n; i++)
             ninsns += c.recs[i].ninsns;
@@ -88,11 +51,11 @@ int main(int argc, char **argv) {
             for (int rep = 0; rep < 3; rep++) {
                 rvt_etrace_encoder *e;
                 cnt = (counter){0, 0};
-                double t0 = now();
+                double t0 = bench_now();
                 rvt_etrace_encoder_new(&e, &p, &o, count_sink, &cnt);
                 rvt_etrace_encoder_push(e, c.recs, c.n);
                 rvt_etrace_encoder_finish(e, NULL);
-                double t = now() - t0;
+                double t = bench_now() - t0;
                 if (t < best)
                     best = t;
             }

@@ -1,18 +1,11 @@
 /* Simulated MIPS of the hart model: without output, and while writing .rvti
  * (single-retire and multiple-retire) to a temporary file. */
-#define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "rvtrace/hart.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int run(const char *path, int mode, double *mips, uint64_t *insns, long *bytes) {
     rvt_image *img;
@@ -39,11 +32,11 @@ static int run(const char *path, int mode, double *mips, uint64_t *insns, long *
         rvt_machine_set_sink(m, rvt_rvti_writer_sink, w);
     }
     rvt_run_result res;
-    double t0 = now();
+    double t0 = bench_now();
     rvt_machine_run(m, &res, &d);
     if (w)
         rvt_rvti_writer_finish(w);
-    double t1 = now();
+    double t1 = bench_now();
     *bytes = out ? ftell(out) : 0;
     if (out)
         fclose(out);

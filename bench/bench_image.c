@@ -1,17 +1,10 @@
 /* Throughput of the two lookups every decoder and the hart model do per
  * instruction: raw decode, and the cached address -> instruction lookup. */
-#define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "rvtrace/image.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
     if (argc < 2) {
@@ -50,20 +43,20 @@ int main(int argc, char **argv) {
         }
         const size_t rounds = 200000000 / n + 1;
         unsigned long long sink = 0;
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t r = 0; r < rounds; r++)
             for (size_t i = 0; i < n; i++)
                 sink += rvt_image_insn(img, addrs[i])->op;
-        double t1 = now();
+        double t1 = bench_now();
         for (size_t r = 0; r < rounds; r++)
             for (size_t i = 0; i < n; i++)
                 sink += rvt_image_insn(img, order[i])->op;
-        double t2 = now();
+        double t2 = bench_now();
         rvt_insn tmp;
         for (size_t r = 0; r < rounds / 4 + 1; r++)
             for (size_t i = 0; i < n; i++)
                 sink += rvt_decode((uint32_t)(addrs[i] * 2654435761u), 64, &tmp);
-        double t3 = now();
+        double t3 = bench_now();
         double total = (double)rounds * (double)n;
         printf("%s: %zu instructions\n", argv[k], n);
         printf("  cached lookup, sequential: %8.1f M lookups/s\n", total / (t1 - t0) / 1e6);

@@ -20,6 +20,11 @@ typedef bool (*rvt_code_fetch)(void *user, uint64_t addr, rvt_insn *out);
  * stops the decoder, which then returns RVT_E_IO. */
 typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
 
+/* Receives the retired instructions as runs executed one after the other:
+ * `n` instructions from `start` up to (not including) `end`. A consumer that
+ * only counts or profiles never looks at single addresses. */
+typedef int (*rvt_block_sink)(void *user, uint64_t start, uint64_t end, uint32_t n);
+
 /* Receives each trap a trace reports, in order with the PCs: `at` is the
  * address of the instruction that took the exception (it did not retire) or,
  * for an interrupt, of the instruction that would have run next; `handler`

@@ -189,7 +189,9 @@ int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o
 /* One retired instruction, or a trap record (EXCEPTION/INTERRUPT flag, at the
  * address of the trapping instruction or of the next one to run). */
 int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s);
-/* Retirement records (single-retire or blocks; traps as their own records). */
+/* Retirement records (single-retire or blocks; traps as their own records),
+ * with the 4-bit itype classification and the instruction bits (as the hart
+ * model, .rvti, the spike CSV and spike logs give them). */
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n);
 /* Sends what is pending (ProgTraceCorrelation when instructions are
  * unreported), fills *stats when not NULL and frees the encoder. */
@@ -213,6 +215,10 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
  * address) returns RVT_E_FORMAT with the message offset and the address in
  * diag; the decoder then waits for the next message with a full address. */
 int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag);
+/* Report the flow as runs of instructions to `block` instead of one address
+ * at a time to the PC sink (same `user`). The decoder caches the straight
+ * runs of the code it reads, so the code must not change while it decodes. */
+void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block);
 /* Also report traps (B-TYPE 2 and 3), with the same `user`. */
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
 /* Forget the path (after damage in the byte stream). */

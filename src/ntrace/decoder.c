@@ -19,6 +19,19 @@
  * path reaches one long before; a loop of direct jumps never does. */
 #define MAX_STRAIGHT_WALK (1u << 20)
 
+/* Runs of linear instructions (nothing a message or a history bit decides),
+ * cached by start address so a walk passes them in one step. */
+#define RUN_SLOTS 8192u
+#define RUN_MAX 64u
+
+typedef struct nx_run {
+    uint64_t start;
+    uint64_t wide;   /* bit i: instruction i is 32-bit */
+    uint32_t n;      /* instructions in the run (0: the one at start is not linear) */
+    uint32_t units;  /* their I-CNT units */
+    bool valid;
+} nx_run;
+
 enum final_kind {
     FINAL_ANY,      /* the count ends on any instruction, followed when inferable */
     FINAL_TAKEN,    /* ... on a taken conditional branch (DirectBranch) */
@@ -31,7 +44,9 @@ struct rvt_ntrace_decoder {
     rvt_code_fetch fetch;
     rvt_pc_sink sink;
     rvt_trap_sink trap;
+    rvt_block_sink block;
     void *user;
+    nx_run *runs;
 
     bool synced;
     uint64_t pc, last_addr;
@@ -54,8 +69,10 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
     if (!out || !fetch)
         return RVT_E_ARG;
     rvt_ntrace_decoder *d = calloc(1, sizeof *d);
-    if (!d)
+    if (!d || !(d->runs = calloc(RUN_SLOTS, sizeof *d->runs))) {
+        free(d);
         return RVT_E_NOMEM;
+    }
     if (o)
         d->o = *o;
     else
@@ -80,10 +97,15 @@ void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
 }
 
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
+void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block) { d->block = block; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
 
-void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) { free(d); }
+void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
+    if (d)
+        free(d->runs);
+    free(d);
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -102,10 +124,56 @@ static bool fail(rvt_ntrace_decoder *d, const char *fmt, ...) {
     return false;
 }
 
-static bool emit(rvt_ntrace_decoder *d, uint64_t pc) {
-    if (d->sink && d->sink(d->user, pc) != 0) {
+static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
+    int rc = d->block ? d->block(d->user, pc, pc + len, 1) : d->sink ? d->sink(d->user, pc) : 0;
+    if (rc) {
         d->status = RVT_E_IO;
         return false;
+    }
+    return true;
+}
+
+static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
+
+/* The run of linear instructions at d->pc, read once and cached. */
+static const nx_run *run_at(rvt_ntrace_decoder *d) {
+    nx_run *r = &d->runs[(d->pc >> 1) & (RUN_SLOTS - 1)];
+    if (r->valid && r->start == d->pc)
+        return r;
+    r->valid = true;
+    r->start = d->pc;
+    r->wide = 0;
+    r->n = r->units = 0;
+    uint64_t pc = d->pc;
+    rvt_insn in;
+    while (r->n < RUN_MAX && d->fetch(d->user, pc, &in) && in.op != RVT_OP_ILLEGAL &&
+           (rvt_nexus_classify(&in) & ~(unsigned)RVT_NXI_SIZE4) == 0) {
+        if (in.len == 4)
+            r->wide |= UINT64_C(1) << r->n;
+        r->n++;
+        r->units += in.len / 2;
+        pc = xlen_mask(d, pc + in.len);
+    }
+    return r;
+}
+
+/* Reports a whole run and moves past it. */
+static bool pass_run(rvt_ntrace_decoder *d, const nx_run *r) {
+    uint64_t pc = r->start, end = xlen_mask(d, r->start + 2u * r->units);
+    d->used += r->units;
+    d->pc = end;
+    if (d->block) {
+        if (d->block(d->user, pc, end, r->n) == 0)
+            return true;
+        d->status = RVT_E_IO;
+        return false;
+    }
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (d->sink && d->sink(d->user, pc) != 0) {
+            d->status = RVT_E_IO;
+            return false;
+        }
+        pc = xlen_mask(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
     }
     return true;
 }
@@ -151,10 +219,16 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
         bool taken = (hist >> bit) & 1;
         for (unsigned steps = 0;; steps++) {
             rvt_insn in;
-            if (steps == MAX_STRAIGHT_WALK)
+            if (steps >= MAX_STRAIGHT_WALK)
                 return fail(d, "no conditional branch for history bit %d after %u instructions from %#" PRIx64,
                             bit, steps, d->pc);
-            if (!fetch_at(d, &in) || !emit(d, d->pc))
+            const nx_run *r = run_at(d);
+            if (r->n) {
+                steps += r->n;
+                if (!pass_run(d, r))
+                    return false;
+            }
+            if (!fetch_at(d, &in) || !emit(d, d->pc, in.len))
                 return false;
             d->used += in.len / 2;
             unsigned flags = rvt_nexus_classify(&in);
@@ -178,12 +252,18 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
                     kind == FINAL_TAKEN ? "taken branch" : "indirect transfer");
     while (d->used < icnt) {
         rvt_insn in;
+        const nx_run *r = run_at(d);
+        if (r->n && (d->used + r->units < icnt || (kind == FINAL_ANY && d->used + r->units == icnt))) {
+            if (!pass_run(d, r))
+                return false;
+            continue;
+        }
         if (!fetch_at(d, &in))
             return false;
         unsigned units = in.len / 2;
         if (d->used + units > icnt)
             return fail(d, "I-CNT %" PRIu64 " ends inside the instruction at %#" PRIx64, icnt, d->pc);
-        if (!emit(d, d->pc))
+        if (!emit(d, d->pc, in.len))
             return false;
         d->used += units;
         unsigned flags = rvt_nexus_classify(&in);
@@ -287,7 +367,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
                 d->used = 0;
         } else if (rcode == 1) {
             walk_hist(d, rdata);
-        } else if (rcode == 2) {
+        } else if (rcode == 2 && rdata > 1) { /* (a pattern without bits repeats nothing) */
             uint64_t times = rvt_nexus_get(m, RVT_NXF_HREPEAT, 1);
             for (uint64_t k = 0; k < times && walk_hist(d, rdata); k++)
                 ;
@@ -302,6 +382,8 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
             break;
         }
         uint64_t times = rvt_nexus_get(m, RVT_NXF_BCNT, 0);
+        if (d->prev_icnt == 0 && d->prev_hist <= 1 && times > 1)
+            times = 1; /* a message that walks nothing ends the same however often it repeats */
         for (uint64_t k = 0; k < times && indirect(d, d->prev_icnt, d->prev_hist, d->prev_btype, d->last_addr);
              k++)
             ;

@@ -463,9 +463,14 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
         if (r->ninsns == 0) {
             after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
         } else {
-            rvt_insn in;
-            rvt_decode(r->insn, e->xlen, &in);
-            unsigned flags = rvt_nexus_classify(&in);
+            /* Most records are plain instructions (itype 0 in the 4-bit
+             * classification every reader gives): no need to decode those. */
+            unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
+            if (r->itype != RVT_ITYPE_NONE) {
+                rvt_insn in;
+                rvt_decode(r->insn, e->xlen, &in);
+                flags = rvt_nexus_classify(&in);
+            }
             if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
                 flags |= RVT_NXI_TAKEN;
             uint64_t last = r->iaddr + 2u * r->iretire - (r->ilastsize ? 4 : 2);

@@ -79,6 +79,12 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
         return 1;
     }
+    if (rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT) {
+        fprintf(stderr, "rvtrace encode: %s: the E-Trace encoder input has no instruction bits and a 3-bit itype; "
+                        "N-Trace needs the spike CSV, a spike log, .rvti or pcseq\n", input);
+        rvt_retire_reader_close(rr);
+        return 1;
+    }
     FILE *out = fopen(output, "wb");
     if (!out) {
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
