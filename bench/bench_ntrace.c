@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
             }
             for (int rep = 0; rep < 6; rep++) {
                 bool blocks = rep & 1;
-                rvt_ntrace_decoder_options dopt = {modes[mode].o.call_stack, false, 0, -1};
+                rvt_ntrace_decoder_options dopt = {.call_stack = modes[mode].o.call_stack, .src_id = -1};
                 rvt_ntrace_decoder *dec;
                 unsigned long long *counter = blocks ? &decoded_blocks : &decoded;
                 *counter = 0;

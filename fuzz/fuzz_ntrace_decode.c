@@ -1,7 +1,7 @@
 /* libFuzzer target: the N-Trace decoder on arbitrary MSEO bytes against a
  * fixed code image made of every instruction class the walks meet (linear,
  * 16-bit, conditional branches, calls, returns, direct and indirect jumps).
- * The first input byte picks the SRC width and call-stack depth. Whatever the
+ * The first input byte picks the SRC width, call-stack depth and MSB extension. Whatever the
  * messages say, each ends with a path or an error, never a crash or an
  * endless walk; a walk may emit at most PC_LIMIT addresses per input. */
 #include <stddef.h>
@@ -74,7 +74,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         make_code();
     if (size < 1)
         return 0;
-    rvt_ntrace_decoder_options o = {(data[0] >> 2) & 31, (data[0] & 0x80) != 0, (data[0] & 1) ? 4 : 0, -1};
+    rvt_ntrace_decoder_options o = {.call_stack = (data[0] >> 2) & 31,
+                                    .call_counter = (data[0] & 0x80) != 0,
+                                    .src_bits = (data[0] & 1) ? 4 : 0,
+                                    .src_id = -1,
+                                    .extend_addr_msb = (data[0] & 2) != 0};
     rvt_nexus_config cfg = {o.src_bits};
     unsigned long pcs = 0;
     rvt_ntrace_decoder *d;

@@ -172,6 +172,8 @@ typedef struct rvt_ntrace_options {
                              records' time */
     bool ownership;       /* trTeContext: Ownership messages with the privilege
                              (and context) after each sync and on every change */
+    bool extend_addr_msb; /* trTeInstExtendAddrMSB: F-ADDR/U-ADDR also drop leading
+                             ones; a set top bit on the wire extends with ones */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32
@@ -204,7 +206,13 @@ typedef struct rvt_ntrace_decoder_options {
     bool call_counter;   /* the encoder used a call counter instead */
     unsigned src_bits;   /* as the encoder's */
     int src_id;          /* decode only this source; -1: every message */
+    bool extend_addr_msb; /* as the encoder's */
 } rvt_ntrace_decoder_options;
+
+/* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
+ * MSB extension applied when it is on: a field whose top wire bit is 1
+ * stands for ones in every higher bit. */
+uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb);
 
 typedef struct rvt_ntrace_decoder rvt_ntrace_decoder;
 int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,

@@ -326,7 +326,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     uint64_t icnt = rvt_nexus_get(m, RVT_NXF_ICNT, 0);
     uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
-    uint64_t faddr = rvt_nexus_get(m, RVT_NXF_FADDR, 0);
+    uint64_t faddr = rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_FADDR), d->o.extend_addr_msb);
     switch (m->tcode) {
     case RVT_NX_PROG_TRACE_SYNC:
         if (d->synced && icnt && !walk_icnt(d, icnt, FINAL_ANY))
@@ -350,7 +350,9 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         d->prev_hist = hist;
         d->prev_btype = btype;
         indirect(d, icnt, hist, btype,
-                 xlen_mask(d, d->last_addr ^ (rvt_nexus_get(m, RVT_NXF_UADDR, 0) << 1)));
+                 xlen_mask(d, d->last_addr ^ (rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_UADDR),
+                                                                   d->o.extend_addr_msb)
+                                              << 1)));
         break;
     case RVT_NX_INDIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:

@@ -90,6 +90,39 @@ static void put_var(nx_builder *m, uint64_t v) {
     m->b[m->n - 1] |= 1;
 }
 
+/* An F-ADDR or U-ADDR field (address bits 63:1 of an XLEN-bit address).
+ * With the MSB extension, MDOs stop as soon as the bits above them all
+ * equal the top bit sent; a value whose top sent bit is 1 but whose higher
+ * bits are 0 gets one more (zero) MDO. */
+static void put_addr(rvt_ntrace_encoder *e, nx_builder *m, uint64_t v) {
+    if (!e->o.extend_addr_msb) {
+        put_var(m, v);
+        return;
+    }
+    unsigned w = e->xlen - 1; /* significant bits of the field */
+    v &= (UINT64_C(1) << w) - 1;
+    if (m->n == m->start || m->used == 6) {
+        m->b[m->n++] = 0;
+        m->used = 0;
+    }
+    unsigned p = 0; /* bits sent */
+    for (;;) {
+        unsigned k = 6 - m->used;
+        m->b[m->n - 1] |= (uint8_t)(((v >> p) & ((1u << k) - 1)) << (2 + m->used));
+        m->used = 6;
+        p += k;
+        if (p >= w)
+            break;
+        uint64_t rest = v >> p, ones = (UINT64_C(1) << (w - p)) - 1;
+        bool top = (v >> (p - 1)) & 1;
+        if ((!top && rest == 0) || (top && rest == ones))
+            break;
+        m->b[m->n++] = 0;
+        m->used = 0;
+    }
+    m->b[m->n - 1] |= 1;
+}
+
 static void begin(rvt_ntrace_encoder *e, nx_builder *m, unsigned tcode) {
     m->start = m->n;
     m->used = 0;
@@ -272,7 +305,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     case RVT_NX_PROG_TRACE_SYNC:
         put_fixed(&m, 4, 1); /* SYNC 1: exit from reset, trace starts */
         put_var(&m, e->icnt);
-        put_var(&m, addr >> 1);
+        put_addr(e, &m, addr >> 1);
         e->icnt = 0;
         e->last_addr = addr;
         sync = true;
@@ -284,7 +317,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->prev_btype = e->pending_btype;
         put_fixed(&m, 2, e->pending_btype);
         put_var(&m, e->icnt);
-        put_var(&m, (e->last_addr ^ addr) >> 1);
+        put_addr(e, &m, (e->last_addr ^ addr) >> 1);
         if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST)
             put_var(&m, e->hist);
         e->icnt = 0;
@@ -301,7 +334,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         if (e->pending != RVT_NX_DIRECT_BRANCH_SYNC)
             put_fixed(&m, 2, e->pending_btype);
         put_var(&m, e->icnt);
-        put_var(&m, addr >> 1);
+        put_addr(e, &m, addr >> 1);
         if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST_SYNC)
             put_var(&m, e->hist);
         e->icnt = 0;
@@ -357,7 +390,7 @@ static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) {
     begin(e, &m, RVT_NX_PROG_TRACE_SYNC);
     put_fixed(&m, 4, 2);
     put_var(&m, e->icnt);
-    put_var(&m, addr >> 1);
+    put_addr(e, &m, addr >> 1);
     end_stamped(e, &m, true, e->pending_time);
     e->icnt = 0;
     restart_state(e, addr);

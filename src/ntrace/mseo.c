@@ -251,3 +251,12 @@ int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
     r->pos = resume;
     return rc;
 }
+
+uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb) {
+    if (!f)
+        return 0;
+    uint64_t v = f->value;
+    if (extend_msb && f->width > 0 && f->width < 64 && ((v >> (f->width - 1)) & 1))
+        v |= ~UINT64_C(0) << f->width;
+    return v;
+}

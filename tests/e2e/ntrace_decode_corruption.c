@@ -44,7 +44,7 @@ static int sink(void *user, uint64_t pc) {
 
 /* Decodes `data`; returns the number of places where trace was lost. */
 static unsigned decode(ctx *c, const uint8_t *data, size_t size) {
-    rvt_ntrace_decoder_options o = {8, false, 0, -1};
+    rvt_ntrace_decoder_options o = {.call_stack = 8, .src_id = -1};
     rvt_ntrace_decoder *d;
     c->n = 0;
     if (rvt_ntrace_decoder_new(&d, &o, rvt_image_xlen(c->img), fetch, sink, c))

@@ -62,6 +62,7 @@ static const struct {
     {"htm periodic sync, time stamps, ownership",
      {.call_stack = 8, .repeat = 3, .sync_max = 1, .timestamps = true, .ownership = true}},
     {"btm periodic sync", {.btm = true, .call_stack = 2, .sync_max = 2}},
+    {"htm MSB extension", {.call_stack = 8, .repeat = 2, .sync_max = 3, .extend_addr_msb = true}},
 };
 enum { NSETS = sizeof sets / sizeof sets[0] };
 
@@ -167,8 +168,11 @@ int main(int argc, char **argv) {
         for (int s = 0; s < NSETS; s++) {
             rvt_ntrace_encoder_finish(r.enc[s], NULL);
             dec_ctx dc = {img, m, {0, 0}, 0, false};
-            rvt_ntrace_decoder_options dopt = {sets[s].o.call_stack, sets[s].o.call_counter, sets[s].o.src_bits,
-                                               sets[s].o.src_bits ? (int)sets[s].o.src_id : -1};
+            rvt_ntrace_decoder_options dopt = {.call_stack = sets[s].o.call_stack,
+                                               .call_counter = sets[s].o.call_counter,
+                                               .src_bits = sets[s].o.src_bits,
+                                               .src_id = sets[s].o.src_bits ? (int)sets[s].o.src_id : -1,
+                                               .extend_addr_msb = sets[s].o.extend_addr_msb};
             rvt_ntrace_decoder *dec;
             if (rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, pc_sink, &dc))
                 return 1;

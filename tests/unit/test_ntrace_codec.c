@@ -120,7 +120,7 @@ static int collect(void *user, uint64_t pc) {
 }
 
 static int decode_msgs(const rvt_nexus_msg *m, size_t n, unsigned call_stack, trail *t, rvt_diag *d) {
-    rvt_ntrace_decoder_options o = {call_stack, false, 0, -1};
+    rvt_ntrace_decoder_options o = {.call_stack = call_stack, .src_id = -1};
     rvt_ntrace_decoder *dec;
     t->n = 0;
     assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, t), 0);
@@ -358,6 +358,54 @@ static void test_periodic_sync(void **state) {
     roundtrip(&o, pcs, N);
 }
 
+/* MSB extension (N-Trace 1.0, "Sign-based Address Compression" vectors):
+ * F-ADDR MDOs 3F x5,1F -> address 0xF_FFFF_FFFE; 3F x4,1F,3C -> the last
+ * MDO's top bit extends: 0xFFFF_FFFE_3FFF_FFFE; 3F x6,00 -> 0x1F_FFFF_FFFE. */
+static void test_msb_extension_vectors(void **state) {
+    (void)state;
+    static const struct {
+        uint8_t mdo[8];
+        unsigned n;
+        uint64_t addr;
+    } v[] = {{{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x1f}, 6, 0xFFFFFFFFEull},
+             {{0x3f, 0x3f, 0x3f, 0x3f, 0x1f, 0x3c}, 6, 0xFFFFFFFE3FFFFFFEull},
+             {{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x00}, 7, 0x1FFFFFFFFEull}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        uint8_t bytes[16] = {0x24, 0x05}; /* ProgTraceSync, SYNC 1, I-CNT 0 */
+        for (unsigned k = 0; k < v[i].n; k++)
+            bytes[2 + k] = (uint8_t)(v[i].mdo[k] << 2 | (k + 1 == v[i].n ? 3 : 0));
+        rvt_nexus_reader r;
+        rvt_nexus_reader_init(&r, NULL, bytes, 2 + v[i].n);
+        rvt_nexus_msg m;
+        rvt_diag d;
+        assert_int_equal(rvt_nexus_next(&r, &m, &d), 1);
+        assert_int_equal(rvt_nexus_addr_field(rvt_nexus_find(&m, RVT_NXF_FADDR), true) << 1, v[i].addr);
+    }
+}
+
+/* Without the extension 0xFFFF_FFFF_8000_31F4 goes out as F-ADDR
+ * 0x7FFF_FFFF_C000_18FA in 11 MDOs; with it, the leading ones are dropped
+ * and the decoder gets the same address back. */
+static void test_msb_extension_encoder(void **state) {
+    (void)state;
+    static const code_word high[] = {{0xFFFFFFFF800031F4ull, 0x952e}};
+    use_program(high, 1);
+    static const uint64_t pcs[] = {0xFFFFFFFF800031F4ull};
+    rvt_ntrace_options plain = {.btm = true}, ext = {.btm = true, .extend_addr_msb = true};
+    stream s;
+    rvt_nexus_msg m[4];
+    encode(&plain, pcs, 1, &s);
+    assert_int_equal(read_all(&s, m, 4), 2);
+    const rvt_nexus_field *f = rvt_nexus_find(&m[0], RVT_NXF_FADDR);
+    assert_int_equal(f->value, 0x7FFFFFFFC00018FAull);
+    assert_int_equal(f->width, 66);
+    encode(&ext, pcs, 1, &s);
+    assert_int_equal(read_all(&s, m, 4), 2);
+    f = rvt_nexus_find(&m[0], RVT_NXF_FADDR);
+    assert_true(f->width <= 36);
+    assert_int_equal(rvt_nexus_addr_field(f, true) << 1, pcs[0]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -367,6 +415,8 @@ int main(void) {
         cmocka_unit_test(test_implicit_return),
         cmocka_unit_test(test_repeated_history),
         cmocka_unit_test(test_periodic_sync),
+        cmocka_unit_test(test_msb_extension_vectors),
+        cmocka_unit_test(test_msb_extension_encoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,7 @@ static void decode_usage(FILE *out) {
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
             "  --src-bits N       N-Trace: width of the SRC field; --src-id ID keeps one source\n"
+            "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
@@ -198,7 +199,7 @@ int cmd_decode(int argc, char **argv) {
     int nelf = 0;
     bool pcs = false, listing = false;
     uint64_t tvec = 0;
-    rvt_ntrace_decoder_options nopt = {0, false, 0, -1};
+    rvt_ntrace_decoder_options nopt = {.src_id = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -222,6 +223,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.call_stack = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             nopt.src_bits = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--extend-addr-msb")) {
+            nopt.extend_addr_msb = true;
         } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
             nopt.src_id = atoi(argv[++i]);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {

@@ -42,6 +42,7 @@ static void encode_usage(FILE *out) {
             "                       message goes out in its *Sync form (full address)\n"
             "  --timestamps         TSTAMP field on every message (from the records' time)\n"
             "  --ownership          Ownership messages with privilege and context\n"
+            "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
@@ -180,6 +181,8 @@ int cmd_encode(int argc, char **argv) {
             no.sync_max = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--timestamps")) {
             no.timestamps = true;
+        } else if (!strcmp(a, "--extend-addr-msb")) {
+            no.extend_addr_msb = true;
         } else if (!strcmp(a, "--ownership")) {
             no.ownership = true;
         } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
