@@ -30,6 +30,9 @@ typedef struct nx_run {
     uint32_t n;      /* instructions in the run (0: the one at start is not linear) */
     uint32_t units;  /* their I-CNT units */
     bool valid;
+    bool has_end;    /* the instruction that ends the run is known: */
+    unsigned end_flags;
+    rvt_insn end;
 } nx_run;
 
 enum final_kind {
@@ -144,10 +147,17 @@ static const nx_run *run_at(rvt_ntrace_decoder *d) {
     r->start = d->pc;
     r->wide = 0;
     r->n = r->units = 0;
+    r->has_end = false;
     uint64_t pc = d->pc;
     rvt_insn in;
-    while (r->n < RUN_MAX && d->fetch(d->user, pc, &in) && in.op != RVT_OP_ILLEGAL &&
-           (rvt_nexus_classify(&in) & ~(unsigned)RVT_NXI_SIZE4) == 0) {
+    while (r->n < RUN_MAX && d->fetch(d->user, pc, &in) && in.op != RVT_OP_ILLEGAL) {
+        unsigned flags = rvt_nexus_classify(&in);
+        if (flags & ~(unsigned)RVT_NXI_SIZE4) {
+            r->has_end = true;
+            r->end = in;
+            r->end_flags = flags;
+            break;
+        }
         if (in.len == 4)
             r->wide |= UINT64_C(1) << r->n;
         r->n++;
@@ -182,6 +192,20 @@ static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
     if (d->fetch(d->user, d->pc, in) && in->op != RVT_OP_ILLEGAL)
         return true;
     return fail(d, "no instruction at %#" PRIx64 " in the program image", d->pc);
+}
+
+/* The instruction at d->pc and its flags; `r` is the run just passed (or
+ * empty), which usually knows it already. */
+static bool insn_at(rvt_ntrace_decoder *d, const nx_run *r, rvt_insn *in, unsigned *flags) {
+    if (r->has_end && d->pc == xlen_mask(d, r->start + 2u * r->units)) {
+        *in = r->end;
+        *flags = r->end_flags;
+        return true;
+    }
+    if (!fetch_at(d, in))
+        return false;
+    *flags = rvt_nexus_classify(in);
+    return true;
 }
 
 static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v) {
@@ -228,10 +252,10 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
                 if (!pass_run(d, r))
                     return false;
             }
-            if (!fetch_at(d, &in) || !emit(d, d->pc, in.len))
+            unsigned flags;
+            if (!insn_at(d, r, &in, &flags) || !emit(d, d->pc, in.len))
                 return false;
             d->used += in.len / 2;
-            unsigned flags = rvt_nexus_classify(&in);
             if (!follow(d, &in, flags, taken))
                 return false;
             if (flags & RVT_NXI_BRANCH)
@@ -256,9 +280,11 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
         if (r->n && (d->used + r->units < icnt || (kind == FINAL_ANY && d->used + r->units == icnt))) {
             if (!pass_run(d, r))
                 return false;
-            continue;
+            if (d->used == icnt)
+                break;
         }
-        if (!fetch_at(d, &in))
+        unsigned flags;
+        if (!insn_at(d, r, &in, &flags))
             return false;
         unsigned units = in.len / 2;
         if (d->used + units > icnt)
@@ -266,7 +292,6 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
         if (!emit(d, d->pc, in.len))
             return false;
         d->used += units;
-        unsigned flags = rvt_nexus_classify(&in);
         if (d->used < icnt || kind == FINAL_ANY) {
             if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !(flags & RVT_NXI_RETURN))
                 return true; /* the trace ends or traps here; no address follows */
