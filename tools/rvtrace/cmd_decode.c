@@ -10,6 +10,7 @@
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
 #include "rvtrace/ntrace.h"
+#include "rvtrace/profile.h"
 
 static void decode_usage(FILE *out) {
     fprintf(out,
@@ -27,6 +28,11 @@ static void decode_usage(FILE *out) {
             "  --pcs              write one lower-case hex address per retired instruction\n"
             "  --listing          write each retired instruction with its symbol, disassembly\n"
             "                     and source line\n"
+            "  --profile N        the N functions with most retired instructions (to standard\n"
+            "                     output, or standard error when the PCs go there)\n"
+            "  --folded FILE      call stacks with instruction counts, flame-graph input\n"
+            "                     (`main;foo;bar COUNT` per line)\n"
+            "  --coverage FILE    CSV: address,count,symbol+offset,file:line per executed address\n"
             "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
@@ -53,6 +59,8 @@ typedef struct {
      * trap. With traps reported apart, the last PC waits for the next event. */
     bool hold, held;
     uint64_t held_pc;
+    bool write_pcs;     /* --pcs or --listing */
+    rvt_profile *prof;  /* --profile, --folded, --coverage */
 } decode_ctx;
 
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
@@ -99,6 +107,10 @@ static int write_trap(void *user, bool interrupt, uint64_t at, uint64_t handler)
 }
 
 static int print_pc(decode_ctx *c, uint64_t pc) {
+    if (c->prof && rvt_profile_pc(c->prof, pc))
+        return 1;
+    if (!c->write_pcs)
+        return 0;
     if (!c->listing)
         return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
     rvt_insn in;
@@ -193,11 +205,27 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     return status || damage ? 1 : 0;
 }
 
+static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_profile *, FILE *)) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "rvtrace decode: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int rc = writer(p, f);
+    if (fclose(f) != 0 || rc) {
+        fprintf(stderr, "rvtrace decode: %s: write failed\n", path);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
+    const char *folded = NULL, *coverage = NULL;
+    long profile_top = -1;
     uint64_t tvec = 0;
     rvt_ntrace_decoder_options nopt = {.src_id = -1};
     for (int i = 1; i < argc; i++) {
@@ -219,6 +247,12 @@ int cmd_decode(int argc, char **argv) {
             pcs = true;
         } else if (!strcmp(a, "--listing")) {
             listing = true;
+        } else if (!strcmp(a, "--profile") && i + 1 < argc) {
+            profile_top = atol(argv[++i]);
+        } else if (!strcmp(a, "--folded") && i + 1 < argc) {
+            folded = argv[++i];
+        } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
+            coverage = argv[++i];
         } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
             nopt.call_stack = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
@@ -241,8 +275,10 @@ int cmd_decode(int argc, char **argv) {
         return 2;
     }
     bool ntrace = !strcmp(format, "ntrace");
-    if ((!ntrace && strcmp(format, "etrace") != 0) || pcs == listing) {
-        fprintf(stderr, "rvtrace decode: give --format etrace or ntrace, and one of --pcs or --listing\n");
+    bool profiling = profile_top >= 0 || folded || coverage;
+    if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) || (!pcs && !listing && !profiling)) {
+        fprintf(stderr, "rvtrace decode: give --format etrace or ntrace, and --pcs or --listing and/or "
+                        "--profile, --folded, --coverage\n");
         return 2;
     }
     rvt_etrace_params p;
@@ -272,6 +308,11 @@ int cmd_decode(int argc, char **argv) {
     }
     c.xlen = rvt_image_xlen(c.img);
     c.listing = listing;
+    c.write_pcs = pcs || listing;
+    if (profiling && rvt_profile_new(&c.prof, c.img)) {
+        fprintf(stderr, "rvtrace decode: out of memory\n");
+        goto done;
+    }
     rvt_disasm_init(&c.dis, c.xlen, 0);
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
@@ -352,6 +393,16 @@ int cmd_decode(int argc, char **argv) {
     status = damage ? 1 : 0;
 done:
     rvt_etrace_decoder_free(dec);
+    if (c.prof && (status == 0 || c.out)) {
+        FILE *top = c.write_pcs && c.out == stdout ? stderr : c.out && c.out != stdout && !c.write_pcs ? c.out : stdout;
+        if (profile_top >= 0 && rvt_profile_write_top(c.prof, top, (size_t)profile_top))
+            status = 1;
+        if (folded && write_report(folded, c.prof, rvt_profile_write_folded))
+            status = 1;
+        if (coverage && write_report(coverage, c.prof, rvt_profile_write_coverage))
+            status = 1;
+    }
+    rvt_profile_free(c.prof);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
         status = 1;
     free(data);

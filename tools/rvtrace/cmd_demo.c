@@ -10,6 +10,8 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
+#include "rvtrace/ntrace.h"
+#include "rvtrace/profile.h"
 
 typedef struct {
     uint64_t *v;
@@ -52,8 +54,24 @@ static int keep_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payloa
     return 0;
 }
 
+static int keep_bytes(void *user, const uint8_t *bytes, size_t len) {
+    byte_buf *b = user;
+    if (b->len + len > b->cap) {
+        size_t cap = (b->cap + len) * 2;
+        uint8_t *nb = realloc(b->bytes, cap);
+        if (!nb)
+            return RVT_E_NOMEM;
+        b->bytes = nb;
+        b->cap = cap;
+    }
+    memcpy(b->bytes + b->len, bytes, len);
+    b->len += len;
+    return 0;
+}
+
 typedef struct {
     rvt_etrace_encoder *compact, *plain;
+    rvt_ntrace_encoder *nexus;
     pc_list executed;
 } run_ctx;
 
@@ -66,7 +84,8 @@ static int run_sink(void *user, const rvt_retire *recs, size_t n) {
         if ((rec->ninsns || rvt_retire_is_env_trap(rec)) && pc_push(&r->executed, rec->iaddr))
             return RVT_E_NOMEM;
     }
-    return rvt_etrace_encoder_push(r->compact, recs, n) | rvt_etrace_encoder_push(r->plain, recs, n);
+    return rvt_etrace_encoder_push(r->compact, recs, n) | rvt_etrace_encoder_push(r->plain, recs, n) |
+           rvt_ntrace_encoder_push(r->nexus, recs, n);
 }
 
 typedef struct {
@@ -86,14 +105,17 @@ static bool demo_rom(void *user, uint64_t addr, void *buf, unsigned n) {
 
 static int demo_pc(void *user, uint64_t pc) { return pc_push(&((decode_ctx *)user)->decoded, pc); }
 
-typedef struct {
-    const char *name;
-    uint64_t count;
-} hot;
+/* ecall and ebreak count as executed although they trap. */
+static int demo_trap(void *user, bool interrupt, uint64_t at, uint64_t handler) {
+    (void)handler;
+    rvt_insn in;
+    if (!interrupt && demo_fetch(user, at, &in) && in.cf == RVT_CF_TRAP)
+        return demo_pc(user, at);
+    return 0;
+}
 
-static int by_count(const void *a, const void *b) {
-    const hot *x = a, *y = b;
-    return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+static bool same_flow(const pc_list *a, const pc_list *b) {
+    return a->n == b->n && memcmp(a->v, b->v, a->n * sizeof *a->v) == 0;
 }
 
 static void default_example(char *buf, size_t cap) {
@@ -123,8 +145,10 @@ int cmd_demo(int argc, char **argv) {
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     run_ctx r = {0};
-    byte_buf compact = {0}, plain = {0};
-    decode_ctx dc = {0};
+    byte_buf compact = {0}, plain = {0}, nexus = {0};
+    decode_ctx dc = {0}, nc = {0};
+    rvt_ntrace_decoder *ndec = NULL;
+    rvt_profile *prof = NULL;
     rvt_etrace_decoder *dec = NULL;
     int status = 1;
     if (rvt_image_new(&img) || rvt_image_load_elf(img, program, 0, &d)) {
@@ -152,8 +176,11 @@ int cmd_demo(int argc, char **argv) {
     pp.itype_width = 3;
     op = oc;
     op.implicit_return = false;
+    /* N-Trace: history messages, an 8-deep return stack, repeated history. */
+    rvt_ntrace_options no = {.call_stack = 8, .repeat = 2};
     if (rvt_etrace_encoder_new(&r.compact, &pc, &oc, keep_packet, &compact) ||
-        rvt_etrace_encoder_new(&r.plain, &pp, &op, keep_packet, &plain))
+        rvt_etrace_encoder_new(&r.plain, &pp, &op, keep_packet, &plain) ||
+        rvt_ntrace_encoder_new(&r.nexus, &no, rvt_image_xlen(img), keep_bytes, &nexus))
         goto done;
     rvt_ref_filter *filter;
     if (rvt_ref_filter_new(&filter, run_sink, &r))
@@ -166,17 +193,21 @@ int cmd_demo(int argc, char **argv) {
     rvt_ref_filter_free(filter);
     rvt_etrace_encoder_finish(r.compact, NULL);
     rvt_etrace_encoder_finish(r.plain, NULL);
+    rvt_ntrace_stats nst;
+    rvt_ntrace_encoder_finish(r.nexus, &nst);
     printf("   exit code %d; %" PRIu64 " instructions retired until the host saw the exit, %zu of them\n"
            "   in the trace (as in spike's trace: the final spin loop is one instruction)\n\n",
            res.exit_code, res.instret, r.executed.n);
 
-    printf("== 2. E-Trace\n");
+    printf("== 2. Encoding: E-Trace and N-Trace\n");
     printf("   compact (implicit return):  %zu packets, %zu bytes, %.3f bits/instruction\n", compact.packets,
            compact.len, (double)compact.len * 8 / (double)r.executed.n);
-    printf("   plain branch trace:         %zu packets, %zu bytes, %.3f bits/instruction\n\n", plain.packets,
+    printf("   plain branch trace:         %zu packets, %zu bytes, %.3f bits/instruction\n", plain.packets,
            plain.len, (double)plain.len * 8 / (double)r.executed.n);
+    printf("   N-Trace (HTM, return stack, repeated history): %" PRIu64 " messages, %zu bytes, %.3f bits/instruction\n\n",
+           nst.messages, nexus.len, (double)nexus.len * 8 / (double)r.executed.n);
 
-    printf("== 3. Decoding the compact trace with the ELF\n");
+    printf("== 3. Decoding the compact E-Trace and the N-Trace stream with the ELF\n");
     dc.img = img;
     dc.machine = m;
     if (rvt_etrace_decoder_new(&dec, &pc, &oc, rvt_image_xlen(img), demo_fetch, demo_pc, &dc))
@@ -189,10 +220,26 @@ int cmd_demo(int argc, char **argv) {
             printf("   decoding failed: %s\n", d.msg);
             goto done;
         }
-    bool same = dc.decoded.n == r.executed.n &&
-                memcmp(dc.decoded.v, r.executed.v, r.executed.n * sizeof *r.executed.v) == 0;
-    printf("   %zu instructions decoded: %s the executed flow\n\n", dc.decoded.n,
+    bool same = same_flow(&dc.decoded, &r.executed);
+    printf("   E-Trace: %zu instructions decoded: %s the executed flow\n", dc.decoded.n,
            same ? "identical to" : "DIFFERENT from");
+    nc.img = img;
+    nc.machine = m;
+    rvt_ntrace_decoder_options ndo = {.call_stack = no.call_stack, .src_id = -1};
+    if (rvt_ntrace_decoder_new(&ndec, &ndo, rvt_image_xlen(img), demo_fetch, demo_pc, &nc))
+        goto done;
+    rvt_ntrace_decoder_set_trap_sink(ndec, demo_trap);
+    rvt_nexus_reader nr;
+    rvt_nexus_reader_init(&nr, NULL, nexus.bytes, nexus.len);
+    rvt_nexus_msg msg;
+    while (rvt_nexus_next(&nr, &msg, &d) == 1)
+        if (rvt_ntrace_decode(ndec, &msg, &d)) {
+            printf("   N-Trace decoding failed: %s\n", d.msg);
+            goto done;
+        }
+    bool nsame = same_flow(&nc.decoded, &r.executed);
+    printf("   N-Trace: %zu instructions decoded: %s the executed flow\n\n", nc.decoded.n,
+           nsame ? "identical to" : "DIFFERENT from");
 
     printf("== 4. The decoded flow as a listing (from the program's entry)\n");
     rvt_disasm_ctx dis;
@@ -225,28 +272,25 @@ int cmd_demo(int argc, char **argv) {
         printf("   %8" PRIx64 " %-26s %-34s %s\n", a, where, text, src);
     }
     printf("\n== 5. Hottest functions (instructions retired)\n");
-    hot *h = calloc(dc.decoded.n + 1, sizeof *h);
-    size_t nh = 0;
-    for (size_t i = 0; i < dc.decoded.n; i++) {
-        uint64_t off;
-        const char *sym = rvt_image_symbolize(img, dc.decoded.v[i], &off);
-        if (!sym)
-            sym = "(boot ROM)";
-        size_t k = 0;
-        while (k < nh && h[k].name != sym) /* names are interned by the image */
-            k++;
-        if (k == nh)
-            h[nh++] = (hot){sym, 0};
-        h[k].count++;
-    }
-    qsort(h, nh, sizeof *h, by_count);
-    for (size_t k = 0; k < nh && k < 5; k++)
-        printf("   %-24s %8" PRIu64 "  %5.1f%%\n", h[k].name, h[k].count, 100.0 * (double)h[k].count / (double)dc.decoded.n);
-    free(h);
-    status = same && res.exit_code == 0 ? 0 : 1;
+    if (rvt_profile_new(&prof, img))
+        goto done;
+    for (size_t i = 0; i < dc.decoded.n; i++)
+        if (rvt_profile_pc(prof, dc.decoded.v[i]))
+            goto done;
+    rvt_profile_entry top[5];
+    size_t nfun = rvt_profile_functions(prof, top, 5);
+    for (size_t k = 0; k < nfun && k < 5; k++)
+        printf("   %-24s %8" PRIu64 "  %5.1f%%\n", strcmp(top[k].name, "?") ? top[k].name : "(boot ROM)",
+               top[k].count, 100.0 * (double)top[k].count / (double)dc.decoded.n);
+    printf("   (rvtrace decode --profile N, --folded FILE and --coverage FILE give these for any trace)\n");
+    status = same && nsame && res.exit_code == 0 ? 0 : 1;
 done:
     rvt_etrace_decoder_free(dec);
+    rvt_ntrace_decoder_free(ndec);
+    rvt_profile_free(prof);
     free(dc.decoded.v);
+    free(nc.decoded.v);
+    free(nexus.bytes);
     free(r.executed.v);
     free(compact.bytes);
     free(plain.bytes);

@@ -1,0 +1,307 @@
+/* Profile, folded call stacks and coverage from the instruction flow.
+ *
+ * Every executed address gets one slot in a hash table (its count, symbol,
+ * length and whether it calls or returns), filled the first time it is
+ * seen, so each retired instruction costs one lookup. Call stacks are a
+ * tree of (caller node, function) nodes; the current node moves only at
+ * calls, returns and transfers between functions. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/profile.h"
+
+enum { KIND_PLAIN, KIND_CALL, KIND_RETURN };
+
+typedef struct addr_slot {
+    uint64_t addr;
+    uint64_t count;
+    const char *sym;
+    uint8_t kind, len;
+    bool used;
+} addr_slot;
+
+typedef struct frame {
+    uint32_t parent;
+    const char *sym;
+    uint64_t self;
+} frame;
+
+struct rvt_profile {
+    rvt_image *img;
+    addr_slot *slots;
+    size_t cap, used;
+    frame *frames;
+    size_t nframes, frames_cap;
+    uint32_t *children; /* (parent, symbol) -> frame index + 1 */
+    size_t children_cap;
+    uint32_t cur;
+    bool have_prev;
+    uint8_t prev_kind, prev_len;
+    uint64_t prev_addr;
+    uint64_t total;
+};
+
+static const char *const unknown = "?";
+
+static size_t hash64(uint64_t v) {
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    return (size_t)v;
+}
+
+int rvt_profile_new(rvt_profile **out, rvt_image *img) {
+    rvt_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return RVT_E_NOMEM;
+    p->img = img;
+    p->cap = 1024;
+    p->children_cap = 256;
+    p->frames_cap = 64;
+    p->slots = calloc(p->cap, sizeof *p->slots);
+    p->children = calloc(p->children_cap, sizeof *p->children);
+    p->frames = calloc(p->frames_cap, sizeof *p->frames);
+    if (!p->slots || !p->children || !p->frames) {
+        rvt_profile_free(p);
+        return RVT_E_NOMEM;
+    }
+    p->frames[0] = (frame){0, NULL, 0}; /* the root, above the outermost function */
+    p->nframes = 1;
+    *out = p;
+    return 0;
+}
+
+void rvt_profile_free(rvt_profile *p) {
+    if (!p)
+        return;
+    free(p->slots);
+    free(p->children);
+    free(p->frames);
+    free(p);
+}
+
+uint64_t rvt_profile_total(const rvt_profile *p) { return p->total; }
+
+static bool grow_slots(rvt_profile *p) {
+    size_t cap = p->cap * 2;
+    addr_slot *s = calloc(cap, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < p->cap; i++) {
+        if (!p->slots[i].used)
+            continue;
+        size_t k = hash64(p->slots[i].addr) & (cap - 1);
+        while (s[k].used)
+            k = (k + 1) & (cap - 1);
+        s[k] = p->slots[i];
+    }
+    free(p->slots);
+    p->slots = s;
+    p->cap = cap;
+    return true;
+}
+
+static addr_slot *slot_for(rvt_profile *p, uint64_t addr) {
+    size_t k = hash64(addr) & (p->cap - 1);
+    while (p->slots[k].used) {
+        if (p->slots[k].addr == addr)
+            return &p->slots[k];
+        k = (k + 1) & (p->cap - 1);
+    }
+    if (2 * (p->used + 1) > p->cap) {
+        if (!grow_slots(p))
+            return NULL;
+        return slot_for(p, addr);
+    }
+    addr_slot *s = &p->slots[k];
+    uint64_t off;
+    const char *sym = rvt_image_symbolize(p->img, addr, &off);
+    const rvt_insn *in = rvt_image_insn(p->img, addr);
+    *s = (addr_slot){addr, 0, sym ? sym : unknown, KIND_PLAIN, in ? in->len : 2, true};
+    if (in && in->jclass == RVT_JUMP_CALL)
+        s->kind = KIND_CALL;
+    else if (in && in->jclass == RVT_JUMP_RETURN)
+        s->kind = KIND_RETURN;
+    p->used++;
+    return s;
+}
+
+static size_t child_hash(uint32_t parent, const char *sym) {
+    return hash64((uint64_t)parent * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)sym);
+}
+
+static bool grow_children(rvt_profile *p) {
+    size_t cap = p->children_cap * 2;
+    uint32_t *c = calloc(cap, sizeof *c);
+    if (!c)
+        return false;
+    for (size_t i = 0; i < p->children_cap; i++) {
+        uint32_t f = p->children[i];
+        if (!f)
+            continue;
+        size_t k = child_hash(p->frames[f - 1].parent, p->frames[f - 1].sym) & (cap - 1);
+        while (c[k])
+            k = (k + 1) & (cap - 1);
+        c[k] = f;
+    }
+    free(p->children);
+    p->children = c;
+    p->children_cap = cap;
+    return true;
+}
+
+/* The frame for `sym` called from frame `parent`, made on first use;
+ * UINT32_MAX when memory runs out. */
+static uint32_t child(rvt_profile *p, uint32_t parent, const char *sym) {
+    size_t k = child_hash(parent, sym) & (p->children_cap - 1);
+    for (uint32_t f; (f = p->children[k]) != 0; k = (k + 1) & (p->children_cap - 1))
+        if (p->frames[f - 1].parent == parent && p->frames[f - 1].sym == sym)
+            return f - 1;
+    if (2 * (p->nframes + 1) > p->children_cap) {
+        if (!grow_children(p))
+            return UINT32_MAX;
+        return child(p, parent, sym);
+    }
+    if (p->nframes == p->frames_cap) {
+        frame *f = realloc(p->frames, 2 * p->frames_cap * sizeof *f);
+        if (!f)
+            return UINT32_MAX;
+        p->frames = f;
+        p->frames_cap *= 2;
+    }
+    p->frames[p->nframes] = (frame){parent, sym, 0};
+    p->children[k] = (uint32_t)++p->nframes;
+    return (uint32_t)(p->nframes - 1);
+}
+
+static const addr_slot *add(rvt_profile *p, uint64_t pc) {
+    addr_slot *s = slot_for(p, pc);
+    if (!s)
+        return NULL;
+    s->count++;
+    p->total++;
+    uint32_t cur = p->cur;
+    if (p->have_prev && p->prev_kind == KIND_CALL && pc != p->prev_addr + p->prev_len)
+        cur = child(p, cur, s->sym);
+    else if (p->have_prev && p->prev_kind == KIND_RETURN && cur != 0 && p->frames[cur].parent != 0)
+        cur = p->frames[cur].parent;
+    if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != s->sym))
+        cur = child(p, cur == 0 ? 0 : p->frames[cur].parent, s->sym);
+    if (cur == UINT32_MAX)
+        return NULL;
+    p->frames[cur].self++;
+    p->cur = cur;
+    p->have_prev = true;
+    p->prev_kind = s->kind;
+    p->prev_len = s->len;
+    p->prev_addr = pc;
+    return s;
+}
+
+int rvt_profile_pc(void *profile, uint64_t pc) { return add(profile, pc) ? 0 : RVT_E_NOMEM; }
+
+int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n) {
+    (void)end;
+    uint64_t pc = start;
+    for (uint32_t i = 0; i < n; i++) {
+        const addr_slot *s = add(profile, pc);
+        if (!s)
+            return RVT_E_NOMEM;
+        pc += s->len;
+    }
+    return 0;
+}
+
+static int by_sym(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const rvt_profile_entry *)a)->name, y = (uintptr_t)((const rvt_profile_entry *)b)->name;
+    return x < y ? -1 : x > y;
+}
+
+static int by_count(const void *a, const void *b) {
+    uint64_t x = ((const rvt_profile_entry *)a)->count, y = ((const rvt_profile_entry *)b)->count;
+    return x > y ? -1 : x < y;
+}
+
+size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max) {
+    rvt_profile_entry *all = malloc((p->used + 1) * sizeof *all);
+    if (!all)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->slots[i].used)
+            all[n++] = (rvt_profile_entry){p->slots[i].sym, p->slots[i].count};
+    qsort(all, n, sizeof *all, by_sym);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && all[m - 1].name == all[i].name)
+            all[m - 1].count += all[i].count;
+        else
+            all[m++] = all[i];
+    }
+    qsort(all, m, sizeof *all, by_count);
+    memcpy(out, all, (m < max ? m : max) * sizeof *out);
+    free(all);
+    return m;
+}
+
+int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n) {
+    rvt_profile_entry *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e)
+        return RVT_E_NOMEM;
+    size_t total = rvt_profile_functions(p, e, n);
+    int rc = fprintf(f, "%" PRIu64 " instructions in %zu functions\n", p->total, total) < 0;
+    for (size_t i = 0; i < n && i < total && !rc; i++)
+        rc = fprintf(f, "%12" PRIu64 " %6.2f%%  %s\n", e[i].count,
+                     p->total ? 100.0 * (double)e[i].count / (double)p->total : 0.0, e[i].name) < 0;
+    free(e);
+    return rc ? RVT_E_IO : 0;
+}
+
+int rvt_profile_write_folded(rvt_profile *p, FILE *f) {
+    enum { MAX_DEPTH = 1024 };
+    const char *path[MAX_DEPTH];
+    for (size_t i = 1; i < p->nframes; i++) {
+        if (!p->frames[i].self)
+            continue;
+        size_t depth = 0;
+        for (uint32_t k = (uint32_t)i; k != 0 && depth < MAX_DEPTH; k = p->frames[k].parent)
+            path[depth++] = p->frames[k].sym;
+        while (depth-- > 0)
+            if (fprintf(f, "%s%s", path[depth], depth ? ";" : "") < 0)
+                return RVT_E_IO;
+        if (fprintf(f, " %" PRIu64 "\n", p->frames[i].self) < 0)
+            return RVT_E_IO;
+    }
+    return 0;
+}
+
+static int by_addr(const void *a, const void *b) {
+    uint64_t x = (*(const addr_slot *const *)a)->addr, y = (*(const addr_slot *const *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+int rvt_profile_write_coverage(rvt_profile *p, FILE *f) {
+    const addr_slot **v = malloc((p->used + 1) * sizeof *v);
+    if (!v)
+        return RVT_E_NOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->slots[i].used)
+            v[n++] = &p->slots[i];
+    qsort(v, n, sizeof *v, by_addr);
+    int rc = fprintf(f, "address,count,symbol,source\n") < 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint64_t off = 0;
+        const char *sym = rvt_image_symbolize(p->img, v[i]->addr, &off);
+        const char *file;
+        unsigned line;
+        char src[512] = "";
+        if (rvt_image_source_line(p->img, v[i]->addr, &file, &line))
+            snprintf(src, sizeof src, "%s:%u", file, line);
+        rc = fprintf(f, "%" PRIx64 ",%" PRIu64 ",%s+0x%" PRIx64 ",%s\n", v[i]->addr, v[i]->count, sym ? sym : "?",
+                     off, src) < 0;
+    }
+    free(v);
+    return rc ? RVT_E_IO : 0;
+}

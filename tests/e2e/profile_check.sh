@@ -1,0 +1,41 @@
+#!/bin/sh
+# Profile, folded stacks and coverage from `rvtrace decode` on golden N-Trace
+# streams, checked against the pcseq NexRv encoded them from: the folded
+# counts and the coverage counts add up to the pcseq length, coverage has one
+# row per distinct pcseq address with its number of occurrences, and the
+# per-function totals of the folded stacks (by innermost frame) equal the
+# --profile table.
+# usage: profile_check.sh RVTRACE SHARED_DIR WORK_DIR
+set -u
+R=$1 SHARED=$2 WORK=$3
+mkdir -p "$WORK" || exit 1
+fail=0 count=0
+for name in dhrystone median embench-crc32 coremark; do
+    nex=$SHARED/golden/ntrace/tst4/$name.nex
+    [ -f "$nex" ] || continue
+    count=$((count + 1))
+    if ! "$R" decode --format ntrace --elf "$SHARED/corpus/programs/$name.riscv" "$nex" --profile 100000 \
+        --folded "$WORK/$name.folded" --coverage "$WORK/$name.cov" > "$WORK/$name.top"; then
+        echo "$name: decode failed"; fail=$((fail + 1)); continue
+    fi
+    zstd -dcq "$SHARED/golden/ntrace/$name.pcseq.zst" | awk -F, '{ a = tolower(substr($1, 3)); sub(/^0+/, "", a); print a }' \
+        | sort | uniq -c | awk '{ print $2 "," $1 }' | sort > "$WORK/$name.want"
+    tail -n +2 "$WORK/$name.cov" | awk -F, '{ print $1 "," $2 }' | sort > "$WORK/$name.got"
+    if ! cmp -s "$WORK/$name.want" "$WORK/$name.got"; then
+        echo "$name: coverage counts differ from the pcseq"; fail=$((fail + 1))
+    fi
+    total=$(awk -F, '{ s += $2 } END { print s }' "$WORK/$name.want")
+    folded_total=$(awk '{ s += $NF } END { print s }' "$WORK/$name.folded")
+    if [ "$total" != "$folded_total" ]; then
+        echo "$name: folded stacks count $folded_total instructions, the pcseq $total"; fail=$((fail + 1))
+    fi
+    awk '{ n = split($1, f, ";"); s[f[n]] += $NF } END { for (k in s) print k, s[k] }' "$WORK/$name.folded" \
+        | sort > "$WORK/$name.leaf"
+    tail -n +2 "$WORK/$name.top" | awk '{ print $3, $1 }' | sort > "$WORK/$name.prof"
+    if ! cmp -s "$WORK/$name.leaf" "$WORK/$name.prof"; then
+        echo "$name: per-function totals of the folded stacks differ from --profile"; fail=$((fail + 1))
+    fi
+    rm -f "$WORK/$name".*
+done
+echo "profile: $count programs, $fail failures"
+[ $count -gt 0 ] && [ $fail -eq 0 ]
