@@ -174,6 +174,10 @@ typedef struct rvt_ntrace_options {
                              (and context) after each sync and on every change */
     bool extend_addr_msb; /* trTeInstExtendAddrMSB: F-ADDR/U-ADDR also drop leading
                              ones; a set top bit on the wire extends with ones */
+    unsigned icnt_bits;   /* width of the I-CNT counter, its MSB the overflow flag
+                             (2..32; 0 = unbounded, as NexRv): when the flag sets,
+                             IndirectBranchHistSync with SYNC 4 if history is
+                             pending, else ResourceFull RCODE 0 */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32

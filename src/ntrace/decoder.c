@@ -318,13 +318,14 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
 
 /* IndirectBranch(Hist) and what a RepeatBranch repeats: history, count, then
  * the new address. An exception or interrupt (B-TYPE 1-3) happened after the
- * counted instructions. */
+ * counted instructions; `btype` 4 (not on the wire) is an I-CNT overflow,
+ * after which execution simply went on. */
 static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsigned btype, uint64_t target) {
     if (!walk_hist(d, hist))
         return false;
     if (!walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY))
         return false;
-    if (btype != 0 && d->trap && d->trap(d->user, btype == 3, d->pc, target) != 0) {
+    if (btype != 0 && btype != 4 && d->trap && d->trap(d->user, btype == 3, d->pc, target) != 0) {
         d->status = RVT_E_IO;
         return false;
     }
@@ -333,9 +334,11 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
     return true;
 }
 
-/* A synchronising message restarts the encoder's return-address stack. */
-static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr) {
-    nx_stack_init(&d->stack, d->o.call_stack, false);
+/* A synchronising message restarts the encoder's return-address stack,
+ * except the markers SYNC 0 (trigger), 4 (I-CNT overflow) and 6 (event). */
+static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr, uint64_t sync) {
+    if (!d->synced || (sync != 0 && sync != 4 && sync != 6))
+        nx_stack_init(&d->stack, d->o.call_stack, false);
     d->pc = d->last_addr = xlen_mask(d, faddr << 1);
     d->used = 0;
     d->synced = true;
@@ -352,11 +355,12 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
     uint64_t faddr = rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_FADDR), d->o.extend_addr_msb);
+    uint64_t sync = rvt_nexus_get(m, RVT_NXF_SYNC, 1);
     switch (m->tcode) {
     case RVT_NX_PROG_TRACE_SYNC:
         if (d->synced && icnt && !walk_icnt(d, icnt, FINAL_ANY))
             break;
-        sync_to(d, faddr);
+        sync_to(d, faddr, sync);
         break;
     case RVT_NX_DIRECT_BRANCH:
         if (d->synced && walk_icnt(d, icnt, FINAL_TAKEN))
@@ -364,7 +368,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         break;
     case RVT_NX_DIRECT_BRANCH_SYNC:
         if (!d->synced || walk_icnt(d, icnt, FINAL_TAKEN))
-            sync_to(d, faddr);
+            sync_to(d, faddr, sync);
         break;
     case RVT_NX_INDIRECT_BRANCH:
     case RVT_NX_INDIRECT_BRANCH_HIST:
@@ -381,8 +385,10 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         break;
     case RVT_NX_INDIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
-        if (!d->synced || indirect(d, icnt, hist, btype, xlen_mask(d, faddr << 1)))
-            sync_to(d, faddr);
+        /* SYNC 4 (I-CNT overflow) reports the next address after any
+         * instruction, not only after an uninferable one. */
+        if (!d->synced || indirect(d, icnt, hist, sync == 4 && btype == 0 ? 4 : btype, xlen_mask(d, faddr << 1)))
+            sync_to(d, faddr, sync);
         d->have_prev = false;
         break;
     case RVT_NX_RESOURCE_FULL: {

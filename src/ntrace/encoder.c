@@ -16,6 +16,8 @@
 
 /* The history register's stop bit may reach bit 31 before it is sent. */
 #define HIST_FULL_BIT 31
+/* Pending-message marker (not a TCODE) for an I-CNT overflow. */
+#define PENDING_ICNT_OVERFLOW 0x100u
 #define MAX_MSG 48
 
 typedef struct nx_builder {
@@ -154,7 +156,8 @@ static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) {
 
 int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
                            rvt_nexus_byte_sink sink, void *user) {
-    if (!out || !o || !sink || o->call_stack > RVT_NTRACE_MAX_CALL_STACK || o->src_bits > 12)
+    if (!out || !o || !sink || o->call_stack > RVT_NTRACE_MAX_CALL_STACK || o->src_bits > 12 || o->icnt_bits == 1 ||
+        o->icnt_bits > 32)
         return RVT_E_ARG;
     rvt_ntrace_encoder *e = calloc(1, sizeof *e);
     if (!e)
@@ -234,7 +237,8 @@ static void handle_repeats(rvt_ntrace_encoder *e, nx_builder *m, uint64_t addr) 
                 repeat_now = true;
             }
         }
-    } else if ((e->o.repeat & 1) && e->rep_bits == 0 && !sync_due(e) && e->pending != RVT_NX_RESOURCE_FULL &&
+    } else if ((e->o.repeat & 1) && e->rep_bits == 0 && !sync_due(e) &&
+               (e->pending == RVT_NX_INDIRECT_BRANCH || e->pending == RVT_NX_INDIRECT_BRANCH_HIST) &&
                e->prev_hist == e->hist &&
                e->last_addr == addr && e->prev_icnt == e->icnt && e->prev_btype == e->pending_btype) {
         e->icnt = 0;
@@ -298,6 +302,14 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->prev_hist = 0; /* only a message that may repeat sets it */
     if (sync_due(e) && sync_form(e->pending))
         e->pending = sync_form(e->pending);
+    unsigned sync_code = 2; /* periodic */
+    if (e->pending == PENDING_ICNT_OVERFLOW) {
+        /* With history pending, a sync message (SYNC 4, state kept) carries
+         * count, history and the next address; else ResourceFull RCODE 0. */
+        e->pending = !e->o.btm && e->hist > 1 ? RVT_NX_INDIRECT_BRANCH_HIST_SYNC : RVT_NX_RESOURCE_FULL;
+        sync_code = 4;
+        e->pending_btype = 0;
+    }
     if (e->pending)
         begin(e, &m, e->pending);
     bool sync = false;
@@ -330,7 +342,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     case RVT_NX_DIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
-        put_fixed(&m, 4, 2); /* SYNC 2: periodic */
+        put_fixed(&m, 4, sync_code);
         if (e->pending != RVT_NX_DIRECT_BRANCH_SYNC)
             put_fixed(&m, 2, e->pending_btype);
         put_var(&m, e->icnt);
@@ -341,6 +353,12 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         sync = true;
         break;
     case RVT_NX_RESOURCE_FULL:
+        if (sync_code == 4) {
+            put_fixed(&m, 4, 0); /* RCODE 0: I-CNT overflow, the count restarts */
+            put_var(&m, e->icnt);
+            e->icnt = 0;
+            break;
+        }
         e->prev_hist = e->hist;
         e->prev_icnt = e->icnt;
         put_fixed(&m, 4, 1); /* RCODE 1: history full; I-CNT goes on counting */
@@ -359,8 +377,13 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     }
     if (e->pending)
         end_stamped(e, &m, sync, e->pending_time);
-    if (sync)
+    if (sync && sync_code == 4) { /* SYNC 4 keeps the encoder's state */
+        e->last_addr = addr;
+        e->since_sync = 0;
+        e->prev_hist = 0;
+    } else if (sync) {
         restart_state(e, addr);
+    }
     flush_bytes(e, &m);
     e->pending = 0;
     if (e->rep_bits == 0)
@@ -477,6 +500,8 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
     }
     if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
         nx_stack_push(&e->stack, last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+    if (e->o.icnt_bits && !e->pending && (e->icnt >> (e->o.icnt_bits - 1)) != 0)
+        e->pending = PENDING_ICNT_OVERFLOW;
 }
 
 int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {

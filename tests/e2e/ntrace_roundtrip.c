@@ -63,6 +63,8 @@ static const struct {
      {.call_stack = 8, .repeat = 3, .sync_max = 1, .timestamps = true, .ownership = true}},
     {"btm periodic sync", {.btm = true, .call_stack = 2, .sync_max = 2}},
     {"htm MSB extension", {.call_stack = 8, .repeat = 2, .sync_max = 3, .extend_addr_msb = true}},
+    {"htm 8-bit I-CNT", {.call_stack = 8, .repeat = 3, .icnt_bits = 8}},
+    {"btm 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6}},
 };
 enum { NSETS = sizeof sets / sizeof sets[0] };
 

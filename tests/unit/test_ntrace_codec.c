@@ -406,6 +406,42 @@ static void test_msb_extension_encoder(void **state) {
     assert_int_equal(rvt_nexus_addr_field(f, true) << 1, pcs[0]);
 }
 
+/* "I-CNT Field Overflows" (4-bit counter): the not-taken branch at 0x102 is
+ * history, so the overflow after 0x10C goes out as IndirectBranchHistSync
+ * SYNC 4, I-CNT 8, HIST 0x2, F-ADDR 0x88 (0x110); the rest is I-CNT 6. In BTM
+ * (no history) it is ResourceFull RCODE 0 with the count. */
+static const code_word overflow_example[] = {
+    {0x100, 0x952e},     /* c.add */
+    {0x102, 0x0eb50f63}, /* beq a0,a1,0x200 */
+    {0x106, 0x952e},     /* c.add */
+    {0x108, 0x00b50533}, /* add */
+    {0x10c, 0x00b50533}, {0x110, 0x00b50533}, {0x114, 0x00b50533}, {0x118, 0x00b50533},
+    {0x11c, 0x9002}, /* c.ebreak */
+};
+
+static void test_icnt_overflow_example(void **state) {
+    (void)state;
+    use_program(overflow_example, sizeof overflow_example / sizeof overflow_example[0]);
+    static const uint64_t pcs[] = {0x100, 0x102, 0x106, 0x108, 0x10c, 0x110, 0x114, 0x118};
+    rvt_ntrace_options htm = {.icnt_bits = 4}, btm = {.btm = true, .icnt_bits = 4};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&htm, pcs, 8, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_SYNC, 4);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_ICNT, 8);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_HIST, 0x2);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_FADDR, 0x88);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 6);
+    roundtrip(&htm, pcs, 8);
+    encode(&btm, pcs, 8, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RCODE, 0);
+    expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RDATA, 8);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 6);
+    roundtrip(&btm, pcs, 8);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -417,6 +453,7 @@ int main(void) {
         cmocka_unit_test(test_periodic_sync),
         cmocka_unit_test(test_msb_extension_vectors),
         cmocka_unit_test(test_msb_extension_encoder),
+        cmocka_unit_test(test_icnt_overflow_example),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

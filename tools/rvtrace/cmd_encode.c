@@ -43,6 +43,8 @@ static void encode_usage(FILE *out) {
             "  --timestamps         TSTAMP field on every message (from the records' time)\n"
             "  --ownership          Ownership messages with privilege and context\n"
             "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
+            "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
+            "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
@@ -181,6 +183,8 @@ int cmd_encode(int argc, char **argv) {
             no.sync_max = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--timestamps")) {
             no.timestamps = true;
+        } else if (!strcmp(a, "--icnt-bits") && i + 1 < argc) {
+            no.icnt_bits = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--extend-addr-msb")) {
             no.extend_addr_msb = true;
         } else if (!strcmp(a, "--ownership")) {
@@ -210,9 +214,10 @@ int cmd_encode(int argc, char **argv) {
         return 2;
     }
     if (!strcmp(format, "ntrace")) {
-        if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3 || no.sync_max > 40) {
+        if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3 || no.sync_max > 40 ||
+            no.icnt_bits == 1 || no.icnt_bits > 32) {
             fprintf(stderr, "rvtrace encode: --call-stack is at most 32, --src-bits at most 12, --repeat-history 0-3, "
-                            "--sync-max at most 40\n");
+                            "--sync-max at most 40, --icnt-bits 2-32\n");
             return 2;
         }
         return encode_ntrace(input, output, &no, xlen, nstats);
