@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
             rvt_etrace_decoder *dec;
             rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, count, &n);
             double t0 = bench_now();
-            rvt_te_raw_cursor c = {(const uint8_t *)raw, size, 0, 0};
+            rvt_te_raw_cursor c = {.data = (const uint8_t *)raw, .size = size};
             rvt_te_inst pkt;
             while (rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d) == 1)
                 if (rvt_etrace_decode(dec, &pkt, &d))

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_etrace_decoder *d;
     if (rvt_etrace_decoder_new(&d, &p, &o, 64, fetch, sink, &pcs))
         return 0;
-    rvt_te_raw_cursor c = {data, size, 0, 0};
+    rvt_te_raw_cursor c = {.data = data, .size = size};
     rvt_te_inst pkt;
     rvt_diag diag;
     for (;;) {

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         o.v1_layout = variant & 2;
         o.implicit_except = variant == 3;
-        rvt_te_raw_cursor c = {data, size, 0, 0};
+        rvt_te_raw_cursor c = {.data = data, .size = size};
         rvt_te_inst pkt;
         rvt_diag diag;
         char row[1024];

@@ -102,18 +102,47 @@ const char *rvt_te_inst_csv_header(void);
 void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
                          char *buf, size_t cap);
 
-/* Raw transport of the reference flow: header byte 0x40 | payload length
- * (msg_type 2 = te_inst in bits 6:5), then the payload. */
+/* Transport. The reference flow writes each packet as a header byte
+ * (bit 7 = 0, bits 6:5 = msg_type 2 for te_inst, bits 4:0 = payload length)
+ * and the payload. That is the spec's example encapsulation with no source
+ * index and no time stamp; the encapsulation can also carry those (header
+ * bit 7 flags a 2-byte time stamp after the index), and runs of zero bytes,
+ * which no packet can contain 32 of, let a reader find packet starts again
+ * after damage. */
 #define RVT_TE_MSG_TYPE_INST 2u
+#define RVT_TE_ALIGN_ZEROS 32u
+
+typedef struct rvt_te_transport {
+    unsigned index_bytes; /* source index after the header: 0 (reference flow), 1 or 2 */
+    unsigned index;       /* the index value written */
+    bool timestamps;      /* a 2-byte time stamp (low 16 bits of the time) on every packet */
+    unsigned align_every; /* 32 zero bytes before every Nth packet; 0 = never */
+} rvt_te_transport;
+
+/* The reference flow's raw packet. */
 int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);
 
-/* Sequential reader of a raw stream held in memory. Returns 1 with the next
- * packet, 0 at the end, or a negative status with the byte offset in diag. */
+/* Writer of the example encapsulation; counts packets for the alignment runs. */
+typedef struct rvt_te_encap_writer {
+    FILE *f;
+    rvt_te_transport t;
+    uint64_t packets;
+} rvt_te_encap_writer;
+int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time);
+
+/* Sequential reader of a stream held in memory. Zero bytes between packets
+ * are alignment padding. Returns 1 with the next packet, 0 at the end, or a
+ * negative status with the byte offset in diag. */
 typedef struct rvt_te_raw_cursor {
     const uint8_t *data;
     size_t size, pos;
-    uint64_t index;           /* packets read so far */
+    uint64_t index;                 /* packets read so far */
+    const rvt_te_transport *t;      /* NULL: the reference flow's raw stream */
+    unsigned src, stamp;            /* index and time stamp of the last packet */
 } rvt_te_raw_cursor;
+/* After damage: skip to the first byte after the next run of at least 32
+ * zero bytes when there is one, else one byte on. Returns the bytes skipped. */
+size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
 int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);
 

@@ -136,6 +136,7 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
         pkt.format = 2;
     }
     pkt.address = a;
+    pkt.time = cur->time; /* not in the payload; a transport may stamp the packet with it */
     unsigned msb = (unsigned)(a >> (w - 1)) & 1;
     pkt.notify = (uint8_t)msb;
     pkt.updiscon = (uint8_t)(pkt.notify ^ updiscon_flag);

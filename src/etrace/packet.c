@@ -364,26 +364,75 @@ int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len) {
     return RVT_OK;
 }
 
+int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time) {
+    if (len == 0 || len > 31 || w->t.index_bytes > 2)
+        return RVT_E_RANGE;
+    static const uint8_t zeros[RVT_TE_ALIGN_ZEROS];
+    if (w->t.align_every && w->packets % w->t.align_every == 0 && fwrite(zeros, 1, sizeof zeros, w->f) != sizeof zeros)
+        return RVT_E_IO;
+    w->packets++;
+    uint8_t head[5];
+    size_t n = 0;
+    head[n++] = (uint8_t)((w->t.timestamps ? 0x80 : 0) | RVT_TE_MSG_TYPE_INST << 5 | len);
+    for (unsigned i = 0; i < w->t.index_bytes; i++)
+        head[n++] = (uint8_t)(w->t.index >> (8 * i));
+    if (w->t.timestamps) {
+        head[n++] = (uint8_t)time;
+        head[n++] = (uint8_t)(time >> 8);
+    }
+    if (fwrite(head, 1, n, w->f) != n || fwrite(payload, 1, len, w->f) != len)
+        return RVT_E_IO;
+    return RVT_OK;
+}
+
+size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
+    size_t from = c->pos, run = 0;
+    for (size_t i = c->pos; i < c->size; i++) {
+        if (c->data[i] == 0) {
+            run++;
+        } else if (run >= RVT_TE_ALIGN_ZEROS) {
+            c->pos = i;
+            return i - from;
+        } else {
+            run = 0;
+        }
+    }
+    c->pos = from < c->size ? from + 1 : c->size;
+    return c->pos - from;
+}
+
 int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag) {
+    while (c->pos < c->size && c->data[c->pos] == 0)
+        c->pos++; /* alignment padding */
     if (c->pos >= c->size)
         return 0;
     size_t at = c->pos;
     uint8_t h = c->data[at];
     unsigned len = h & 0x1f, type = (h >> 5) & 3;
-    if ((h & 0x80) || type != RVT_TE_MSG_TYPE_INST || len == 0)
+    bool stamped = h & 0x80;
+    unsigned extra = c->t ? c->t->index_bytes + (stamped ? 2u : 0u) : 0;
+    if ((stamped && !c->t) || type != RVT_TE_MSG_TYPE_INST || len == 0)
         return rvt_diag_set(diag, RVT_E_FORMAT,
                             "byte %zu (packet %" PRIu64 "): header 0x%02x is not a te_inst header "
-                            "(expected bit 7 = 0, msg_type 2, length 1..31)",
-                            at, c->index, h);
-    if (at + 1 + len > c->size)
+                            "(expected %s, msg_type 2, length 1..31)",
+                            at, c->index, h, c->t ? "bit 7 = time stamp flag" : "bit 7 = 0");
+    if (at + 1 + extra + len > c->size)
         return rvt_diag_set(diag, RVT_E_TRUNC,
                             "byte %zu (packet %" PRIu64 "): packet of %u payload bytes runs past the end (%zu bytes)",
                             at, c->index, len, c->size);
-    int rc = rvt_te_inst_unpack(p, o, c->data + at + 1, len, pkt, diag);
+    const uint8_t *q = c->data + at + 1;
+    c->src = c->stamp = 0;
+    for (unsigned i = 0; c->t && i < c->t->index_bytes; i++)
+        c->src |= (unsigned)*q++ << (8 * i);
+    if (stamped) {
+        c->stamp = (unsigned)q[0] | (unsigned)q[1] << 8;
+        q += 2;
+    }
+    int rc = rvt_te_inst_unpack(p, o, q, len, pkt, diag);
     if (rc)
         return rc;
-    c->pos = at + 1 + len;
+    c->pos = at + 1 + extra + len;
     c->index++;
     if (offset)
         *offset = at;

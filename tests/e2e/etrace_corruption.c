@@ -41,7 +41,7 @@ static unsigned decode(ctx *c, const rvt_etrace_params *p, const rvt_etrace_opti
     c->n = 0;
     if (rvt_etrace_decoder_new(&d, p, o, rvt_image_xlen(c->img), fetch, sink, c))
         return 1000;
-    rvt_te_raw_cursor cur = {data, size, 0, 0};
+    rvt_te_raw_cursor cur = {.data = data, .size = size};
     rvt_te_inst pkt;
     rvt_diag diag;
     unsigned damage = 0;

@@ -49,7 +49,7 @@ static int check(const char *golden, const char *name, const char *config, unsig
             free(csv);
             return 1;
         }
-        rvt_te_raw_cursor c = {(const uint8_t *)raw, raw_size, 0, 0};
+        rvt_te_raw_cursor c = {.data = (const uint8_t *)raw, .size = raw_size};
         char *line = strchr(csv, '\n');
         line = line ? line + 1 : csv + csv_size;
         rvt_te_inst pkt;

@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
             rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, pc_sink, &dc);
             rvt_etrace_decoder_set_const_memory(dec, rom, &dc);
             rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(m, 0, 0x305)); /* mtvec as the program left it */
-            rvt_te_raw_cursor cur = {trace.bytes, trace.len, 0, 0};
+            rvt_te_raw_cursor cur = {.data = trace.bytes, .size = trace.len};
             rvt_te_inst pkt;
             int rc = 0;
             while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)

@@ -36,6 +36,7 @@ static void decode_usage(FILE *out) {
             "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
+            "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
             "  --src-bits N       N-Trace: width of the SRC field; --src-id ID keeps one source\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
@@ -228,11 +229,14 @@ int cmd_decode(int argc, char **argv) {
     long profile_top = -1;
     uint64_t tvec = 0;
     rvt_ntrace_decoder_options nopt = {.src_id = -1};
+    transport_choice tc = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             decode_usage(stdout);
             return 0;
+        } else if (parse_transport_option(argc, argv, &i, &tc)) {
+            continue;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -345,7 +349,7 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     size_t have = 0, base = 0;
     bool eof = false;
-    rvt_te_raw_cursor cur = {(const uint8_t *)data, 0, 0, 0};
+    rvt_te_raw_cursor cur = {.data = (const uint8_t *)data, .size = 0, .t = tc.enabled ? &tc.t : NULL};
     rvt_te_inst pkt;
     size_t off;
     int rc;
@@ -376,7 +380,7 @@ int cmd_decode(int argc, char **argv) {
              * that parses as a packet, then wait for a sync. */
             fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
             damage++;
-            cur.pos++;
+            rvt_te_raw_resync(&cur);
             rvt_etrace_decoder_resync(dec);
             continue;
         }

@@ -213,7 +213,7 @@ int cmd_demo(int argc, char **argv) {
     if (rvt_etrace_decoder_new(&dec, &pc, &oc, rvt_image_xlen(img), demo_fetch, demo_pc, &dc))
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, demo_rom, &dc);
-    rvt_te_raw_cursor cur = {compact.bytes, compact.len, 0, 0};
+    rvt_te_raw_cursor cur = {.data = compact.bytes, .size = compact.len};
     rvt_te_inst pkt;
     while (rvt_te_raw_next(&cur, &pc, &oc, &pkt, NULL, &d) == 1)
         if (rvt_etrace_decode(dec, &pkt, &d)) {

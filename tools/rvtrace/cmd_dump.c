@@ -28,6 +28,7 @@ static void dump_usage(FILE *out) {
             "  --csv        exactly the reference te_inst CSV (no offset column)\n"
             "  --v1         E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"
             "  --src-bits N N-Trace: width of the SRC field (default 0: one hart, no SRC)\n"
+            "  --encap...   E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  -h, --help   show this help\n"
             "\n"
             "Example: rvtrace dump --format etrace --scf hw64.scf --ucf encoder.ucf --csv dhrystone.te_inst_raw\n");
@@ -101,6 +102,7 @@ static int dump_nexus(const char *trace, unsigned src_bits) {
 }
 
 int cmd_dump(int argc, char **argv) {
+    transport_choice tc = {0};
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *format = "etrace";
     bool csv = false, v1 = false;
     unsigned long src_bits = 0;
@@ -109,6 +111,8 @@ int cmd_dump(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             dump_usage(stdout);
             return 0;
+        } else if (parse_transport_option(argc, argv, &i, &tc)) {
+            continue;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -161,7 +165,7 @@ int cmd_dump(int argc, char **argv) {
         return 1;
     }
     printf("%s%s\n", csv ? "" : "offset,", rvt_te_inst_csv_header());
-    rvt_te_raw_cursor c = {(const uint8_t *)data, size, 0, 0};
+    rvt_te_raw_cursor c = {.data = (const uint8_t *)data, .size = size, .t = tc.enabled ? &tc.t : NULL};
     rvt_te_inst pkt;
     size_t off;
     int rc;

@@ -24,6 +24,7 @@ static void encode_usage(FILE *out) {
             "  --ucf FILE     user configuration (run-time options)\n"
             "  --full-address, --resync-max N   override the .ucf settings\n"
             "  --v1           E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"
+            "%s"
             "  --xlen 32|64   XLEN for classifying text inputs (default 64)\n"
             "  -o FILE        output file (required)\n"
             "  --stats NAME   print the reference flow's Stat line for this run, labelled NAME\n"
@@ -48,7 +49,8 @@ static void encode_usage(FILE *out) {
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
-            "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n");
+            "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
+            transport_help);
 }
 
 static int write_bytes(void *user, const uint8_t *bytes, size_t len) {
@@ -134,20 +136,21 @@ done:
 typedef struct {
     FILE *out;
     uint64_t bytes, packets;
+    rvt_te_encap_writer *encap; /* NULL: the reference flow's raw stream */
 } raw_out;
 
 static int write_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
-    (void)pkt;
     raw_out *o = user;
     o->bytes += 1 + len;
     o->packets++;
-    return rvt_te_raw_write(o->out, payload, len);
+    return o->encap ? rvt_te_encap_write(o->encap, payload, len, pkt->time) : rvt_te_raw_write(o->out, payload, len);
 }
 
 int cmd_encode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *input = NULL, *output = NULL, *format = "etrace", *stats = NULL;
     bool v1 = false, full = false, nstats = false;
     rvt_ntrace_options no = {0};
+    transport_choice tc = {0};
     int resync = -1;
     unsigned xlen = 64;
     for (int i = 1; i < argc; i++) {
@@ -155,6 +158,8 @@ int cmd_encode(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             encode_usage(stdout);
             return 0;
+        } else if (parse_transport_option(argc, argv, &i, &tc)) {
+            continue;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -251,7 +256,8 @@ int cmd_encode(int argc, char **argv) {
     }
     rvt_etrace_encoder *e;
     int status = 1;
-    raw_out ro = {out, 0, 0};
+    rvt_te_encap_writer ew = {out, tc.t, 0};
+    raw_out ro = {out, 0, 0, tc.enabled ? &ew : NULL};
     uint64_t rows = 0, retired = 0;
     rvt_retire *recs = malloc(4096 * sizeof *recs);
     if (!recs || rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro)) {

@@ -136,7 +136,7 @@ int cmd_stats(int argc, char **argv) {
         return 1;
     }
     unsigned long long by_format[4][4] = {{0}}, packets = 0;
-    rvt_te_raw_cursor c = {(const uint8_t *)data, size, 0, 0};
+    rvt_te_raw_cursor c = {.data = (const uint8_t *)data, .size = size};
     rvt_te_inst pkt;
     int rc;
     while ((rc = rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d)) == 1) {

@@ -2,7 +2,10 @@
 #ifndef RVTRACE_TOOL_COMMANDS_H
 #define RVTRACE_TOOL_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "rvtrace/etrace.h"
 
 int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -12,6 +15,15 @@ int cmd_encode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+
+/* E-Trace transport: the reference flow's raw stream unless --encap... */
+typedef struct transport_choice {
+    bool enabled;
+    rvt_te_transport t;
+} transport_choice;
+/* Takes argv[*i] (and its value) when it is a transport option. */
+bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc);
+extern const char *const transport_help;
 
 /* NexRv's Stat line: bytes, messages, error messages, bytes/message, instr, bits/instr. */
 void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns);
