@@ -11,26 +11,6 @@
 
 #define WINDOW 4000000u
 
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} buffer;
-
-static int keep(void *user, const uint8_t *msg, size_t len) {
-    buffer *b = user;
-    if (b->len + len > b->cap) {
-        size_t cap = (b->cap + len) * 2;
-        uint8_t *p = realloc(b->bytes, cap);
-        if (!p)
-            return RVT_E_NOMEM;
-        b->bytes = p;
-        b->cap = cap;
-    }
-    memcpy(b->bytes + b->len, msg, len);
-    b->len += len;
-    return 0;
-}
-
 static rvt_image *img;
 static rvt_machine *machine;
 
@@ -71,13 +51,13 @@ int main(int argc, char **argv) {
         } modes[] = {{"BTM", {.btm = true}}, {"HTM stack 8 rpt 2", {.call_stack = 8, .repeat = 2}}};
         for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
             double best_enc = 1e9, best_dec = 1e9, best_blocks = 1e9;
-            buffer b = {0};
+            rvt_membuf b = {0};
             unsigned long long decoded = 0, decoded_blocks = 0;
             for (int rep = 0; rep < 3; rep++) {
                 rvt_ntrace_encoder *e;
                 b.len = 0;
                 double t0 = bench_now();
-                rvt_ntrace_encoder_new(&e, &modes[mode].o, rvt_image_xlen(img), keep, &b);
+                rvt_ntrace_encoder_new(&e, &modes[mode].o, rvt_image_xlen(img), rvt_membuf_append, &b);
                 rvt_ntrace_encoder_push(e, w.recs, w.n);
                 rvt_ntrace_encoder_finish(e, NULL);
                 double t = bench_now() - t0;
@@ -94,7 +74,7 @@ int main(int argc, char **argv) {
                 if (blocks)
                     rvt_ntrace_decoder_set_block_sink(dec, count_block);
                 rvt_nexus_reader r;
-                rvt_nexus_reader_init(&r, NULL, b.bytes, b.len);
+                rvt_nexus_reader_init(&r, NULL, b.data, b.len);
                 rvt_nexus_msg m;
                 while (rvt_nexus_next(&r, &m, &d) == 1)
                     rvt_ntrace_decode(dec, &m, &d);
@@ -108,7 +88,7 @@ int main(int argc, char **argv) {
                    argv[k], modes[mode].name, (double)ninsns / best_enc / 1e6, (double)b.len * 8 / (double)ninsns,
                    (double)decoded / best_dec / 1e6, (double)decoded_blocks / best_blocks / 1e6, decoded,
                    decoded == decoded_blocks && decoded == ninsns ? "" : ", COUNTS DIFFER");
-            free(b.bytes);
+            rvt_membuf_free(&b);
         }
         rvt_machine_free(machine);
         rvt_image_free(img);

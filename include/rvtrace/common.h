@@ -57,6 +57,15 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
 long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
 void rvt_zreader_close(rvt_zreader *r);
 
+/* A byte buffer that grows as bytes are appended; rvt_membuf_append has the
+ * signature of the encoders' byte sinks, so a trace can be kept in memory. */
+typedef struct rvt_membuf {
+    uint8_t *data;
+    size_t len, cap;
+} rvt_membuf;
+int rvt_membuf_append(void *membuf, const uint8_t *bytes, size_t len); /* RVT_E_NOMEM when it cannot grow */
+void rvt_membuf_free(rvt_membuf *b);
+
 /* Line-by-line reader of a plain or zstd-compressed text file. */
 typedef struct rvt_line_reader rvt_line_reader;
 int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag);

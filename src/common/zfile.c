@@ -213,3 +213,26 @@ void rvt_line_reader_close(rvt_line_reader *r) {
     free(r->path);
     free(r);
 }
+
+int rvt_membuf_append(void *membuf, const uint8_t *bytes, size_t len) {
+    rvt_membuf *b = membuf;
+    if (len > b->cap - b->len) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->len < len)
+            cap *= 2;
+        uint8_t *p = realloc(b->data, cap);
+        if (!p)
+            return RVT_E_NOMEM;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, bytes, len);
+    b->len += len;
+    return 0;
+}
+
+void rvt_membuf_free(rvt_membuf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

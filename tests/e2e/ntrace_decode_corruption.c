@@ -71,35 +71,15 @@ static unsigned decode(ctx *c, const uint8_t *data, size_t size) {
     return damage;
 }
 
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} buffer;
-
-static int keep(void *user, const uint8_t *msg, size_t len) {
-    buffer *b = user;
-    if (b->len + len > b->cap) {
-        size_t cap = (b->cap + len) * 2;
-        uint8_t *p = realloc(b->bytes, cap);
-        if (!p)
-            return RVT_E_NOMEM;
-        b->bytes = p;
-        b->cap = cap;
-    }
-    memcpy(b->bytes + b->len, msg, len);
-    b->len += len;
-    return 0;
-}
-
 /* Our stream of the corpus spike trace, with periodic synchronisation. */
-static int encode_synced(const char *csv, unsigned xlen, buffer *out, rvt_diag *diag) {
+static int encode_synced(const char *csv, unsigned xlen, rvt_membuf *out, rvt_diag *diag) {
     rvt_retire_reader *r;
     int rc = rvt_retire_reader_open(&r, csv, RVT_FMT_AUTO, xlen, diag);
     if (rc)
         return rc;
     rvt_ntrace_options o = {.call_stack = 8, .repeat = 2, .sync_max = 1};
     rvt_ntrace_encoder *e;
-    if ((rc = rvt_ntrace_encoder_new(&e, &o, xlen, keep, out))) {
+    if ((rc = rvt_ntrace_encoder_new(&e, &o, xlen, rvt_membuf_append, out))) {
         rvt_retire_reader_close(r);
         return rc;
     }
@@ -195,15 +175,15 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "%s golden tst4", programs[k]);
         failures += damage_runs(&c, label, (const uint8_t *)raw, size, false);
         free(raw);
-        buffer ours = {0};
+        rvt_membuf ours = {0};
         snprintf(path, sizeof path, "%s/corpus/spike/%s.csv.zst", argv[1], programs[k]);
         if (encode_synced(path, rvt_image_xlen(c.img), &ours, &diag)) {
             fprintf(stderr, "%s: %s\n", path, diag.msg);
             return 1;
         }
         snprintf(label, sizeof label, "%s periodic sync", programs[k]);
-        failures += damage_runs(&c, label, ours.bytes, ours.len, true);
-        free(ours.bytes);
+        failures += damage_runs(&c, label, ours.data, ours.len, true);
+        rvt_membuf_free(&ours);
         free(c.pcs);
         rvt_machine_free(c.m);
         rvt_image_free(c.img);

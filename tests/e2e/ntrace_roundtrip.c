@@ -26,26 +26,6 @@ static void add(digest *g, uint64_t pc) {
     g->hash = (g->hash ^ pc) * 0x100000001b3ull;
 }
 
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} buffer;
-
-static int keep(void *user, const uint8_t *msg, size_t len) {
-    buffer *b = user;
-    if (b->len + len > b->cap) {
-        size_t cap = (b->cap + len) * 2;
-        uint8_t *p = realloc(b->bytes, cap);
-        if (!p)
-            return RVT_E_NOMEM;
-        b->bytes = p;
-        b->cap = cap;
-    }
-    memcpy(b->bytes + b->len, msg, len);
-    b->len += len;
-    return 0;
-}
-
 static const struct {
     const char *name;
     rvt_ntrace_options o;
@@ -70,7 +50,7 @@ enum { NSETS = sizeof sets / sizeof sets[0] };
 
 typedef struct {
     rvt_ntrace_encoder *enc[NSETS];
-    buffer trace[NSETS];
+    rvt_membuf trace[NSETS];
     digest executed;
     uint64_t pending;
     bool have_pending;
@@ -160,7 +140,7 @@ int main(int argc, char **argv) {
         run_ctx r;
         memset(&r, 0, sizeof r);
         for (int s = 0; s < NSETS; s++)
-            if (rvt_ntrace_encoder_new(&r.enc[s], &sets[s].o, rvt_image_xlen(img), keep, &r.trace[s]))
+            if (rvt_ntrace_encoder_new(&r.enc[s], &sets[s].o, rvt_image_xlen(img), rvt_membuf_append, &r.trace[s]))
                 return 1;
         rvt_machine_set_sink(m, run_sink, &r);
         rvt_run_result res;
@@ -181,7 +161,7 @@ int main(int argc, char **argv) {
             rvt_ntrace_decoder_set_trap_sink(dec, trap_sink);
             rvt_nexus_config ncfg = {sets[s].o.src_bits};
             rvt_nexus_reader rd;
-            rvt_nexus_reader_init(&rd, &ncfg, r.trace[s].bytes, r.trace[s].len);
+            rvt_nexus_reader_init(&rd, &ncfg, r.trace[s].data, r.trace[s].len);
             rvt_nexus_msg msg;
             int rc = 0, got;
             while (!rc && (got = rvt_nexus_next(&rd, &msg, &d)) != 0)
@@ -198,7 +178,7 @@ int main(int argc, char **argv) {
                        dc.decoded.n, r.executed.n, rc ? d.msg : "");
             }
             rvt_ntrace_decoder_free(dec);
-            free(r.trace[s].bytes);
+            rvt_membuf_free(&r.trace[s]);
         }
         rvt_machine_free(m);
         rvt_image_free(img);

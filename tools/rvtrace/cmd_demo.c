@@ -31,42 +31,18 @@ static int pc_push(pc_list *l, uint64_t pc) {
     return 0;
 }
 
+/* A raw E-Trace stream in memory, as the reference flow writes it. */
 typedef struct {
-    uint8_t *bytes;
-    size_t len, cap, packets;
-} byte_buf;
+    rvt_membuf m;
+    size_t packets;
+} packet_buf;
 
 static int keep_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
-    byte_buf *b = user;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = (b->cap + len + 1) * 2;
-        uint8_t *nb = realloc(b->bytes, cap);
-        if (!nb)
-            return RVT_E_NOMEM;
-        b->bytes = nb;
-        b->cap = cap;
-    }
-    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    memcpy(b->bytes + b->len, payload, len);
-    b->len += len;
+    packet_buf *b = user;
+    uint8_t header = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
     b->packets++;
-    return 0;
-}
-
-static int keep_bytes(void *user, const uint8_t *bytes, size_t len) {
-    byte_buf *b = user;
-    if (b->len + len > b->cap) {
-        size_t cap = (b->cap + len) * 2;
-        uint8_t *nb = realloc(b->bytes, cap);
-        if (!nb)
-            return RVT_E_NOMEM;
-        b->bytes = nb;
-        b->cap = cap;
-    }
-    memcpy(b->bytes + b->len, bytes, len);
-    b->len += len;
-    return 0;
+    return rvt_membuf_append(&b->m, &header, 1) || rvt_membuf_append(&b->m, payload, len) ? RVT_E_NOMEM : 0;
 }
 
 typedef struct {
@@ -145,7 +121,8 @@ int cmd_demo(int argc, char **argv) {
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     run_ctx r = {0};
-    byte_buf compact = {0}, plain = {0}, nexus = {0};
+    packet_buf compact = {0}, plain = {0};
+    rvt_membuf nexus = {0};
     decode_ctx dc = {0}, nc = {0};
     rvt_ntrace_decoder *ndec = NULL;
     rvt_profile *prof = NULL;
@@ -180,7 +157,7 @@ int cmd_demo(int argc, char **argv) {
     rvt_ntrace_options no = {.call_stack = 8, .repeat = 2};
     if (rvt_etrace_encoder_new(&r.compact, &pc, &oc, keep_packet, &compact) ||
         rvt_etrace_encoder_new(&r.plain, &pp, &op, keep_packet, &plain) ||
-        rvt_ntrace_encoder_new(&r.nexus, &no, rvt_image_xlen(img), keep_bytes, &nexus))
+        rvt_ntrace_encoder_new(&r.nexus, &no, rvt_image_xlen(img), rvt_membuf_append, &nexus))
         goto done;
     rvt_ref_filter *filter;
     if (rvt_ref_filter_new(&filter, run_sink, &r))
@@ -201,9 +178,9 @@ int cmd_demo(int argc, char **argv) {
 
     printf("== 2. Encoding: E-Trace and N-Trace\n");
     printf("   compact (implicit return):  %zu packets, %zu bytes, %.3f bits/instruction\n", compact.packets,
-           compact.len, (double)compact.len * 8 / (double)r.executed.n);
+           compact.m.len, (double)compact.m.len * 8 / (double)r.executed.n);
     printf("   plain branch trace:         %zu packets, %zu bytes, %.3f bits/instruction\n", plain.packets,
-           plain.len, (double)plain.len * 8 / (double)r.executed.n);
+           plain.m.len, (double)plain.m.len * 8 / (double)r.executed.n);
     printf("   N-Trace (HTM, return stack, repeated history): %" PRIu64 " messages, %zu bytes, %.3f bits/instruction\n\n",
            nst.messages, nexus.len, (double)nexus.len * 8 / (double)r.executed.n);
 
@@ -213,7 +190,7 @@ int cmd_demo(int argc, char **argv) {
     if (rvt_etrace_decoder_new(&dec, &pc, &oc, rvt_image_xlen(img), demo_fetch, demo_pc, &dc))
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, demo_rom, &dc);
-    rvt_te_raw_cursor cur = {.data = compact.bytes, .size = compact.len};
+    rvt_te_raw_cursor cur = {.data = compact.m.data, .size = compact.m.len};
     rvt_te_inst pkt;
     while (rvt_te_raw_next(&cur, &pc, &oc, &pkt, NULL, &d) == 1)
         if (rvt_etrace_decode(dec, &pkt, &d)) {
@@ -230,7 +207,7 @@ int cmd_demo(int argc, char **argv) {
         goto done;
     rvt_ntrace_decoder_set_trap_sink(ndec, demo_trap);
     rvt_nexus_reader nr;
-    rvt_nexus_reader_init(&nr, NULL, nexus.bytes, nexus.len);
+    rvt_nexus_reader_init(&nr, NULL, nexus.data, nexus.len);
     rvt_nexus_msg msg;
     while (rvt_nexus_next(&nr, &msg, &d) == 1)
         if (rvt_ntrace_decode(ndec, &msg, &d)) {
@@ -290,10 +267,10 @@ done:
     rvt_profile_free(prof);
     free(dc.decoded.v);
     free(nc.decoded.v);
-    free(nexus.bytes);
+    rvt_membuf_free(&nexus);
     free(r.executed.v);
-    free(compact.bytes);
-    free(plain.bytes);
+    rvt_membuf_free(&compact.m);
+    rvt_membuf_free(&plain.m);
     rvt_machine_free(m);
     rvt_image_free(img);
     return status;
