@@ -31,6 +31,39 @@ typedef int (*rvt_block_sink)(void *user, uint64_t start, uint64_t end, uint32_t
  * is where execution went on. A non-zero return stops the decoder. */
 typedef int (*rvt_trap_sink)(void *user, bool interrupt, uint64_t at, uint64_t handler);
 
+/* ---- Straight-line code, read once ----
+ *
+ * Decoders walk code one instruction at a time only where something is
+ * decided (a branch, a jump, the end of a count); in between they pass runs
+ * of linear instructions. A run cache remembers, per start address, how many
+ * linear instructions follow, their sizes and the instruction that ends the
+ * run. The code must not change while the cache is in use. */
+
+#define RVT_RUN_MAX 64 /* instructions in one run at most */
+
+/* 0 for an instruction a walk simply passes, else a decoder-defined class. */
+typedef unsigned (*rvt_insn_classifier)(const rvt_insn *in);
+
+typedef struct rvt_run {
+    uint64_t start, end; /* first linear instruction; the address after the last */
+    uint64_t wide;       /* bit i: linear instruction i is 32-bit */
+    uint32_t n, units;   /* linear instructions, their 16-bit units */
+    bool has_end;        /* the instruction at `end` is known and not linear: */
+    unsigned end_class;
+    rvt_insn end_insn;
+    bool valid;
+} rvt_run;
+
+typedef struct rvt_run_cache rvt_run_cache;
+int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
+                      rvt_insn_classifier classify);
+void rvt_run_cache_free(rvt_run_cache *c);
+/* The run starting at `pc` (n = 0 when the instruction there is not linear,
+ * or cannot be fetched: has_end false then). */
+const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc);
+/* Address of linear instruction `i` of `r` (i <= n). */
+uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
+
 #ifdef __cplusplus
 }
 #endif

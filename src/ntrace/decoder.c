@@ -19,21 +19,6 @@
  * path reaches one long before; a loop of direct jumps never does. */
 #define MAX_STRAIGHT_WALK (1u << 20)
 
-/* Runs of linear instructions (nothing a message or a history bit decides),
- * cached by start address so a walk passes them in one step. */
-#define RUN_SLOTS 8192u
-#define RUN_MAX 64u
-
-typedef struct nx_run {
-    uint64_t start;
-    uint64_t wide;   /* bit i: instruction i is 32-bit */
-    uint32_t n;      /* instructions in the run (0: the one at start is not linear) */
-    uint32_t units;  /* their I-CNT units */
-    bool valid;
-    bool has_end;    /* the instruction that ends the run is known: */
-    unsigned end_flags;
-    rvt_insn end;
-} nx_run;
 
 enum final_kind {
     FINAL_ANY,      /* the count ends on any instruction, followed when inferable */
@@ -49,7 +34,7 @@ struct rvt_ntrace_decoder {
     rvt_trap_sink trap;
     rvt_block_sink block;
     void *user;
-    nx_run *runs;
+    rvt_run_cache *runs; /* straight-line code, passed in one step */
 
     bool synced;
     uint64_t pc, last_addr;
@@ -67,12 +52,18 @@ struct rvt_ntrace_decoder {
     int status;
 };
 
+/* N-Trace's flags of an instruction a walk cannot simply pass, else 0. */
+static unsigned nonlinear_flags(const rvt_insn *in) {
+    unsigned f = rvt_nexus_classify(in);
+    return f & ~(unsigned)RVT_NXI_SIZE4 ? f : 0;
+}
+
 int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
     if (!out || !fetch)
         return RVT_E_ARG;
     rvt_ntrace_decoder *d = calloc(1, sizeof *d);
-    if (!d || !(d->runs = calloc(RUN_SLOTS, sizeof *d->runs))) {
+    if (!d || rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64, nonlinear_flags)) {
         free(d);
         return RVT_E_NOMEM;
     }
@@ -106,7 +97,7 @@ uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return
 
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
     if (d)
-        free(d->runs);
+        rvt_run_cache_free(d->runs);
     free(d);
 }
 
@@ -138,38 +129,9 @@ static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
 
 static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
 
-/* The run of linear instructions at d->pc, read once and cached. */
-static const nx_run *run_at(rvt_ntrace_decoder *d) {
-    nx_run *r = &d->runs[(d->pc >> 1) & (RUN_SLOTS - 1)];
-    if (r->valid && r->start == d->pc)
-        return r;
-    r->valid = true;
-    r->start = d->pc;
-    r->wide = 0;
-    r->n = r->units = 0;
-    r->has_end = false;
-    uint64_t pc = d->pc;
-    rvt_insn in;
-    while (r->n < RUN_MAX && d->fetch(d->user, pc, &in) && in.op != RVT_OP_ILLEGAL) {
-        unsigned flags = rvt_nexus_classify(&in);
-        if (flags & ~(unsigned)RVT_NXI_SIZE4) {
-            r->has_end = true;
-            r->end = in;
-            r->end_flags = flags;
-            break;
-        }
-        if (in.len == 4)
-            r->wide |= UINT64_C(1) << r->n;
-        r->n++;
-        r->units += in.len / 2;
-        pc = xlen_mask(d, pc + in.len);
-    }
-    return r;
-}
-
 /* Reports a whole run and moves past it. */
-static bool pass_run(rvt_ntrace_decoder *d, const nx_run *r) {
-    uint64_t pc = r->start, end = xlen_mask(d, r->start + 2u * r->units);
+static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
+    uint64_t pc = r->start, end = r->end;
     d->used += r->units;
     d->pc = end;
     if (d->block) {
@@ -196,10 +158,10 @@ static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
 
 /* The instruction at d->pc and its flags; `r` is the run just passed (or
  * empty), which usually knows it already. */
-static bool insn_at(rvt_ntrace_decoder *d, const nx_run *r, rvt_insn *in, unsigned *flags) {
-    if (r->has_end && d->pc == xlen_mask(d, r->start + 2u * r->units)) {
-        *in = r->end;
-        *flags = r->end_flags;
+static bool insn_at(rvt_ntrace_decoder *d, const rvt_run *r, rvt_insn *in, unsigned *flags) {
+    if (r->has_end && d->pc == r->end) {
+        *in = r->end_insn;
+        *flags = r->end_class;
         return true;
     }
     if (!fetch_at(d, in))
@@ -246,7 +208,7 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
             if (steps >= MAX_STRAIGHT_WALK)
                 return fail(d, "no conditional branch for history bit %d after %u instructions from %#" PRIx64,
                             bit, steps, d->pc);
-            const nx_run *r = run_at(d);
+            const rvt_run *r = rvt_run_at(d->runs, d->pc);
             if (r->n) {
                 steps += r->n;
                 if (!pass_run(d, r))
@@ -276,7 +238,7 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
                     kind == FINAL_TAKEN ? "taken branch" : "indirect transfer");
     while (d->used < icnt) {
         rvt_insn in;
-        const nx_run *r = run_at(d);
+        const rvt_run *r = rvt_run_at(d->runs, d->pc);
         if (r->n && (d->used + r->units < icnt || (kind == FINAL_ANY && d->used + r->units == icnt))) {
             if (!pass_run(d, r))
                 return false;

@@ -1,0 +1,64 @@
+/* The run cache of include/rvtrace/flow.h: direct mapped by start address. */
+#include <stdlib.h>
+
+#include "rvtrace/common.h"
+#include "rvtrace/flow.h"
+
+#define RUN_SLOTS 8192u
+
+struct rvt_run_cache {
+    rvt_code_fetch fetch;
+    void *user;
+    uint64_t mask; /* XLEN address mask */
+    rvt_insn_classifier classify;
+    rvt_run slots[RUN_SLOTS];
+};
+
+int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
+                      rvt_insn_classifier classify) {
+    rvt_run_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return RVT_E_NOMEM;
+    c->fetch = fetch;
+    c->user = user;
+    c->mask = xlen == 32 ? 0xffffffffull : ~0ull;
+    c->classify = classify;
+    *out = c;
+    return 0;
+}
+
+void rvt_run_cache_free(rvt_run_cache *c) { free(c); }
+
+const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
+    rvt_run *r = &c->slots[(pc >> 1) & (RUN_SLOTS - 1)];
+    if (r->valid && r->start == pc)
+        return r;
+    r->valid = true;
+    r->start = r->end = pc;
+    r->wide = 0;
+    r->n = r->units = 0;
+    r->has_end = false;
+    rvt_insn in;
+    while (r->n < RVT_RUN_MAX && c->fetch(c->user, r->end, &in) && in.op != RVT_OP_ILLEGAL) {
+        unsigned cls = c->classify(&in);
+        if (cls) {
+            r->has_end = true;
+            r->end_class = cls;
+            r->end_insn = in;
+            break;
+        }
+        if (in.len == 4)
+            r->wide |= 1ull << r->n;
+        r->n++;
+        r->units += in.len / 2;
+        r->end = (r->end + in.len) & c->mask;
+    }
+    return r;
+}
+
+uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i) {
+    uint64_t a = r->start;
+    for (uint32_t k = 0; k < i; k++)
+        a += (r->wide >> k) & 1 ? 4 : 2;
+    return a & c->mask;
+}
