@@ -40,12 +40,21 @@ struct rvt_etrace_decoder {
     uint64_t packet_index;
     int error;
     rvt_diag *diag;
+    rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
 };
+
+/* What the walk cannot simply pass: branches, jumps and exception returns. */
+static unsigned etrace_nonlinear(const rvt_insn *in) {
+    return in->cf == RVT_CF_BRANCH || in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR || in->cf == RVT_CF_XRET;
+}
 
 int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
     rvt_etrace_decoder *d = calloc(1, sizeof *d);
-    if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack))) {
+    if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack)) ||
+        rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear)) {
+        if (d)
+            free(d->stack);
         free(d);
         return RVT_E_NOMEM;
     }
@@ -80,6 +89,7 @@ void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
 
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
     if (d) {
+        rvt_run_cache_free(d->runs);
         free(d->stack);
         free(d);
     }
@@ -288,6 +298,29 @@ static bool unprocessed_branches(rvt_etrace_decoder *d, uint64_t addr) {
     return d->branches != (br ? 1u : 0u);
 }
 
+/* Without implicit returns and sequential jumps nothing but the position
+ * matters in straight-line code: all but the last instruction of a run are
+ * passed at once, unless the reported address lies among them (where the
+ * walk may have to stop). `*n` counts the instructions walked. */
+static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
+    const rvt_run *r = rvt_run_at(d->runs, d->pc);
+    if (r->n < 2)
+        return false;
+    uint64_t last = rvt_run_addr(d->runs, r, r->n - 1);
+    if (address > r->start && address <= last)
+        return false;
+    uint64_t pc = r->start;
+    for (uint32_t i = 0; i + 1 < r->n && !d->error; i++) {
+        d->last_pc = pc;
+        pc = mask_addr(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
+        report(d, pc);
+    }
+    d->pc = last;
+    d->last_implicit = false;
+    *n += r->n - 2;
+    return true;
+}
+
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
     uint64_t previous = d->pc;
     for (uint32_t n = 0; n < MAX_WALK; n++) {
@@ -302,6 +335,8 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
                 d->inferred_address = false;
             continue;
         }
+        if (!d->o.implicit_return && !d->o.si_jump && pass_straight_code(d, address, &n))
+            continue;
         bool stop = next_pc(d, address, t);
         if (d->error)
             return;
