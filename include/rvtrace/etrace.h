@@ -177,6 +177,9 @@ typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n)
 /* The trap vector (xtvec value) for implicit-exception mode, where trap
  * packets leave out the handler address. */
 void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
+/* Report the flow as runs of instructions to `block` instead of one address
+ * at a time (same `user`). */
+void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
 /* After an error: forget the path and wait for the next synchronisation
  * packet (format 3 subformat 0 or 1). */
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);

@@ -41,6 +41,7 @@ struct rvt_etrace_decoder {
     int error;
     rvt_diag *diag;
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
+    rvt_block_sink block;
 };
 
 /* What the walk cannot simply pass: branches, jumps and exception returns. */
@@ -77,6 +78,8 @@ void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read r
 
 void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec) { d->tvec = tvec; }
 
+void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block) { d->block = block; }
+
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
     d->error = 0;
     d->start_of_trace = true;
@@ -108,9 +111,19 @@ static bool get(rvt_etrace_decoder *d, uint64_t addr, rvt_insn *in) {
     return false;
 }
 
+static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a);
+
 static void report(rvt_etrace_decoder *d, uint64_t pc) {
-    if (!d->error && d->sink && d->sink(d->user, pc) != 0)
+    if (d->error)
+        return;
+    if (d->block) {
+        rvt_insn in;
+        unsigned len = d->fetch(d->user, pc, &in) ? in.len : 2;
+        if (d->block(d->user, pc, mask_addr(d, pc + len), 1) != 0)
+            d->error = RVT_E_IO;
+    } else if (d->sink && d->sink(d->user, pc) != 0) {
         d->error = RVT_E_IO;
+    }
 }
 
 static bool is_branch(const rvt_insn *in) { return in->cf == RVT_CF_BRANCH; }
@@ -309,11 +322,18 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
     uint64_t last = rvt_run_addr(d->runs, r, r->n - 1);
     if (address > r->start && address <= last)
         return false;
-    uint64_t pc = r->start;
-    for (uint32_t i = 0; i + 1 < r->n && !d->error; i++) {
-        d->last_pc = pc;
-        pc = mask_addr(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
-        report(d, pc);
+    if (d->block) {
+        uint64_t first = mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2));
+        if (d->block(d->user, first, r->end, r->n - 1) != 0)
+            d->error = RVT_E_IO;
+        d->last_pc = r->n >= 2 ? rvt_run_addr(d->runs, r, r->n - 2) : r->start;
+    } else {
+        uint64_t pc = r->start;
+        for (uint32_t i = 0; i + 1 < r->n && !d->error; i++) {
+            d->last_pc = pc;
+            pc = mask_addr(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
+            report(d, pc);
+        }
     }
     d->pc = last;
     d->last_implicit = false;
