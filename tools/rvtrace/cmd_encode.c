@@ -135,15 +135,19 @@ done:
 
 typedef struct {
     FILE *out;
-    uint64_t bytes, packets;
-    rvt_te_encap_writer *encap; /* NULL: the reference flow's raw stream */
+    uint64_t bytes, payload, packets; /* bytes: everything the transport wrote */
+    rvt_te_encap_writer *encap;       /* NULL: the reference flow's raw stream */
 } raw_out;
 
 static int write_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     raw_out *o = user;
-    o->bytes += 1 + len;
+    o->payload += len;
     o->packets++;
-    return o->encap ? rvt_te_encap_write(o->encap, payload, len, pkt->time) : rvt_te_raw_write(o->out, payload, len);
+    long before = ftell(o->out);
+    int rc = o->encap ? rvt_te_encap_write(o->encap, payload, len, pkt->time) : rvt_te_raw_write(o->out, payload, len);
+    long after = ftell(o->out);
+    o->bytes += before >= 0 && after >= before ? (uint64_t)(after - before) : 1 + len;
+    return rc;
 }
 
 int cmd_encode(int argc, char **argv) {
@@ -257,7 +261,7 @@ int cmd_encode(int argc, char **argv) {
     rvt_etrace_encoder *e;
     int status = 1;
     rvt_te_encap_writer ew = {out, tc.t, 0};
-    raw_out ro = {out, 0, 0, tc.enabled ? &ew : NULL};
+    raw_out ro = {out, 0, 0, 0, tc.enabled ? &ew : NULL};
     uint64_t rows = 0, retired = 0;
     rvt_retire *recs = malloc(4096 * sizeof *recs);
     if (!recs || rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro)) {
@@ -293,9 +297,9 @@ int cmd_encode(int argc, char **argv) {
         double bits = (double)rows;
         printf("Stat: %s: %llu bytes (%llu payload + %llu headers), %llu packets, %llu instr (%llu retired), "
                "%.3f bits/instr (payload), %.3f bits/instr (with headers)\n",
-               stats, (unsigned long long)ro.bytes, (unsigned long long)(ro.bytes - ro.packets),
-               (unsigned long long)ro.packets, (unsigned long long)ro.packets, (unsigned long long)rows,
-               (unsigned long long)retired, rows ? (double)(ro.bytes - ro.packets) * 8 / bits : 0.0,
+               stats, (unsigned long long)ro.bytes, (unsigned long long)ro.payload,
+               (unsigned long long)(ro.bytes - ro.payload), (unsigned long long)ro.packets, (unsigned long long)rows,
+               (unsigned long long)retired, rows ? (double)ro.payload * 8 / bits : 0.0,
                rows ? (double)ro.bytes * 8 / bits : 0.0);
     }
 done:
