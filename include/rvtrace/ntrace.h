@@ -174,6 +174,10 @@ typedef struct rvt_ntrace_options {
                              (and context) after each sync and on every change */
     bool extend_addr_msb; /* trTeInstExtendAddrMSB: F-ADDR/U-ADDR also drop leading
                              ones; a set top bit on the wire extends with ones */
+    bool seq_jump;        /* trTeInstEnSequentialJump: an indirect jump through the
+                             register that lui/c.lui/auipc set just before it, with
+                             no message between them, sends nothing (needs the
+                             instruction bits: not from pcseq) */
     unsigned icnt_bits;   /* width of the I-CNT counter, its MSB the overflow flag
                              (2..32; 0 = unbounded, as NexRv): when the flag sets,
                              IndirectBranchHistSync with SYNC 4 if history is
@@ -211,6 +215,7 @@ typedef struct rvt_ntrace_decoder_options {
     unsigned src_bits;   /* as the encoder's */
     int src_id;          /* decode only this source; -1: every message */
     bool extend_addr_msb; /* as the encoder's */
+    bool seq_jump;        /* as the encoder's */
 } rvt_ntrace_decoder_options;
 
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the

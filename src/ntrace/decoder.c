@@ -46,6 +46,10 @@ struct rvt_ntrace_decoder {
     uint64_t prev_icnt, prev_hist;
     unsigned prev_btype;
 
+    /* The instruction walked last in this message (sequential jumps). */
+    bool prev_valid;
+    uint64_t prev_pc;
+
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
     rvt_diag *diag;
@@ -134,6 +138,10 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
     uint64_t pc = r->start, end = r->end;
     d->used += r->units;
     d->pc = end;
+    if (d->o.seq_jump) {
+        d->prev_valid = true;
+        d->prev_pc = rvt_run_addr(d->runs, r, r->n - 1);
+    }
     if (d->block) {
         if (d->block(d->user, pc, end, r->n) == 0)
             return true;
@@ -178,7 +186,18 @@ static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v) {
  * a branch whose direction is known, a direct jump, or a return its stack
  * predicted. */
 static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bool taken) {
-    uint64_t at = d->pc, next = xlen_mask(d, at + in->len);
+    uint64_t at = d->pc, next = xlen_mask(d, at + in->len), target;
+    rvt_insn prev;
+    if ((flags & RVT_NXI_INDIRECT) && d->o.seq_jump && d->prev_valid && d->fetch(d->user, d->prev_pc, &prev) &&
+        rvt_seq_inferable_target(&prev, d->prev_pc, in, d->xlen, &target)) {
+        /* A sequential jump: the encoder left it out. */
+        d->pc = target;
+        if (flags & RVT_NXI_CALL)
+            nx_stack_push(&d->stack, next);
+        d->prev_valid = d->o.seq_jump;
+        d->prev_pc = at;
+        return true;
+    }
     if (flags & RVT_NXI_BRANCH) {
         d->pc = taken ? rvt_direct_target(in, at, d->xlen) : next;
     } else if (flags & RVT_NXI_INDIRECT) {
@@ -195,6 +214,8 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
     }
     if ((flags & RVT_NXI_CALL) && !(flags & RVT_NXI_INDIRECT))
         nx_stack_push(&d->stack, next);
+    d->prev_valid = d->o.seq_jump;
+    d->prev_pc = at;
     return true;
 }
 
@@ -255,11 +276,17 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             return false;
         d->used += units;
         if (d->used < icnt || kind == FINAL_ANY) {
-            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !(flags & RVT_NXI_RETURN))
+            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !(flags & RVT_NXI_RETURN)) {
+                d->prev_valid = false;
                 return true; /* the trace ends or traps here; no address follows */
+            }
             if (!follow(d, &in, flags, false))
                 return false;
-        } else if (kind == FINAL_TAKEN) {
+            continue;
+        }
+        d->prev_valid = d->o.seq_jump; /* the message's last instruction */
+        d->prev_pc = d->pc;
+        if (kind == FINAL_TAKEN) {
             if (!(flags & RVT_NXI_BRANCH))
                 return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not a conditional branch", icnt,
                             d->pc);
@@ -313,6 +340,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     d->msg = m;
     d->diag = diag;
     d->status = 0;
+    d->prev_valid = false; /* a sequential jump and its constant share one message */
     uint64_t icnt = rvt_nexus_get(m, RVT_NXF_ICNT, 0);
     uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);

@@ -57,6 +57,12 @@ struct rvt_ntrace_encoder {
     nx_call_stack stack;
     uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
 
+    /* Sequential jumps: the previous instruction, when it was a single
+     * retired one and no message went out since. */
+    bool prev_ok;
+    rvt_insn prev_insn;
+    uint64_t prev_addr;
+
     rvt_ntrace_stats stats;
 };
 
@@ -516,18 +522,32 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
     for (size_t i = 0; i < n && !e->status; i++) {
         const rvt_retire *r = &recs[i];
+        uint64_t messages = e->stats.messages;
         before(e, r->iaddr, false, r);
+        bool quiet = messages == e->stats.messages; /* this record starts no new message */
         e->pending_time = r->time;
         if (r->ninsns == 0) {
             after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
+            e->prev_ok = false;
         } else {
             /* Most records are plain instructions (itype 0 in the 4-bit
-             * classification every reader gives): no need to decode those. */
+             * classification every reader gives): no need to decode those,
+             * unless a sequential jump may follow. */
             unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
-            if (r->itype != RVT_ITYPE_NONE) {
-                rvt_insn in;
+            rvt_insn in;
+            bool decoded = r->itype != RVT_ITYPE_NONE || e->o.seq_jump;
+            if (decoded) {
                 rvt_decode(r->insn, e->xlen, &in);
                 flags = rvt_nexus_classify(&in);
+            }
+            uint64_t target;
+            if (e->o.seq_jump && (flags & RVT_NXI_INDIRECT) && e->prev_ok && r->ninsns == 1 && quiet &&
+                rvt_seq_inferable_target(&e->prev_insn, e->prev_addr, &in, e->xlen, &target))
+                flags &= ~(unsigned)(RVT_NXI_INDIRECT | RVT_NXI_RETURN); /* the decoder computes the target */
+            e->prev_ok = decoded && r->ninsns == 1;
+            if (e->prev_ok) {
+                e->prev_insn = in;
+                e->prev_addr = r->iaddr;
             }
             if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
                 flags |= RVT_NXI_TAKEN;

@@ -45,6 +45,8 @@ static const struct {
     {"htm MSB extension", {.call_stack = 8, .repeat = 2, .sync_max = 3, .extend_addr_msb = true}},
     {"htm 8-bit I-CNT", {.call_stack = 8, .repeat = 3, .icnt_bits = 8}},
     {"btm 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6}},
+    {"htm sequential jumps", {.call_stack = 8, .repeat = 3, .seq_jump = true, .sync_max = 2}},
+    {"btm sequential jumps, 7-bit I-CNT", {.btm = true, .seq_jump = true, .icnt_bits = 7}},
 };
 enum { NSETS = sizeof sets / sizeof sets[0] };
 
@@ -154,7 +156,8 @@ int main(int argc, char **argv) {
                                                .call_counter = sets[s].o.call_counter,
                                                .src_bits = sets[s].o.src_bits,
                                                .src_id = sets[s].o.src_bits ? (int)sets[s].o.src_id : -1,
-                                               .extend_addr_msb = sets[s].o.extend_addr_msb};
+                                               .extend_addr_msb = sets[s].o.extend_addr_msb,
+                                               .seq_jump = sets[s].o.seq_jump};
             rvt_ntrace_decoder *dec;
             if (rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, pc_sink, &dc))
                 return 1;

@@ -442,6 +442,66 @@ static void test_icnt_overflow_example(void **state) {
     roundtrip(&btm, pcs, 8);
 }
 
+/* Sequential jumps ("Sequential Jump Optimization"): `lui a5,0x1` then
+ * `jalr a5` (a call) and `auipc t1,0` then `jr 12(t1)`: their targets follow
+ * from the constants, so with the option on they send nothing; the decoder
+ * computes them. Fed as retirement records, which carry instruction bits. */
+static const code_word seq_code[] = {
+    {0x100, 0x000017b7}, /* lui a5,0x1 */
+    {0x104, 0x000780e7}, /* jalr a5 (call 0x1000) */
+    {0x108, 0x952e},     /* c.add */
+    {0x10a, 0x9002},
+    {0x1000, 0x00000317}, /* auipc t1,0 */
+    {0x1004, 0x00c30067}, /* jr 12(t1) -> 0x100c */
+    {0x1008, 0x952e},
+    {0x100c, 0x00008067}, /* ret */
+};
+
+static void encode_records(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n, stream *s) {
+    rvt_ntrace_encoder *e;
+    s->len = 0;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, o, 64, keep, s), 0);
+    for (size_t i = 0; i < n; i++) {
+        rvt_insn in;
+        assert_true(fetch(NULL, pcs[i], &in));
+        uint32_t bits = 0;
+        for (size_t k = 0; k < program_len; k++)
+            if (program[k].addr == pcs[i])
+                bits = program[k].bits;
+        bool taken = i + 1 < n && pcs[i + 1] != pcs[i] + in.len;
+        rvt_retire r = {.iaddr = pcs[i], .insn = bits, .ninsns = 1, .iretire = (uint16_t)(in.len / 2),
+                        .ilastsize = in.len == 4, .itype = (uint8_t)rvt_itype(&in, taken, 4, true), .priv = 3};
+        assert_int_equal(rvt_ntrace_encoder_push(e, &r, 1), 0);
+    }
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+}
+
+static void test_sequential_jumps(void **state) {
+    (void)state;
+    use_program(seq_code, sizeof seq_code / sizeof seq_code[0]);
+    static const uint64_t pcs[] = {0x100, 0x104, 0x1000, 0x1004, 0x100c, 0x108};
+    rvt_ntrace_options plain = {.call_stack = 4}, seq = {.call_stack = 4, .seq_jump = true};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode_records(&plain, pcs, 6, &s);
+    assert_int_equal(read_all(&s, m, 8), 4); /* sync, two jumps, correlation; the return is implicit */
+    encode_records(&seq, pcs, 6, &s);
+    size_t n = read_all(&s, m, 8);
+    assert_int_equal(n, 2); /* sync and correlation only */
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 2 + 2 + 2 + 2 + 2 + 1);
+    rvt_ntrace_decoder_options o = {.call_stack = 4, .src_id = -1, .seq_jump = true};
+    rvt_ntrace_decoder *dec;
+    trail t = {.n = 0};
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, &t), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(rvt_ntrace_decode(dec, &m[i], &d), 0);
+    rvt_ntrace_decoder_free(dec);
+    assert_int_equal(t.n, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(t.pcs[i], pcs[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -454,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_msb_extension_vectors),
         cmocka_unit_test(test_msb_extension_encoder),
         cmocka_unit_test(test_icnt_overflow_example),
+        cmocka_unit_test(test_sequential_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

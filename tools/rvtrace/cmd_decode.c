@@ -40,6 +40,7 @@ static void decode_usage(FILE *out) {
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
             "  --src-bits N       N-Trace: width of the SRC field; --src-id ID keeps one source\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
+            "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
@@ -263,6 +264,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.src_bits = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--extend-addr-msb")) {
             nopt.extend_addr_msb = true;
+        } else if (!strcmp(a, "--seq-jump")) {
+            nopt.seq_jump = true;
         } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
             nopt.src_id = atoi(argv[++i]);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {

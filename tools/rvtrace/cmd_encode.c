@@ -44,6 +44,8 @@ static void encode_usage(FILE *out) {
             "  --timestamps         TSTAMP field on every message (from the records' time)\n"
             "  --ownership          Ownership messages with privilege and context\n"
             "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
+            "  --seq-jump           sequential jump optimisation (not from pcseq, which has no\n"
+            "                       instruction bits)\n"
             "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
             "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
@@ -192,6 +194,8 @@ int cmd_encode(int argc, char **argv) {
             no.sync_max = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--timestamps")) {
             no.timestamps = true;
+        } else if (!strcmp(a, "--seq-jump")) {
+            no.seq_jump = true;
         } else if (!strcmp(a, "--icnt-bits") && i + 1 < argc) {
             no.icnt_bits = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--extend-addr-msb")) {
