@@ -1,7 +1,8 @@
 /* libFuzzer target: the E-Trace decoder on arbitrary packets against a fixed
- * pseudo-random code image (every instruction class appears). Whatever the
- * packets say, decoding ends each packet with a path or an error, never a
- * crash or an endless walk. */
+ * pseudo-random code image (every instruction class appears), with and
+ * without implicit return, branch prediction and the jump target cache.
+ * Whatever the packets say, decoding ends each packet with a path or an
+ * error, never a crash or an endless walk. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,6 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_etrace_params_default(&p);
     rvt_etrace_options_default(&o);
     o.implicit_return = size && (data[0] & 1);
+    if (size && (data[0] & 2)) { /* branch prediction and jump target cache (format 0) */
+        p.bpred_size = 4;
+        p.cache_size = 3;
+        p.f0s_width = 1;
+        o.branch_prediction = o.jump_target_cache = true;
+    }
     unsigned long pcs = 0;
     rvt_etrace_decoder *d;
     if (rvt_etrace_decoder_new(&d, &p, &o, 64, fetch, sink, &pcs))

@@ -146,6 +146,23 @@ size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
 int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);
 
+/* Bits of the branch_map field for `branches` branches (0 = a full map of 31). */
+unsigned rvt_te_branch_map_len(unsigned branches);
+
+/* ---- Branch predictor and jump target cache (kept in step by both sides) ---- */
+
+/* The spec's predictor: 2^size 2-bit states indexed by address bits
+ * size+lsb-1..lsb; the state's MSB is the prediction, its LSB the last
+ * outcome, and a prediction flips after two failures. */
+void rvt_bpred_reset(uint8_t *table, unsigned size); /* every entry to 01 */
+bool rvt_bpred_predict(const uint8_t *table, unsigned size, unsigned lsb, uint64_t addr);
+/* Records the outcome of the branch at `addr`; returns whether it was predicted. */
+bool rvt_bpred_update(uint8_t *table, unsigned size, unsigned lsb, uint64_t addr, bool taken);
+/* Direct-mapped jump target cache slot of `target` (address bits size+lsb-1..lsb). */
+static inline unsigned rvt_jtc_index(unsigned size, unsigned lsb, uint64_t target) {
+    return (unsigned)(target >> lsb) & ((1u << size) - 1);
+}
+
 /* ---- Encoder ---- */
 
 /* Receives each packet as emitted, with its packed payload. */

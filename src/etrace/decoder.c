@@ -42,7 +42,29 @@ struct rvt_etrace_decoder {
     rvt_diag *diag;
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
     rvt_block_sink block;
+    /* Branch prediction: of the pending branches, `bp_skip` come from the
+     * map, then (bp_fail_first) one that failed, then `bp_left` went as
+     * predicted, then (bp_fail) one did not; later ones from the map. */
+    uint8_t *bpred;
+    uint64_t bp_skip, bp_left;
+    bool bp_fail_first; /* a failed one left by the previous count comes first */
+    bool bp_fail;
+    uint64_t *jtc;      /* jump target cache */
+    uint8_t *jtc_valid;
 };
+
+static bool use_bpred(const rvt_etrace_decoder *d) { return d->o.branch_prediction && d->bpred; }
+static bool use_jtc(const rvt_etrace_decoder *d) { return d->o.jump_target_cache && d->jtc; }
+
+/* What both sides forget at a synchronisation packet. */
+static void restart_caches(rvt_etrace_decoder *d) {
+    d->bp_skip = d->bp_left = 0;
+    d->bp_fail = d->bp_fail_first = false;
+    if (d->bpred)
+        rvt_bpred_reset(d->bpred, d->p.bpred_size);
+    if (d->jtc_valid)
+        memset(d->jtc_valid, 0, (size_t)1 << d->p.cache_size);
+}
 
 /* What the walk cannot simply pass: branches, jumps and exception returns. */
 static unsigned etrace_nonlinear(const rvt_insn *in) {
@@ -53,10 +75,11 @@ int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p,
                            unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
     rvt_etrace_decoder *d = calloc(1, sizeof *d);
     if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack)) ||
-        rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear)) {
-        if (d)
-            free(d->stack);
-        free(d);
+        rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear) ||
+        (p->bpred_size && (p->bpred_size > 20 || !(d->bpred = malloc((size_t)1 << p->bpred_size)))) ||
+        (p->cache_size && (p->cache_size > 20 || !(d->jtc = calloc((size_t)1 << p->cache_size, sizeof *d->jtc)) ||
+                           !(d->jtc_valid = calloc((size_t)1 << p->cache_size, 1))))) {
+        rvt_etrace_decoder_free(d);
         return RVT_E_NOMEM;
     }
     d->p = *p;
@@ -94,6 +117,9 @@ void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
     if (d) {
         rvt_run_cache_free(d->runs);
         free(d->stack);
+        free(d->bpred);
+        free(d->jtc);
+        free(d->jtc_valid);
         free(d);
     }
 }
@@ -282,12 +308,31 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
         }
         d->pc = address;
         stop = true;
+        if (use_jtc(d)) { /* the encoder keeps every reported jump target */
+            unsigned idx = rvt_jtc_index(d->p.cache_size, d->p.iaddress_lsb, address);
+            d->jtc[idx] = address;
+            d->jtc_valid[idx] = 1;
+        }
     } else if (is_branch(&in)) {
         if (d->branches == 0) {
             fail(d, "branch with no outcome left in the branch map", d->pc);
             return true;
         }
         bool taken = !(d->branch_map & 1);
+        if (d->bp_skip) {
+            d->bp_skip--;
+        } else if (d->bp_fail_first) {
+            taken = !rvt_bpred_predict(d->bpred, d->p.bpred_size, d->p.iaddress_lsb, d->pc);
+            d->bp_fail_first = false;
+        } else if (d->bp_left) {
+            taken = rvt_bpred_predict(d->bpred, d->p.bpred_size, d->p.iaddress_lsb, d->pc);
+            d->bp_left--;
+        } else if (d->bp_fail) {
+            taken = !rvt_bpred_predict(d->bpred, d->p.bpred_size, d->p.iaddress_lsb, d->pc);
+            d->bp_fail = false;
+        }
+        if (use_bpred(d))
+            rvt_bpred_update(d->bpred, d->p.bpred_size, d->p.iaddress_lsb, d->pc, taken);
         d->branch_map >>= 1;
         d->branches--;
         d->pc = mask_addr(d, taken ? d->pc + (uint64_t)in.imm : d->pc + in.len);
@@ -413,6 +458,36 @@ static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     }
 }
 
+/* Format 0 in the terms of formats 1 and 2: a jump-target-cache packet
+ * becomes a format 1/2 packet with the cached address; a branch count is
+ * checked here and handled by the caller. NULL after an error. */
+static const rvt_te_inst *format0(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_te_inst *norm) {
+    if (t->f0_subformat == 0) {
+        if (!use_bpred(d) || t->branch_fmt == 1 || d->branches > 1) {
+            fail(d, "branch count packet without branch prediction, or with unprocessed branches", d->pc);
+            return NULL;
+        }
+        return t;
+    }
+    if (t->f0_subformat != 1 || !use_jtc(d) || t->index >= (1u << d->p.cache_size) || !d->jtc_valid[t->index]) {
+        fail(d, "jump target cache index with no cached target", d->pc);
+        return NULL;
+    }
+    *norm = *t;
+    norm->format = t->branches ? 1 : 2;
+    uint64_t target = d->jtc[t->index];
+    unsigned lsb = d->p.iaddress_lsb, w = rvt_etrace_addr_width(&d->p);
+    uint64_t a = d->o.full_address ? target >> lsb : (uint64_t)((int64_t)(target - d->address) >> lsb);
+    norm->address = w < 64 ? a & ((1ull << w) - 1) : a;
+    /* irreport was sent against the map's last bit (or 0): restate it
+     * against updiscon = notify = the address MSB, i.e. "no flags". */
+    unsigned top = t->branches ? (unsigned)(t->branch_map >> (rvt_te_branch_map_len(t->branches) - 1)) & 1 : 0;
+    norm->notify = (uint8_t)address_msb(d, norm);
+    norm->updiscon = norm->notify;
+    norm->irreport = (uint8_t)(norm->updiscon ^ (t->irreport != top));
+    return norm;
+}
+
 int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
     d->diag = diag;
     if (d->error)
@@ -430,6 +505,7 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
             /* A trap reported before its handler ran: nothing retired; the
              * sync that follows gives the handler, not a path to follow. */
             d->handler_next = true;
+            restart_caches(d); /* the encoder restarts them with every sync it sends */
             return 0;
         }
         d->inferred_address = false;
@@ -444,6 +520,7 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
             d->branches = 0;
             d->branch_map = 0;
         }
+        restart_caches(d);
         rvt_insn in;
         if (d->fetch(d->user, d->address, &in) && is_branch(&in)) {
             d->branch_map |= (uint64_t)(t->branch & 1) << d->branches;
@@ -467,10 +544,25 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
     }
     if (d->start_of_trace)
         return 0; /* waiting for a synchronisation packet (start of trace or after damage) */
+    rvt_te_inst norm;
     if (t->format == 0)
-        return rvt_diag_set(diag, RVT_E_UNSUPP, "packet %" PRIu64 ": format 0 (branch prediction or jump target "
-                            "cache) is not decoded yet", d->packet_index);
-    if (t->format == 2 || t->branches != 0) {
+        t = format0(d, t, &norm);
+    if (!t)
+        return d->error;
+    if (t->format == 0) { /* correctly predicted branches, then maybe a failed one */
+        /* A failed branch the previous count left unprocessed comes first. */
+        d->bp_fail_first = d->bp_fail && d->bp_left == 0 && d->branches == 1;
+        d->bp_skip = d->bp_fail_first ? 0 : d->branches;
+        d->bp_left = (uint64_t)t->branch_count + 31;
+        d->bp_fail = t->branch_fmt != 2;
+        d->branches += (unsigned)d->bp_left + d->bp_fail;
+        d->stop_at_last_branch = t->branch_fmt == 0;
+        if (t->branch_fmt == 0) {
+            follow(d, d->address, t);
+            return d->error;
+        }
+    }
+    if (t->format == 2 || t->format == 0 || t->branches != 0) {
         d->stop_at_last_branch = false;
         uint64_t field = t->address << lsb;
         if (!d->o.full_address) { /* sign-extend the W-bit delta */

@@ -32,7 +32,21 @@ struct rvt_etrace_encoder {
     bool last_predicted; /* the previous record was a return the decoder predicts */
     int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
     int prev_mispredicted; /* the same, for the previous record during a step */
+    /* Branch prediction: the 2-bit predictor, and the count of correctly
+     * predicted branches once 31 in a row were (format 0 subformat 0). */
+    uint8_t *bpred;
+    bool counting, map_all_correct, fail_pending;
+    uint64_t bp_count;
+    /* Jump target cache (format 0 subformat 1). */
+    uint64_t *jtc;
+    uint8_t *jtc_valid;
 };
+
+static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
+/* Subformat 1 needs the subformat field to be told from subformat 0. */
+static bool use_jtc(const rvt_etrace_encoder *e) {
+    return e->o.jump_target_cache && e->p.cache_size && e->p.f0s_width;
+}
 
 static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
 /* An exception or interrupt, with or without retirement (ecall retires). */
@@ -121,14 +135,35 @@ static uint64_t addr_mask(const rvt_etrace_encoder *e) {
     return w >= 64 ? ~0ull : (1ull << w) - 1;
 }
 
-/* Format 0/1/2: the address of `cur` and the pending branches. */
+/* Format 0/1/2: the address of `cur` and the pending branches.
+ * `jump_target`: cur is the target of an uninferable jump (the jump target
+ * cache may then stand in for the address). */
 static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bool updiscon_flag,
-                                int mispredicted_depth) {
+                                int mispredicted_depth, bool jump_target) {
     rvt_te_inst pkt = {0};
     unsigned lsb = e->p.iaddress_lsb, w = rvt_etrace_addr_width(&e->p);
     uint64_t a = e->o.full_address ? cur->iaddr >> lsb : (uint64_t)((int64_t)(cur->iaddr - e->last_addr) >> lsb);
     a &= addr_mask(e);
-    if (e->branches) {
+    unsigned d = rvt_etrace_irdepth_width(&e->p);
+    uint32_t ones = d ? (uint32_t)((1ull << d) - 1) : 0;
+    bool cached = false;
+    unsigned idx = 0;
+    if (jump_target && use_jtc(e)) {
+        idx = rvt_jtc_index(e->p.cache_size, lsb, cur->iaddr);
+        cached = e->jtc_valid[idx] && e->jtc[idx] == cur->iaddr;
+        e->jtc[idx] = cur->iaddr; /* (as the decoder does with every jump target it is sent) */
+        e->jtc_valid[idx] = 1;
+    }
+    if (e->counting) {
+        /* Correct predictions counted: their number and this address. */
+        pkt.format = 0;
+        pkt.f0_subformat = 0;
+        pkt.branch_count = (uint32_t)(e->bp_count - 31);
+        pkt.branch_fmt = e->fail_pending ? 3 : 2;
+        e->counting = e->fail_pending = false;
+        e->bp_count = 0;
+        cached = false;
+    } else if (e->branches) {
         pkt.format = 1;
         pkt.branches = (uint8_t)e->branches;
         pkt.branch_map = e->branch_map;
@@ -141,17 +176,38 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
     pkt.notify = (uint8_t)msb;
     pkt.updiscon = (uint8_t)(pkt.notify ^ updiscon_flag);
     pkt.irreport = pkt.updiscon;
-    unsigned d = rvt_etrace_irdepth_width(&e->p);
-    pkt.irdepth = d ? (uint32_t)((1ull << d) - 1) : 0; /* as the reference: all ones when not reporting */
+    pkt.irdepth = ones; /* as the reference: all ones when not reporting */
     if (mispredicted_depth >= 0 && d) {
         /* the return before this instruction did not go where the stack said */
         pkt.irreport = (uint8_t)!pkt.updiscon;
-        pkt.irdepth = (uint32_t)mispredicted_depth & (uint32_t)((1ull << d) - 1);
+        pkt.irdepth = (uint32_t)mispredicted_depth & ones;
+    }
+    if (cached && !updiscon_flag) {
+        /* The decoder has this target: its cache index (format 0 subformat
+         * 1) goes instead of the address when that packet is shorter. */
+        rvt_te_inst alt = {0};
+        alt.format = 0;
+        alt.f0_subformat = 1;
+        alt.index = idx;
+        alt.time = cur->time;
+        alt.branches = (uint8_t)e->branches;
+        alt.branch_map = e->branch_map;
+        unsigned top = e->branches ? (unsigned)(e->branch_map >> (rvt_te_branch_map_len(e->branches) - 1)) & 1 : 0;
+        alt.irreport = (uint8_t)top;
+        alt.irdepth = top ? ones : 0;
+        if (mispredicted_depth >= 0 && d) {
+            alt.irreport = (uint8_t)!top;
+            alt.irdepth = (uint32_t)mispredicted_depth & ones;
+        }
+        uint8_t buf[64];
+        if (rvt_te_inst_pack(&e->p, &e->o, &alt, buf, sizeof buf) < rvt_te_inst_pack(&e->p, &e->o, &pkt, buf, sizeof buf))
+            pkt = alt;
     }
     emit(e, &pkt);
     e->last_addr = cur->iaddr;
     e->branches = 0;
     e->branch_map = 0;
+    e->map_all_correct = true;
     e->resync_cnt++;
 }
 
@@ -178,6 +234,19 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     e->branch_map = 0;
     e->resync_cnt = 0;
     e->depth = 0; /* the decoder empties its stack on every sync */
+    /* Both sides restart the predictor and the cache at a sync; the branch
+     * at the sync address is the first the decoder records afterwards. */
+    e->counting = e->fail_pending = false;
+    e->bp_count = 0;
+    e->map_all_correct = true;
+    if (e->bpred) {
+        rvt_bpred_reset(e->bpred, e->p.bpred_size);
+        if (is_branch(cur) && use_bpred(e))
+            rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, cur->iaddr,
+                             cur->itype == RVT_ITYPE_BRANCH_TAKEN);
+    }
+    if (e->jtc_valid)
+        memset(e->jtc_valid, 0, (size_t)1 << e->p.cache_size);
 }
 
 static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_status) {
@@ -217,9 +286,19 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
         return;
     }
     if (is_branch(cur)) {
-        if (cur->itype == RVT_ITYPE_BRANCH_NOT_TAKEN)
-            e->branch_map |= 1u << e->branches;
-        e->branches++;
+        bool taken = cur->itype == RVT_ITYPE_BRANCH_TAKEN;
+        bool correct = use_bpred(e) && rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, cur->iaddr, taken);
+        if (e->counting) {
+            if (correct)
+                e->bp_count++;
+            else
+                e->fail_pending = true; /* reported after this step's address decision */
+        } else {
+            e->map_all_correct &= correct;
+            if (!taken)
+                e->branch_map |= 1u << e->branches;
+            e->branches++;
+        }
     }
     if (prev && is_exception(prev) && e->started) {
         if (e->sync_after_trap) {
@@ -240,30 +319,50 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
         bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
-        emit_address_packet(e, cur, f3_next && next, prev_mispredicted);
+        emit_address_packet(e, cur, f3_next && next, prev_mispredicted, true);
         return;
     }
-    if (e->resync_cnt == e->max_resync && e->branches) {
-        emit_address_packet(e, cur, false, -1);
+    if (e->resync_cnt == e->max_resync && (e->branches || e->counting)) {
+        emit_address_packet(e, cur, false, -1, false);
         return;
     }
     if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
-        emit_address_packet(e, cur, false, -1);
+        emit_address_packet(e, cur, false, -1, false);
         return;
     }
-    if (!next || is_trap(next) || (next->priv != cur->priv && e->branches)) {
-        emit_address_packet(e, cur, false, -1);
+    if (!next || is_trap(next) || (next->priv != cur->priv && (e->branches || e->counting))) {
+        emit_address_packet(e, cur, false, -1, false);
         return;
+    }
+    if (e->fail_pending) {
+        /* The count of correct predictions; the next branch failed. */
+        rvt_te_inst pkt = {0};
+        pkt.format = 0;
+        pkt.f0_subformat = 0;
+        pkt.branch_count = (uint32_t)(e->bp_count - 31);
+        pkt.branch_fmt = 0;
+        emit(e, &pkt);
+        e->counting = e->fail_pending = false;
+        e->bp_count = 0;
+        e->map_all_correct = true;
+        e->resync_cnt++;
     }
     if (e->branches == 31) {
-        rvt_te_inst pkt = {0};
-        pkt.format = 1;
-        pkt.branches = 0;
-        pkt.branch_map = e->branch_map;
-        emit(e, &pkt);
+        if (use_bpred(e) && e->map_all_correct) {
+            /* 31 correct predictions in a row: count them instead. */
+            e->counting = true;
+            e->bp_count = 31;
+        } else {
+            rvt_te_inst pkt = {0};
+            pkt.format = 1;
+            pkt.branches = 0;
+            pkt.branch_map = e->branch_map;
+            emit(e, &pkt);
+            e->resync_cnt++;
+        }
         e->branches = 0;
         e->branch_map = 0;
-        e->resync_cnt++;
+        e->map_all_correct = true;
     }
 }
 
@@ -283,7 +382,22 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     if (e->max_depth > 1u << 16)
         e->max_depth = 1u << 16;
     e->ras = calloc(e->max_depth, sizeof *e->ras);
-    if (!e->ras) {
+    e->map_all_correct = true;
+    bool tables_ok = true;
+    if (p->bpred_size && p->bpred_size <= 20 && (e->bpred = malloc((size_t)1 << p->bpred_size)))
+        rvt_bpred_reset(e->bpred, p->bpred_size);
+    else if (p->bpred_size)
+        tables_ok = false;
+    if (p->cache_size && p->cache_size <= 20) {
+        e->jtc = calloc((size_t)1 << p->cache_size, sizeof *e->jtc);
+        e->jtc_valid = calloc((size_t)1 << p->cache_size, 1);
+        tables_ok = tables_ok && e->jtc && e->jtc_valid;
+    }
+    if (!e->ras || !tables_ok) {
+        free(e->ras);
+        free(e->bpred);
+        free(e->jtc);
+        free(e->jtc_valid);
         free(e);
         return RVT_E_NOMEM;
     }
@@ -385,6 +499,9 @@ int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
     if (packets)
         *packets = e->packets;
     free(e->ras);
+    free(e->bpred);
+    free(e->jtc);
+    free(e->jtc_valid);
     free(e);
     return rc;
 }

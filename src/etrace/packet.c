@@ -93,8 +93,7 @@ static void set(rvt_te_inst *p, enum field f, uint64_t v) {
     }
 }
 
-/* Length of the branch map for `n` branches (0 = a full map of 31). */
-static unsigned map_len(unsigned n) {
+unsigned rvt_te_branch_map_len(unsigned n) {
     if (n == 0 || n > 15) return 31;
     if (n > 7) return 15;
     if (n > 3) return 7;
@@ -177,7 +176,7 @@ static bool walk(const walker *wk) {
         return true;
     case 1:
         VISIT(F_BRANCHES, 5);
-        VISIT(F_BRANCH_MAP, map_len(pkt->branches));
+        VISIT(F_BRANCH_MAP, rvt_te_branch_map_len(pkt->branches));
         if (pkt->branches == 0)
             return true;
         VISIT(F_ADDRESS, A);
@@ -200,7 +199,7 @@ static bool walk(const walker *wk) {
             VISIT(F_INDEX, p->cache_size);
             VISIT(F_BRANCHES, 5);
             if (pkt->branches)
-                VISIT(F_BRANCH_MAP, map_len(pkt->branches));
+                VISIT(F_BRANCH_MAP, rvt_te_branch_map_len(pkt->branches));
         }
         VISIT(F_IRREPORT, 1);
         VISIT(F_IRDEPTH, D);

@@ -203,3 +203,17 @@ int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *
         rc = rvt_etrace_load_ucf(ucf, o, diag);
     return rc;
 }
+
+void rvt_bpred_reset(uint8_t *table, unsigned size) { memset(table, 1, (size_t)1 << size); }
+
+bool rvt_bpred_predict(const uint8_t *table, unsigned size, unsigned lsb, uint64_t addr) {
+    return table[(addr >> lsb) & ((1ull << size) - 1)] >> 1;
+}
+
+bool rvt_bpred_update(uint8_t *table, unsigned size, unsigned lsb, uint64_t addr, bool taken) {
+    uint8_t *st = &table[(addr >> lsb) & ((1ull << size) - 1)];
+    bool predicted = *st >> 1, correct = predicted == taken;
+    static const uint8_t on_success[4] = {0, 0, 3, 3}, on_failure[4] = {1, 3, 0, 2};
+    *st = correct ? on_success[*st] : on_failure[*st];
+    return correct;
+}

@@ -1,5 +1,6 @@
 /* Encoder -> decoder round trip on the hart model's runs of corpus programs,
- * under every combination of E-Trace options the encoder implements: the
+ * under every combination of E-Trace options the encoder implements (branch
+ * prediction and the jump target cache included): the
  * decoded address sequence must equal the executed one (compared by count and
  * a running hash, so long runs need no memory). */
 #include <inttypes.h>
@@ -80,7 +81,9 @@ int main(int argc, char **argv) {
     }
     int failures = 0;
     for (int k = 1; k < argc; k++) {
-        for (unsigned mode = 0; mode < 20; mode++) {
+        for (unsigned mode = 0; mode < 27; mode++) {
+            if (mode == 23)
+                continue;
             rvt_etrace_params p;
             rvt_etrace_options o;
             rvt_etrace_params_default(&p);
@@ -96,8 +99,14 @@ int main(int argc, char **argv) {
             p.nocontext = mode & 8;
             o.resync_max = (mode & 8) ? 0 : 4;
             /* 16..19: sequentially inferable jumps and implicit exceptions */
-            o.si_jump = mode >= 16 && (mode & 1);
-            o.implicit_except = mode >= 16 && (mode & 2);
+            o.si_jump = mode >= 16 && mode < 20 && (mode & 1);
+            o.implicit_except = mode >= 16 && mode < 20 && (mode & 2);
+            /* 20..26: branch prediction and the jump target cache (format 0),
+             * with the 1.0 layout (20-22) and the 2.0 one (24-26) */
+            o.branch_prediction = o.jump_target_cache = mode >= 20;
+            p.bpred_size = mode >= 20 ? 5 : 0;
+            p.cache_size = mode >= 20 ? 4 : 0;
+            p.f0s_width = mode >= 20 ? 1 : 0;
             rvt_image *img;
             rvt_diag d = {{0}};
             if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
@@ -151,6 +160,6 @@ int main(int argc, char **argv) {
             fclose(null);
         }
     }
-    printf("etrace round trip: %d programs x 20 option sets, %d failures\n", argc - 1, failures);
+    printf("etrace round trip: %d programs x 26 option sets, %d failures\n", argc - 1, failures);
     return failures ? 1 : 0;
 }

@@ -263,6 +263,45 @@ static void test_config_errors(void **state) {
     unlink(path);
 }
 
+/* "Branch prediction mode": 00 predicts not taken and goes to 01 when that
+ * fails; 01 predicts not taken, back to 00 on success, to 11 on failure; 11
+ * predicts taken, to 10 on failure; 10 predicts taken, to 11 on success, to
+ * 00 on failure; every entry starts at 01 after a sync. So the prediction
+ * flips only after two failures in a row, and entries are indexed by
+ * address bits size:1. */
+static void test_branch_predictor(void **state) {
+    (void)state;
+    uint8_t t[4];
+    rvt_bpred_reset(t, 2);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(t[i], 1);
+    uint64_t a = 0x102; /* index (0x102 >> 1) & 3 = 1 */
+    assert_false(rvt_bpred_predict(t, 2, 1, a));
+    assert_false(rvt_bpred_update(t, 2, 1, a, true)); /* 01 fails -> 11 */
+    assert_int_equal(t[1], 3);
+    assert_true(rvt_bpred_predict(t, 2, 1, a));
+    assert_false(rvt_bpred_update(t, 2, 1, a, false)); /* 11 fails -> 10, still predicts taken */
+    assert_int_equal(t[1], 2);
+    assert_true(rvt_bpred_predict(t, 2, 1, a));
+    assert_true(rvt_bpred_update(t, 2, 1, a, true)); /* 10 succeeds -> 11 */
+    assert_int_equal(t[1], 3);
+    assert_false(rvt_bpred_update(t, 2, 1, a, false)); /* -> 10 */
+    assert_false(rvt_bpred_update(t, 2, 1, a, false)); /* 10 fails -> 00: prediction flipped */
+    assert_int_equal(t[1], 0);
+    assert_true(rvt_bpred_update(t, 2, 1, a, false)); /* 00 succeeds, stays */
+    assert_int_equal(t[1], 0);
+    assert_false(rvt_bpred_update(t, 2, 1, a, true)); /* 00 fails -> 01 */
+    assert_int_equal(t[1], 1);
+    assert_true(rvt_bpred_update(t, 2, 1, a, false)); /* 01 succeeds -> 00 */
+    assert_int_equal(t[1], 0);
+    for (int i = 0; i < 4; i++)
+        if (i != 1)
+            assert_int_equal(t[i], 1); /* other entries untouched */
+    /* Jump target cache slots: bits cache_size:1 of the target. */
+    assert_int_equal(rvt_jtc_index(4, 1, 0x8000003e), 0xf);
+    assert_int_equal(rvt_jtc_index(4, 1, 0x80000040), 0x0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_jal),
@@ -274,6 +313,7 @@ int main(void) {
         cmocka_unit_test(test_resync),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_branch_predictor),
     };
     return cmocka_run_group_tests_name("etrace", tests, NULL, NULL);
 }
