@@ -35,6 +35,23 @@ typedef struct rvt_etrace_options {
     bool cycle_accurate;
     unsigned resync_max;   /* a resynchronisation every 2^(resync_max+4) packets */
     bool v1_layout;        /* E-Trace 1.0 packet layout instead of the ratified 2.0 one */
+    /* Filtering (the spec's informative chapter): an instruction is traced
+     * when it lies in one of the address ranges (none: everywhere), runs at
+     * a privilege in priv_mask (0: any), and the start/stop trigger latch is
+     * on (set by the instruction at start_addr, cleared after the one at
+     * stop_addr). Leaving the qualified instructions reports the last one
+     * and sends a support packet (qual_status ended_rep); coming back starts
+     * with a sync. Instructions at a notify address are reported with the
+     * notify bit (trigger[2]). */
+    struct rvt_etrace_filter {
+        unsigned nranges;
+        uint64_t lo[4], hi[4]; /* [lo, hi) */
+        unsigned priv_mask;
+        bool use_start, use_stop;
+        uint64_t start_addr, stop_addr;
+        unsigned nnotify;
+        uint64_t notify[4];
+    } filter;
 } rvt_etrace_options;
 
 void rvt_etrace_params_default(rvt_etrace_params *p);

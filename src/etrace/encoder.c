@@ -40,6 +40,8 @@ struct rvt_etrace_encoder {
     /* Jump target cache (format 0 subformat 1). */
     uint64_t *jtc;
     uint8_t *jtc_valid;
+    /* Filtering: whether the last record was traced, and the trigger latch. */
+    bool qualified, latch;
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -49,6 +51,20 @@ static bool use_jtc(const rvt_etrace_encoder *e) {
 }
 
 static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
+
+/* An instruction the user asked to be told about (trigger[2], notify). */
+static bool is_notify(const rvt_etrace_encoder *e, const rvt_retire *r) {
+    for (unsigned i = 0; i < e->o.filter.nnotify && i < 4; i++)
+        if (!is_trap(r) && e->o.filter.notify[i] == r->iaddr)
+            return true;
+    return false;
+}
+
+/* A context change the encoder must report precisely (ctype 2) or as an
+ * asynchronous discontinuity (3): handled like a privilege change. */
+static bool precise_context_change(const rvt_retire *prev, const rvt_retire *cur) {
+    return prev && prev->context != cur->context && cur->ctype >= 2;
+}
 /* An exception or interrupt, with or without retirement (ecall retires). */
 static bool is_exception(const rvt_retire *r) {
     return r->itype == RVT_ITYPE_EXCEPTION || r->itype == RVT_ITYPE_INTERRUPT;
@@ -139,7 +155,7 @@ static uint64_t addr_mask(const rvt_etrace_encoder *e) {
  * `jump_target`: cur is the target of an uninferable jump (the jump target
  * cache may then stand in for the address). */
 static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bool updiscon_flag,
-                                int mispredicted_depth, bool jump_target) {
+                                int mispredicted_depth, bool jump_target, bool notify_flag) {
     rvt_te_inst pkt = {0};
     unsigned lsb = e->p.iaddress_lsb, w = rvt_etrace_addr_width(&e->p);
     uint64_t a = e->o.full_address ? cur->iaddr >> lsb : (uint64_t)((int64_t)(cur->iaddr - e->last_addr) >> lsb);
@@ -173,7 +189,7 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
     pkt.address = a;
     pkt.time = cur->time; /* not in the payload; a transport may stamp the packet with it */
     unsigned msb = (unsigned)(a >> (w - 1)) & 1;
-    pkt.notify = (uint8_t)msb;
+    pkt.notify = (uint8_t)(msb ^ notify_flag);
     pkt.updiscon = (uint8_t)(pkt.notify ^ updiscon_flag);
     pkt.irreport = pkt.updiscon;
     pkt.irdepth = ones; /* as the reference: all ones when not reporting */
@@ -182,7 +198,7 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
         pkt.irreport = (uint8_t)!pkt.updiscon;
         pkt.irdepth = (uint32_t)mispredicted_depth & ones;
     }
-    if (cached && !updiscon_flag) {
+    if (cached && !updiscon_flag && !notify_flag) {
         /* The decoder has this target: its cache index (format 0 subformat
          * 1) goes instead of the address when that packet is shorter. */
         rvt_te_inst alt = {0};
@@ -267,6 +283,17 @@ static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire
     bool prev_predicted = e->last_predicted;
     e->prev_mispredicted = e->last_mispredicted;
     decide(e, prev, cur, next, prev_predicted);
+    if (prev && e->started && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context) {
+        /* A context change that may be reported imprecisely: format 3
+         * subformat 2 (the decoder's path does not depend on it). */
+        rvt_te_inst pkt = {0};
+        pkt.format = 3;
+        pkt.subformat = 2;
+        pkt.privilege = cur->priv;
+        pkt.context = cur->context;
+        pkt.time = cur->time;
+        emit(e, &pkt);
+    }
     /* After the packet decision: a sync in it must not drop this call. */
     e->last_predicted = predict_return(e, cur, next);
 }
@@ -309,7 +336,8 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
         }
         return;
     }
-    if (!e->started || (prev && prev->priv != cur->priv) || e->resync_cnt > e->max_resync) {
+    if (!e->started || (prev && prev->priv != cur->priv) || precise_context_change(prev, cur) ||
+        e->resync_cnt > e->max_resync) {
         emit_sync(e, cur, NULL, false);
         return;
     }
@@ -319,19 +347,21 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
         bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
-        emit_address_packet(e, cur, f3_next && next, prev_mispredicted, true);
+        emit_address_packet(e, cur, f3_next && next, prev_mispredicted, true, is_notify(e, cur));
         return;
     }
     if (e->resync_cnt == e->max_resync && (e->branches || e->counting)) {
-        emit_address_packet(e, cur, false, -1, false);
+        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
         return;
     }
     if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
-        emit_address_packet(e, cur, false, -1, false);
+        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
         return;
     }
-    if (!next || is_trap(next) || (next->priv != cur->priv && (e->branches || e->counting))) {
-        emit_address_packet(e, cur, false, -1, false);
+    if (!next || is_trap(next) ||
+        ((next->priv != cur->priv || precise_context_change(cur, next)) && (e->branches || e->counting)) ||
+        is_notify(e, cur)) {
+        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
         return;
     }
     if (e->fail_pending) {
@@ -383,6 +413,7 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
         e->max_depth = 1u << 16;
     e->ras = calloc(e->max_depth, sizeof *e->ras);
     e->map_all_correct = true;
+    e->latch = !o->filter.use_start;
     bool tables_ok = true;
     if (p->bpred_size && p->bpred_size <= 20 && (e->bpred = malloc((size_t)1 << p->bpred_size)))
         rvt_bpred_reset(e->bpred, p->bpred_size);
@@ -429,9 +460,54 @@ static bool sequentially_inferable(const rvt_etrace_encoder *e, const rvt_retire
  * mapped with one record of look-ahead: a record is final only once the
  * record after it has arrived, and steps run on final records. The ring
  * holds previous, current, next and the newest (not yet final) record. */
+/* The records still waiting: the last two become current in turn. */
+static void drain(rvt_etrace_encoder *e) {
+    if (e->nstaged == 1) {
+        step(e, NULL, SLOT(e, 0), NULL);
+    } else if (e->nstaged == 2) {
+        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
+        step(e, SLOT(e, 0), SLOT(e, 1), NULL);
+    } else if (e->nstaged == 3) {
+        step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
+        step(e, SLOT(e, 1), SLOT(e, 2), NULL);
+    }
+    e->nstaged = 0;
+    e->head = 0;
+}
+
+static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
+    const struct rvt_etrace_filter *f = &e->o.filter;
+    if (f->use_start && r->iaddr == f->start_addr)
+        e->latch = true;
+    bool ok = e->latch;
+    if (f->nranges) {
+        bool inside = false;
+        for (unsigned i = 0; i < f->nranges && i < 4; i++)
+            inside |= r->iaddr >= f->lo[i] && r->iaddr < f->hi[i];
+        ok &= inside;
+    }
+    if (f->priv_mask)
+        ok &= (f->priv_mask >> (r->priv & 3)) & 1;
+    if (f->use_stop && r->iaddr == f->stop_addr)
+        e->latch = false; /* this one is still traced */
+    return ok;
+}
+
 int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
     for (size_t i = 0; i < n && !e->error; i++) {
         const rvt_retire *in = &recs[i];
+        if (!in_filter(e, in)) {
+            if (e->qualified) {
+                /* Leaving the traced part: report its last instruction and
+                 * say that tracing ended there; a sync starts the next part. */
+                drain(e);
+                emit_support(e, true, 1);
+                e->started = false;
+                e->qualified = false;
+            }
+            continue;
+        }
+        e->qualified = true;
         if (is_trap(in) && in->itype == RVT_ITYPE_INTERRUPT && e->nstaged && !is_trap(SLOT(e, e->nstaged - 1))) {
             rvt_retire *held = SLOT(e, e->nstaged - 1);
             held->ninsns = 0;
@@ -484,16 +560,7 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
 }
 
 int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
-    /* The records still waiting: the last two become current in turn. */
-    if (e->nstaged == 1) {
-        step(e, NULL, SLOT(e, 0), NULL);
-    } else if (e->nstaged == 2) {
-        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
-        step(e, SLOT(e, 0), SLOT(e, 1), NULL);
-    } else if (e->nstaged == 3) {
-        step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
-        step(e, SLOT(e, 1), SLOT(e, 2), NULL);
-    }
+    drain(e);
     emit_support(e, false, 1); /* ended_rep: tracing ended after the last instruction */
     int rc = e->error;
     if (packets)

@@ -24,6 +24,11 @@ static void encode_usage(FILE *out) {
             "  --ucf FILE     user configuration (run-time options)\n"
             "  --full-address, --resync-max N   override the .ucf settings\n"
             "  --v1           E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"
+            "  --filter-range LO:HI   trace only instructions in [LO, HI) (up to 4 ranges)\n"
+            "  --filter-priv MASK     trace only privileges with their bit set (1 U, 2 S, 8 M)\n"
+            "  --trigger-start ADDR, --trigger-stop ADDR   trace from the instruction at\n"
+            "                 ADDR / up to and including the one at ADDR\n"
+            "  --notify ADDR  report the instruction at ADDR with the notify bit (up to 4)\n"
             "%s"
             "  --xlen 32|64   XLEN for classifying text inputs (default 64)\n"
             "  -o FILE        output file (required)\n"
@@ -157,6 +162,7 @@ int cmd_encode(int argc, char **argv) {
     bool v1 = false, full = false, nstats = false;
     rvt_ntrace_options no = {0};
     transport_choice tc = {0};
+    struct rvt_etrace_filter filter = {0};
     int resync = -1;
     unsigned xlen = 64;
     for (int i = 1; i < argc; i++) {
@@ -208,6 +214,24 @@ int cmd_encode(int argc, char **argv) {
             v1 = true;
         } else if (!strcmp(a, "--full-address")) {
             full = true;
+        } else if (!strcmp(a, "--filter-range") && i + 1 < argc && filter.nranges < 4) {
+            char *colon;
+            filter.lo[filter.nranges] = strtoull(argv[++i], &colon, 0);
+            if (*colon != ':') {
+                fprintf(stderr, "rvtrace encode: --filter-range wants LO:HI, got '%s'\n", argv[i]);
+                return 2;
+            }
+            filter.hi[filter.nranges++] = strtoull(colon + 1, NULL, 0);
+        } else if (!strcmp(a, "--filter-priv") && i + 1 < argc) {
+            filter.priv_mask = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--trigger-start") && i + 1 < argc) {
+            filter.use_start = true;
+            filter.start_addr = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--trigger-stop") && i + 1 < argc) {
+            filter.use_stop = true;
+            filter.stop_addr = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--notify") && i + 1 < argc && filter.nnotify < 4) {
+            filter.notify[filter.nnotify++] = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--resync-max") && i + 1 < argc) {
             resync = atoi(argv[++i]);
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
@@ -247,6 +271,7 @@ int cmd_encode(int argc, char **argv) {
         return 1;
     }
     o.v1_layout = v1;
+    o.filter = filter;
     if (full)
         o.full_address = true;
     if (resync >= 0)
