@@ -20,19 +20,6 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
     return true;
 }
 
-static int count(void *user, uint64_t pc) {
-    (void)pc;
-    (*(unsigned long long *)user)++;
-    return 0;
-}
-
-static int count_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
-    (void)start;
-    (void)end;
-    *(unsigned long long *)user += n;
-    return 0;
-}
-
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: bench_decode GOLDEN_ETRACE_CONFIG_DIR PROGRAM.elf...\n");
@@ -70,9 +57,9 @@ int main(int argc, char **argv) {
             int blocks = rep & 1;
             n[blocks] = 0;
             rvt_etrace_decoder *dec;
-            rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, count, &n[blocks]);
+            rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, bench_count_pc, &n[blocks]);
             if (blocks)
-                rvt_etrace_decoder_set_block_sink(dec, count_block);
+                rvt_etrace_decoder_set_block_sink(dec, bench_count_block);
             double t0 = bench_now();
             rvt_te_raw_cursor c = {.data = (const uint8_t *)raw, .size = size};
             rvt_te_inst pkt;

@@ -19,19 +19,6 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
     return rvt_program_insn(img, machine, addr, out);
 }
 
-static int count(void *user, uint64_t pc) {
-    (void)pc;
-    (*(unsigned long long *)user)++;
-    return 0;
-}
-
-static int count_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
-    (void)start;
-    (void)end;
-    *(unsigned long long *)user += n;
-    return 0;
-}
-
 int main(int argc, char **argv) {
     bench_window w = {malloc(WINDOW * sizeof(rvt_retire)), 0, WINDOW};
     for (int k = 1; k < argc; k++) {
@@ -70,9 +57,9 @@ int main(int argc, char **argv) {
                 unsigned long long *counter = blocks ? &decoded_blocks : &decoded;
                 *counter = 0;
                 double t0 = bench_now();
-                rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, count, counter);
+                rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, bench_count_pc, counter);
                 if (blocks)
-                    rvt_ntrace_decoder_set_block_sink(dec, count_block);
+                    rvt_ntrace_decoder_set_block_sink(dec, bench_count_block);
                 rvt_nexus_reader r;
                 rvt_nexus_reader_init(&r, NULL, b.data, b.len);
                 rvt_nexus_msg m;

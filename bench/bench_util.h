@@ -31,6 +31,20 @@ static inline rvt_image *bench_load_image(const char *path) {
     return img;
 }
 
+/* Counting consumers of a decoder's flow (`user` is an unsigned long long). */
+static inline int bench_count_pc(void *user, uint64_t pc) {
+    (void)pc;
+    (*(unsigned long long *)user)++;
+    return 0;
+}
+
+static inline int bench_count_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    (void)start;
+    (void)end;
+    *(unsigned long long *)user += n;
+    return 0;
+}
+
 typedef struct bench_window {
     rvt_retire *recs;
     size_t n, cap;

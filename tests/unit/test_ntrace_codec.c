@@ -119,11 +119,11 @@ static int collect(void *user, uint64_t pc) {
     return 0;
 }
 
-static int decode_msgs(const rvt_nexus_msg *m, size_t n, unsigned call_stack, trail *t, rvt_diag *d) {
-    rvt_ntrace_decoder_options o = {.call_stack = call_stack, .src_id = -1};
+static int decode_with(const rvt_ntrace_decoder_options *o, const rvt_nexus_msg *m, size_t n, trail *t,
+                       rvt_diag *d) {
     rvt_ntrace_decoder *dec;
     t->n = 0;
-    assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, t), 0);
+    assert_int_equal(rvt_ntrace_decoder_new(&dec, o, 64, fetch, collect, t), 0);
     int status = 0;
     for (size_t i = 0; i < n; i++) {
         int rc = rvt_ntrace_decode(dec, &m[i], d);
@@ -132,6 +132,11 @@ static int decode_msgs(const rvt_nexus_msg *m, size_t n, unsigned call_stack, tr
     }
     rvt_ntrace_decoder_free(dec);
     return status;
+}
+
+static int decode_msgs(const rvt_nexus_msg *m, size_t n, unsigned call_stack, trail *t, rvt_diag *d) {
+    rvt_ntrace_decoder_options o = {.call_stack = call_stack, .src_id = -1};
+    return decode_with(&o, m, n, t, d);
 }
 
 static void roundtrip(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n) {
@@ -490,13 +495,9 @@ static void test_sequential_jumps(void **state) {
     assert_int_equal(n, 2); /* sync and correlation only */
     expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 2 + 2 + 2 + 2 + 2 + 1);
     rvt_ntrace_decoder_options o = {.call_stack = 4, .src_id = -1, .seq_jump = true};
-    rvt_ntrace_decoder *dec;
-    trail t = {.n = 0};
+    trail t;
     rvt_diag d = {{0}};
-    assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, &t), 0);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(rvt_ntrace_decode(dec, &m[i], &d), 0);
-    rvt_ntrace_decoder_free(dec);
+    assert_int_equal(decode_with(&o, m, n, &t, &d), 0);
     assert_int_equal(t.n, 6);
     for (size_t i = 0; i < 6; i++)
         assert_int_equal(t.pcs[i], pcs[i]);
