@@ -27,7 +27,7 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
 
 /* Packets may legitimately ask for walks of millions of instructions (a
  * branch count of 2^32); one input stops after PC_LIMIT addresses. */
-#define PC_LIMIT (1ul << 20)
+#define PC_LIMIT (1ul << 18)
 
 static int sink(void *user, uint64_t pc) {
     (void)pc;
