@@ -91,7 +91,7 @@ static int demo_trap(void *user, bool interrupt, uint64_t at, uint64_t handler) 
 }
 
 static bool same_flow(const pc_list *a, const pc_list *b) {
-    return a->n == b->n && memcmp(a->v, b->v, a->n * sizeof *a->v) == 0;
+    return a->n == b->n && (a->n == 0 || memcmp(a->v, b->v, a->n * sizeof *a->v) == 0);
 }
 
 static void default_example(char *buf, size_t cap) {
