@@ -149,6 +149,9 @@ long rvt_pcseq_read(rvt_pcseq_reader *r, rvt_nexus_step *out, size_t max, rvt_di
 void rvt_pcseq_reader_close(rvt_pcseq_reader *r);
 /* True when the first line of `text` looks like pcseq. */
 bool rvt_pcseq_sniff(const char *text, size_t len);
+/* Whether the file at `path` (plain or zstd) starts like pcseq; 0 or an
+ * error status with the file and the problem in diag. */
+int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag);
 
 /* ---- Encoder ---- */
 

@@ -41,6 +41,18 @@ bool rvt_pcseq_sniff(const char *text, size_t len) {
     return comma && comma + 1 < text + len && strchr("LBJCR", comma[1]);
 }
 
+int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag) {
+    rvt_line_reader *peek;
+    int rc = rvt_line_reader_open(&peek, path, diag);
+    if (rc)
+        return rc;
+    size_t have;
+    const char *head = rvt_line_reader_peek(peek, &have);
+    *is_pcseq = rvt_pcseq_sniff(head, have);
+    rvt_line_reader_close(peek);
+    return 0;
+}
+
 int rvt_pcseq_reader_open(rvt_pcseq_reader **out, const char *path, rvt_diag *diag) {
     *out = NULL;
     rvt_pcseq_reader *r = calloc(1, sizeof *r);

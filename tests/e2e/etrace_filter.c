@@ -53,7 +53,6 @@ static int keep_records(void *user, const rvt_retire *recs, size_t n) {
 typedef struct {
     uint8_t *bytes;
     size_t len, cap;
-    size_t notifies;
 } trace_buf;
 
 static int keep(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {

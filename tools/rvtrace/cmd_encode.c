@@ -76,15 +76,11 @@ void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64
 static int encode_ntrace(const char *input, const char *output, const rvt_ntrace_options *o, unsigned xlen,
                          bool stats) {
     rvt_diag d = {{0}};
-    rvt_line_reader *peek;
-    if (rvt_line_reader_open(&peek, input, &d)) {
+    bool pcseq;
+    if (rvt_pcseq_file(input, &pcseq, &d)) {
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
         return 1;
     }
-    size_t have;
-    const char *head = rvt_line_reader_peek(peek, &have);
-    bool pcseq = rvt_pcseq_sniff(head, have);
-    rvt_line_reader_close(peek);
     rvt_pcseq_reader *pr = NULL;
     rvt_retire_reader *rr = NULL;
     if (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)) {

@@ -27,14 +27,10 @@ static void stats_usage(FILE *out) {
 
 /* Instructions in a pcseq file or a retirement stream. */
 static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
-    rvt_line_reader *peek;
-    int rc = rvt_line_reader_open(&peek, input, d);
+    bool pcseq;
+    int rc = rvt_pcseq_file(input, &pcseq, d);
     if (rc)
         return rc;
-    size_t have;
-    const char *head = rvt_line_reader_peek(peek, &have);
-    bool pcseq = rvt_pcseq_sniff(head, have);
-    rvt_line_reader_close(peek);
     *insns = 0;
     long n;
     if (pcseq) {
