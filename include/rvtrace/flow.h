@@ -46,6 +46,7 @@ typedef unsigned (*rvt_insn_classifier)(const rvt_insn *in);
 
 typedef struct rvt_run {
     uint64_t start, end; /* first linear instruction; the address after the last */
+    uint64_t last;       /* the last linear instruction (start when n == 0) */
     uint64_t wide;       /* bit i: linear instruction i is 32-bit */
     uint32_t n, units;   /* linear instructions, their 16-bit units */
     bool has_end;        /* the instruction at `end` is known and not linear: */

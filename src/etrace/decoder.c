@@ -42,6 +42,10 @@ struct rvt_etrace_decoder {
     rvt_diag *diag;
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
     rvt_block_sink block;
+    /* With a block sink a single reported address waits here: the run that
+     * starts there usually comes next and joins it in one block. */
+    uint64_t pending;
+    bool has_pending;
     /* Branch prediction: of the pending branches, `bp_skip` come from the
      * map, then (bp_fail_first) one that failed, then `bp_left` went as
      * predicted, then (bp_fail) one did not; later ones from the map. */
@@ -139,14 +143,28 @@ static bool get(rvt_etrace_decoder *d, uint64_t addr, rvt_insn *in) {
 
 static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a);
 
+static void emit_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
+    if (d->block(d->user, start, end, n) != 0 && !d->error)
+        d->error = RVT_E_IO;
+}
+
+/* Emitted even after an error: it was reported before the error. */
+static void flush_pending(rvt_etrace_decoder *d) {
+    if (!d->has_pending)
+        return;
+    d->has_pending = false;
+    const rvt_run *r = rvt_run_at(d->runs, d->pending);
+    unsigned len = r->n ? ((r->wide & 1) ? 4 : 2) : r->has_end ? r->end_insn.len : 2;
+    emit_block(d, d->pending, mask_addr(d, d->pending + len), 1);
+}
+
 static void report(rvt_etrace_decoder *d, uint64_t pc) {
     if (d->error)
         return;
     if (d->block) {
-        rvt_insn in;
-        unsigned len = d->fetch(d->user, pc, &in) ? in.len : 2;
-        if (d->block(d->user, pc, mask_addr(d, pc + len), 1) != 0)
-            d->error = RVT_E_IO;
+        flush_pending(d);
+        d->pending = pc;
+        d->has_pending = true;
     } else if (d->sink && d->sink(d->user, pc) != 0) {
         d->error = RVT_E_IO;
     }
@@ -283,13 +301,16 @@ static void push_return(rvt_etrace_decoder *d, uint64_t link) {
 }
 
 
-/* Advances pc past one instruction; true when it reached `address` through
- * an uninferable discontinuity (the reported target). */
-static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
+/* Advances pc past one instruction (`known`: the instruction at pc, when the
+ * caller has it); true when it reached `address` through an uninferable
+ * discontinuity (the reported target). */
+static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t, const rvt_insn *known) {
     rvt_insn in, prev;
     uint64_t this_pc = d->pc;
     bool stop = false;
-    if (!get(d, d->pc, &in))
+    if (known)
+        in = *known;
+    else if (!get(d, d->pc, &in))
         return true;
     uint64_t target;
     bool implicit = false;
@@ -357,32 +378,42 @@ static bool unprocessed_branches(rvt_etrace_decoder *d, uint64_t addr) {
 }
 
 /* Without implicit returns and sequential jumps nothing but the position
- * matters in straight-line code: all but the last instruction of a run are
- * passed at once, unless the reported address lies among them (where the
- * walk may have to stop). `*n` counts the instructions walked. */
-static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
+ * matters in straight-line code: the linear instructions after pc and the
+ * instruction that ends their run are passed at once, unless the reported
+ * address lies among them (where the walk may have to stop). The walk then
+ * stands on the run's last instruction, `*end` (NULL when the run has no
+ * known end: it stops before its last linear one). `*n` counts the
+ * instructions walked. */
+static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t *n, const rvt_insn **end) {
     const rvt_run *r = rvt_run_at(d->runs, d->pc);
-    if (r->n < 2)
+    uint32_t count = r->has_end ? r->n : r->n - 1; /* instructions to report */
+    if (r->n == 0 || count == 0)
         return false;
-    uint64_t last = rvt_run_addr(d->runs, r, r->n - 1);
-    if (address > r->start && address <= last)
+    uint64_t stop = r->has_end ? r->end : r->last;
+    if (address > r->start && address <= stop)
         return false;
+    uint64_t first = mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2));
+    uint64_t after = r->has_end ? mask_addr(d, r->end + r->end_insn.len) : r->end;
+    d->last_pc = r->has_end ? r->last : rvt_run_addr(d->runs, r, count - 1);
     if (d->block) {
-        uint64_t first = mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2));
-        if (d->block(d->user, first, r->end, r->n - 1) != 0)
-            d->error = RVT_E_IO;
-        d->last_pc = r->n >= 2 ? rvt_run_addr(d->runs, r, r->n - 2) : r->start;
+        if (d->has_pending && d->pending == r->start) {
+            d->has_pending = false;
+            emit_block(d, r->start, after, count + 1);
+        } else {
+            flush_pending(d);
+            emit_block(d, first, after, count);
+        }
     } else {
         uint64_t pc = r->start;
-        for (uint32_t i = 0; i + 1 < r->n && !d->error; i++) {
-            d->last_pc = pc;
+        for (uint32_t i = 0; i < count && !d->error; i++) {
             pc = mask_addr(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
             report(d, pc);
         }
     }
-    d->pc = last;
+    d->pc = stop;
     d->last_implicit = false;
-    *n += r->n - 2;
+    *end = r->has_end ? &r->end_insn : NULL;
+    *n += count - 1;
     return true;
 }
 
@@ -394,15 +425,26 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
         if (d->inferred_address) {
             /* The previous packet's address was only provisional: walk on from
              * it to its second occurrence first. */
-            bool stop = next_pc(d, previous, t);
+            bool stop = next_pc(d, previous, t, NULL);
             report(d, d->pc);
             if (stop)
                 d->inferred_address = false;
             continue;
         }
-        if (!d->o.implicit_return && !d->o.si_jump && pass_straight_code(d, address, &n))
-            continue;
-        bool stop = next_pc(d, address, t);
+        const rvt_insn *known = NULL;
+        if (!d->o.implicit_return && !d->o.si_jump && pass_straight_code(d, address, &n, &known)) {
+            if (!known)
+                continue;
+            /* On the run's last instruction, which is not `address`: what the
+             * walk checks after each step, then that instruction's step. */
+            if (d->error)
+                return;
+            if (d->branches == 1 && d->stop_at_last_branch && is_branch(known)) {
+                d->stop_at_last_branch = false;
+                return;
+            }
+        }
+        bool stop = next_pc(d, address, t, known);
         if (d->error)
             return;
         report(d, d->pc);
@@ -450,7 +492,7 @@ static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         uint64_t previous = d->pc;
         d->inferred_address = false;
         for (uint32_t n = 0; n < MAX_WALK && !d->error; n++) {
-            bool stop = next_pc(d, previous, NULL);
+            bool stop = next_pc(d, previous, NULL, NULL);
             report(d, d->pc);
             if (stop)
                 return;
@@ -488,7 +530,7 @@ static const rvt_te_inst *format0(rvt_etrace_decoder *d, const rvt_te_inst *t, r
     return norm;
 }
 
-int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
+static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
     d->diag = diag;
     if (d->error)
         return d->error;
@@ -580,4 +622,10 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
     }
     follow(d, d->address, t);
     return d->error;
+}
+
+int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
+    int status = decode_packet(d, t, diag);
+    flush_pending(d);
+    return status ? status : d->error;
 }

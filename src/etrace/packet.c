@@ -273,14 +273,25 @@ typedef struct {
     unsigned nbits, pos;
 } bitsrc;
 
+/* A field is read a byte at a time; beyond the payload every bit is a copy of
+ * its last one (the sign-based compression), and bits past 64 are dropped. */
 static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitsrc *s = ctx;
+    unsigned want = width < 64 ? width : 64, got = 0, pos = s->pos;
     uint64_t v = 0;
-    for (unsigned i = 0; i < width; i++, s->pos++) {
-        unsigned idx = s->pos < s->nbits ? s->pos : s->nbits - 1; /* sign extension */
-        if (bit_at(s->data, idx) && i < 64)
-            v |= 1ull << i;
+    while (got < want && pos < s->nbits) {
+        unsigned off = pos & 7, take = 8 - off;
+        if (take > want - got)
+            take = want - got;
+        if (take > s->nbits - pos)
+            take = s->nbits - pos;
+        v |= (uint64_t)((s->data[pos >> 3] >> off) & ((1u << take) - 1)) << got;
+        got += take;
+        pos += take;
     }
+    if (got < want && bit_at(s->data, s->nbits - 1))
+        v |= (want == 64 ? ~0ull : (1ull << want) - 1) & ~((1ull << got) - 1);
+    s->pos += width;
     set(pkt, f, v);
     return true;
 }

@@ -4,7 +4,7 @@
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-#define RUN_SLOTS 8192u
+#define RUN_SLOTS 65536u
 
 struct rvt_run_cache {
     rvt_code_fetch fetch;
@@ -34,7 +34,7 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
     if (r->valid && r->start == pc)
         return r;
     r->valid = true;
-    r->start = r->end = pc;
+    r->start = r->end = r->last = pc;
     r->wide = 0;
     r->n = r->units = 0;
     r->has_end = false;
@@ -49,6 +49,7 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
         }
         if (in.len == 4)
             r->wide |= 1ull << r->n;
+        r->last = r->end;
         r->n++;
         r->units += in.len / 2;
         r->end = (r->end + in.len) & c->mask;

@@ -140,7 +140,7 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
     d->pc = end;
     if (d->o.seq_jump) {
         d->prev_valid = true;
-        d->prev_pc = rvt_run_addr(d->runs, r, r->n - 1);
+        d->prev_pc = r->last;
     }
     if (d->block) {
         if (d->block(d->user, pc, end, r->n) == 0)
