@@ -36,7 +36,7 @@ static void emit_block(hart *h, unsigned itype) {
     r.ilastsize = h->blk_len == 4;
     r.insn = h->blk_insn;
     r.itype = (uint8_t)itype;
-    r.priv = (uint8_t)h->priv;
+    r.priv = h->blk_priv;
     r.time = h->m->mtime;
     r.hart = (uint8_t)h->id;
     h->blk_n = 0;
@@ -652,7 +652,9 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     return EXEC_OK;
 }
 
-static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc) {
+/* `priv`: the privilege the instruction executed in (an xret's record
+ * carries the one it returned from, as spike's commit log does). */
+static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc, unsigned priv) {
     rvt_machine *m = h->m;
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
     rvt_retire *r = machine_slot(m);
@@ -666,7 +668,7 @@ static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64
     r->iretire = (uint16_t)(in->len / 2);
     r->ilastsize = in->len == 4;
     r->itype = (uint8_t)(in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
-    r->priv = (uint8_t)h->priv;
+    r->priv = (uint8_t)priv;
     r->ctype = 0;
     r->sijump = 0;
     r->hart = (uint8_t)h->id;
@@ -715,6 +717,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             st = illegal(h, in);
             break;
         }
+        unsigned priv = h->priv;
         st = execute(h, in, XLEN);
         h->x[0] = 0;
         if (__builtin_expect(st == EXEC_TRAP, 0))
@@ -724,8 +727,10 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
-            if (!h->blk_n)
+            if (!h->blk_n) {
                 h->blk_pc = pc;
+                h->blk_priv = (uint8_t)priv;
+            }
             h->blk_n++;
             h->blk_hw += in->len >> 1;
             h->blk_insn = in->raw;
@@ -737,7 +742,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                     break;
             }
         } else if (EMIT) {
-            emit_retired(h, in, pc, h->pc);
+            emit_retired(h, in, pc, h->pc, priv);
             if (m->stop)
                 break;
         }

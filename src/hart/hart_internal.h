@@ -101,6 +101,7 @@ typedef struct hart {
     uint32_t blk_n, blk_hw;
     uint32_t blk_insn;    /* bits and size of the block's last instruction */
     uint8_t blk_len;
+    uint8_t blk_priv;     /* the privilege the block executed in */
 } hart;
 
 typedef struct rvt_machine {
