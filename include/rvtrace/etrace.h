@@ -51,6 +51,11 @@ typedef struct rvt_etrace_options {
         uint64_t start_addr, stop_addr;
         unsigned nnotify;
         uint64_t notify[4];
+        /* Trap handlers only: when either mask is non-zero, tracing starts
+         * with the first instruction of a handler entered for a selected
+         * exception (bit = cause) or interrupt (bit = cause without the
+         * interrupt flag), and ends with the next exception return. */
+        uint64_t exception_mask, interrupt_mask;
     } filter;
 } rvt_etrace_options;
 

@@ -39,7 +39,14 @@ typedef struct rvt_retire {
     uint8_t ctype;      /* context type: 0 unreported */
     uint8_t sijump;     /* last instruction is a sequentially inferable jump */
     uint8_t hart;       /* hart index */
+    uint8_t sideband;   /* RVT_SIDEBAND_* asserted: a record that retires nothing */
 } rvt_retire;
+
+/* The ingress port's optional halted and reset inputs. A record with either
+ * set marks cycles in which the hart was halted (debug mode) or in reset;
+ * the encoder treats it as an unqualified instruction: it reports the last
+ * instruction before, says tracing stopped, and restarts with a sync. */
+enum { RVT_SIDEBAND_HALTED = 1, RVT_SIDEBAND_RESET = 2 };
 
 /* Exception causes of ecall and ebreak (breakpoint, ecall from U, S, M):
  * their instruction counts as executed although it traps. */

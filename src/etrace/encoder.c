@@ -40,8 +40,9 @@ struct rvt_etrace_encoder {
     /* Jump target cache (format 0 subformat 1). */
     uint64_t *jtc;
     uint8_t *jtc_valid;
-    /* Filtering: whether the last record was traced, and the trigger latch. */
-    bool qualified, latch;
+    /* Filtering: whether the last record was traced, the trigger latch and
+     * whether a selected trap handler runs. */
+    bool qualified, latch, in_handler;
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -475,8 +476,18 @@ static void drain(rvt_etrace_encoder *e) {
     e->head = 0;
 }
 
+static bool selected_trap(const struct rvt_etrace_filter *f, const rvt_retire *r) {
+    if (!is_trap(r) || (r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT))
+        return false;
+    uint64_t code = r->cause & ~(1ull << 63) & ~(1ull << 31);
+    uint64_t mask = r->itype == RVT_ITYPE_INTERRUPT ? f->interrupt_mask : f->exception_mask;
+    return code < 64 && (mask >> code) & 1;
+}
+
 static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     const struct rvt_etrace_filter *f = &e->o.filter;
+    if (r->sideband)
+        return false; /* halted or in reset: as an unqualified instruction */
     if (f->use_start && r->iaddr == f->start_addr)
         e->latch = true;
     bool ok = e->latch;
@@ -490,6 +501,13 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
         ok &= (f->priv_mask >> (r->priv & 3)) & 1;
     if (f->use_stop && r->iaddr == f->stop_addr)
         e->latch = false; /* this one is still traced */
+    if (f->exception_mask || f->interrupt_mask) {
+        ok &= e->in_handler;
+        if (selected_trap(f, r))
+            e->in_handler = true; /* from the handler's first instruction */
+        else if (!is_trap(r) && r->itype == RVT_ITYPE_XRET)
+            e->in_handler = false; /* the return itself is still traced */
+    }
     return ok;
 }
 

@@ -25,7 +25,7 @@ struct rvt_retire_reader {
     unsigned nqueue;
     /* encoder input: column of each field, -1 when absent */
     int col_itype, col_cause, col_tval, col_priv, col_iaddr, col_context, col_time, col_ctype, col_sijump,
-        col_iretire, col_ilastsize, ncols;
+        col_iretire, col_ilastsize, col_halted, col_reset, ncols;
     /* spike log: the last instruction fetched (-l), for the trap that follows */
     uint64_t fetched_pc;
     uint32_t fetched_insn;
@@ -190,9 +190,10 @@ static int csv_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
  * iretire 0 and itype 1/2 is a trap record. */
 static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag) {
     int *cols[] = {&r->col_itype, &r->col_cause, &r->col_tval, &r->col_priv, &r->col_iaddr, &r->col_context,
-                   &r->col_time, &r->col_ctype, &r->col_sijump, &r->col_iretire, &r->col_ilastsize};
+                   &r->col_time, &r->col_ctype, &r->col_sijump, &r->col_iretire, &r->col_ilastsize,
+                   &r->col_halted, &r->col_reset};
     static const char *const names[] = {"itype_0", "cause", "tval", "priv", "iaddr_0", "context", "time",
-                                        "ctype", "sijump_0", "iretire_0", "ilastsize_0"};
+                                        "ctype", "sijump_0", "iretire_0", "ilastsize_0", "halted", "reset"};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         *cols[i] = -1;
     int n = 0;
@@ -239,10 +240,20 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
     rec.sijump = (uint8_t)COL(r->col_sijump);
     rec.ninsns = (uint32_t)COL(r->col_iretire);
     rec.ilastsize = (uint8_t)COL(r->col_ilastsize);
+    rec.sideband = (uint8_t)((COL(r->col_halted) ? RVT_SIDEBAND_HALTED : 0) | (COL(r->col_reset) ? RVT_SIDEBAND_RESET : 0));
 #undef COL
     if (rec.itype > 15 || rec.ninsns > 0xffff)
         return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype or iretire out of range", r->path,
                             r->line);
+    if (rec.sideband) { /* the hart is halted or in reset: nothing retires */
+        if (rec.ninsns || rec.itype)
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "%s: line %" PRIu64 ": halted or reset with an instruction retiring (iretire %u, "
+                                "itype %u); expected both 0",
+                                r->path, r->line, (unsigned)rec.ninsns, (unsigned)rec.itype);
+        r->queue[r->nqueue++] = (rvt_retire){.sideband = rec.sideband, .priv = rec.priv, .iaddr = rec.iaddr};
+        return 0;
+    }
     rec.iretire = (uint16_t)(rec.ilastsize + 1); /* one instruction per row */
     /* Rows in the reference's convention become architectural records: an
      * interrupt row is an instruction that retired followed by the

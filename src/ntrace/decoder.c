@@ -276,9 +276,10 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             return false;
         d->used += units;
         if (d->used < icnt || kind == FINAL_ANY) {
-            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !(flags & RVT_NXI_RETURN)) {
+            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) &&
+                (!(flags & RVT_NXI_RETURN) || !nx_stack_has_address(&d->stack))) {
                 d->prev_valid = false;
-                return true; /* the trace ends or traps here; no address follows */
+                return true; /* the trace ends, halts or traps here; no address follows */
             }
             if (!follow(d, &in, flags, false))
                 return false;

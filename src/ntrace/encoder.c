@@ -35,6 +35,7 @@ struct rvt_ntrace_encoder {
     int status;
 
     bool started;
+    unsigned start_sync;    /* SYNC code of the next start: 1 (reset) or 3 (after debug mode) */
     unsigned pending;       /* TCODE to send when the next instruction retires, 0 = none */
     unsigned pending_btype;
     uint64_t pending_time;  /* when the pending message's event happened */
@@ -321,7 +322,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     bool sync = false;
     switch (e->pending) {
     case RVT_NX_PROG_TRACE_SYNC:
-        put_fixed(&m, 4, 1); /* SYNC 1: exit from reset, trace starts */
+        put_fixed(&m, 4, e->start_sync ? e->start_sync : 1); /* exit from reset or debug mode */
         put_var(&m, e->icnt);
         put_addr(e, &m, addr >> 1);
         e->icnt = 0;
@@ -522,6 +523,27 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
     for (size_t i = 0; i < n && !e->status; i++) {
         const rvt_retire *r = &recs[i];
+        if (r->sideband) {
+            /* Halted or in reset: the trace ends as at the end of the run
+             * (ProgTraceCorrelation, EVCODE 0) and restarts with SYNC 3 after
+             * debug mode, SYNC 1 after reset. */
+            if (e->started && !e->status) {
+                /* The target of a branch message that waits for the next
+                 * instruction is where the hart resumes, which the sync
+                 * after it gives: the correlation's count covers the branch. */
+                if (e->pending != PENDING_ICNT_OVERFLOW && e->pending != RVT_NX_RESOURCE_FULL)
+                    e->pending = 0;
+                e->check_ret = 1;
+                before(e, e->last_iaddr, true, NULL);
+                /* A full history register may only have joined a repeat
+                 * count: then the closing message is still due. */
+                if (!e->status && (e->icnt > 0 || e->rep_bits != 0))
+                    before(e, e->last_iaddr, true, NULL);
+            }
+            e->started = false;
+            e->start_sync = (r->sideband & RVT_SIDEBAND_RESET) ? 1 : 3;
+            continue;
+        }
         uint64_t messages = e->stats.messages;
         before(e, r->iaddr, false, r);
         bool quiet = messages == e->stats.messages; /* this record starts no new message */

@@ -37,6 +37,9 @@ static inline void nx_stack_push(nx_call_stack *s, uint64_t ret) {
         s->count++;
 }
 
+/* Whether a pop would give a return address. */
+static inline bool nx_stack_has_address(const nx_call_stack *s) { return s->count > 0 && !s->counter; }
+
 static inline enum nx_pop_result nx_stack_pop(nx_call_stack *s, uint64_t *ret) {
     if (s->count == 0)
         return NX_POP_EMPTY;

@@ -4,6 +4,9 @@
  * with the ELF must give the executed address sequence under the corpus
  * PC-list rule (ecall/ebreak listed, the instruction an interrupt follows
  * not). Compared by count and a running hash, so long runs need no memory.
+ * Two sets also get halted and reset sideband records between instructions
+ * (every 997th and 1999th record): the trace stops and restarts there and
+ * the decoded flow must still be the whole run.
  *
  * The call counter (implicit-return mode 1) cannot see a program that changes
  * its return address; the specification accepts that. For it a decoder error
@@ -29,24 +32,27 @@ static void add(digest *g, uint64_t pc) {
 static const struct {
     const char *name;
     rvt_ntrace_options o;
+    bool halts; /* with halted and reset records */
 } sets[] = {
-    {"btm", {.btm = true}},
-    {"htm", {0}},
-    {"htm repeated history", {.repeat = 2}},
-    {"htm stack 8", {.call_stack = 8}},
-    {"htm stack 8 repeated history", {.call_stack = 8, .repeat = 2}},
-    {"htm stack 32 both repeats", {.call_stack = 32, .repeat = 3}},
-    {"htm counter 8 RepeatBranch", {.call_stack = 8, .call_counter = true, .repeat = 1}},
-    {"btm stack 4", {.btm = true, .call_stack = 4}},
-    {"htm SRC 4 bits", {.call_stack = 8, .repeat = 2, .src_bits = 4, .src_id = 9}},
+    {"btm", {.btm = true}, false},
+    {"htm", {0}, false},
+    {"htm repeated history", {.repeat = 2}, false},
+    {"htm stack 8", {.call_stack = 8}, false},
+    {"htm stack 8 repeated history", {.call_stack = 8, .repeat = 2}, false},
+    {"htm stack 32 both repeats", {.call_stack = 32, .repeat = 3}, false},
+    {"htm counter 8 RepeatBranch", {.call_stack = 8, .call_counter = true, .repeat = 1}, false},
+    {"btm stack 4", {.btm = true, .call_stack = 4}, false},
+    {"htm SRC 4 bits", {.call_stack = 8, .repeat = 2, .src_bits = 4, .src_id = 9}, false},
     {"htm periodic sync, time stamps, ownership",
-     {.call_stack = 8, .repeat = 3, .sync_max = 1, .timestamps = true, .ownership = true}},
-    {"btm periodic sync", {.btm = true, .call_stack = 2, .sync_max = 2}},
-    {"htm MSB extension", {.call_stack = 8, .repeat = 2, .sync_max = 3, .extend_addr_msb = true}},
-    {"htm 8-bit I-CNT", {.call_stack = 8, .repeat = 3, .icnt_bits = 8}},
-    {"btm 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6}},
-    {"htm sequential jumps", {.call_stack = 8, .repeat = 3, .seq_jump = true, .sync_max = 2}},
-    {"btm sequential jumps, 7-bit I-CNT", {.btm = true, .seq_jump = true, .icnt_bits = 7}},
+     {.call_stack = 8, .repeat = 3, .sync_max = 1, .timestamps = true, .ownership = true}, false},
+    {"btm periodic sync", {.btm = true, .call_stack = 2, .sync_max = 2}, false},
+    {"htm MSB extension", {.call_stack = 8, .repeat = 2, .sync_max = 3, .extend_addr_msb = true}, false},
+    {"htm 8-bit I-CNT", {.call_stack = 8, .repeat = 3, .icnt_bits = 8}, false},
+    {"btm 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6}, false},
+    {"htm sequential jumps", {.call_stack = 8, .repeat = 3, .seq_jump = true, .sync_max = 2}, false},
+    {"btm sequential jumps, 7-bit I-CNT", {.btm = true, .seq_jump = true, .icnt_bits = 7}, false},
+    {"htm stack 8 repeated history, halts and resets", {.call_stack = 8, .repeat = 2}, true},
+    {"btm, halts and resets", {.btm = true}, true},
 };
 enum { NSETS = sizeof sets / sizeof sets[0] };
 
@@ -56,7 +62,32 @@ typedef struct {
     digest executed;
     uint64_t pending;
     bool have_pending;
+    uint64_t records;     /* records seen, for placing the sideband ones */
+    bool last_retired;    /* the last record retired an instruction */
+    uint64_t halts, resets; /* sideband records placed (the same in every set) */
 } run_ctx;
+
+/* Records as they came, with a halted or reset record before every 997th and
+ * 1999th one when both it and the one before retire instructions. */
+static int push_with_halts(run_ctx *r, rvt_ntrace_encoder *enc, const rvt_retire *recs, size_t n) {
+    uint64_t index = r->records;
+    bool last = r->last_retired;
+    for (size_t i = 0; i < n; i++, index++) {
+        if (index > 0 && recs[i].ninsns && last && (index % 997 == 0 || index % 1999 == 0)) {
+            rvt_retire mark = {.sideband = index % 997 == 0 ? RVT_SIDEBAND_HALTED : RVT_SIDEBAND_RESET};
+            if (rvt_ntrace_encoder_push(enc, &mark, 1))
+                return 1;
+            if (enc == r->enc[NSETS - 1]) { /* counted once */
+                r->halts += mark.sideband == RVT_SIDEBAND_HALTED;
+                r->resets += mark.sideband == RVT_SIDEBAND_RESET;
+            }
+        }
+        if (rvt_ntrace_encoder_push(enc, &recs[i], 1))
+            return 1;
+        last = recs[i].ninsns != 0;
+    }
+    return 0;
+}
 
 /* The corpus PC list, kept one address behind: an interrupt drops the
  * instruction it follows. */
@@ -76,8 +107,11 @@ static int run_sink(void *user, const rvt_retire *recs, size_t n) {
         r->have_pending = true;
     }
     for (int s = 0; s < NSETS; s++)
-        if (rvt_ntrace_encoder_push(r->enc[s], recs, n))
+        if (sets[s].halts ? push_with_halts(r, r->enc[s], recs, n) : rvt_ntrace_encoder_push(r->enc[s], recs, n))
             return 1;
+    r->records += n;
+    if (n)
+        r->last_retired = recs[n - 1].ninsns != 0;
     return 0;
 }
 
@@ -167,8 +201,20 @@ int main(int argc, char **argv) {
             rvt_nexus_reader_init(&rd, &ncfg, r.trace[s].data, r.trace[s].len);
             rvt_nexus_msg msg;
             int rc = 0, got;
-            while (!rc && (got = rvt_nexus_next(&rd, &msg, &d)) != 0)
+            uint64_t debug_exits = 0, reset_exits = 0;
+            while (!rc && (got = rvt_nexus_next(&rd, &msg, &d)) != 0) {
                 rc = got < 0 ? got : rvt_ntrace_decode(dec, &msg, &d);
+                if (got > 0 && rvt_nexus_has(&msg, RVT_NXF_SYNC)) {
+                    debug_exits += rvt_nexus_get(&msg, RVT_NXF_SYNC, 0) == 3;
+                    reset_exits += rvt_nexus_get(&msg, RVT_NXF_SYNC, 0) == 1;
+                }
+            }
+            /* Each halt restarts with SYNC 3, each reset (and the start) with SYNC 1. */
+            if (sets[s].halts && (debug_exits != r.halts || reset_exits != r.resets + 1)) {
+                failures++;
+                printf("%s [%s]: %" PRIu64 " SYNC 3 and %" PRIu64 " SYNC 1 messages for %" PRIu64 " halts and %" PRIu64
+                       " resets\n", argv[k], sets[s].name, debug_exits, reset_exits, r.halts, r.resets);
+            }
             if (dc.have_held)
                 add(&dc.decoded, dc.held);
             bool same = dc.decoded.n == r.executed.n && dc.decoded.hash == r.executed.hash;

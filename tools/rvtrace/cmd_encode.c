@@ -29,6 +29,11 @@ static void encode_usage(FILE *out) {
             "  --trigger-start ADDR, --trigger-stop ADDR   trace from the instruction at\n"
             "                 ADDR / up to and including the one at ADDR\n"
             "  --notify ADDR  report the instruction at ADDR with the notify bit (up to 4)\n"
+            "  --filter-exception N, --filter-interrupt N   trace only the handlers of\n"
+            "                 exception / interrupt cause N (repeatable), from the\n"
+            "                 handler's first instruction to the next xRET\n"
+            "  Halted and reset: an encoder-input CSV may have `halted` and `reset`\n"
+            "  columns; such rows end the trace, which restarts with a sync.\n"
             "%s"
             "  --xlen 32|64   XLEN for classifying text inputs (default 64)\n"
             "  -o FILE        output file (required)\n"
@@ -228,6 +233,17 @@ int cmd_encode(int argc, char **argv) {
             filter.stop_addr = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(a, "--notify") && i + 1 < argc && filter.nnotify < 4) {
             filter.notify[filter.nnotify++] = strtoull(argv[++i], NULL, 0);
+        } else if ((!strcmp(a, "--filter-exception") || !strcmp(a, "--filter-interrupt")) && i + 1 < argc) {
+            char *end;
+            unsigned long cause = strtoul(argv[++i], &end, 0);
+            if (*end || cause > 63) {
+                fprintf(stderr, "rvtrace encode: %s wants a cause number 0-63, got '%s'\n", a, argv[i]);
+                return 2;
+            }
+            if (a[9] == 'e')
+                filter.exception_mask |= 1ull << cause;
+            else
+                filter.interrupt_mask |= 1ull << cause;
         } else if (!strcmp(a, "--resync-max") && i + 1 < argc) {
             resync = atoi(argv[++i]);
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
