@@ -35,8 +35,12 @@ int main(int argc, char **argv) {
             ninsns += c.recs[i].ninsns;
         static const struct {
             const char *name;
-            bool full, implicit_return;
-        } modes[] = {{"delta address", false, false}, {"full address", true, false}, {"implicit return", false, true}};
+            bool full, implicit_return, predict, sijump;
+        } modes[] = {{"delta address", false, false, false, false},
+                     {"full address", true, false, false, false},
+                     {"implicit return", false, true, false, false},
+                     {"bpred+jtc", false, false, true, false},
+                     {"most compact", false, true, true, true}};
         for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
             rvt_etrace_params p;
             rvt_etrace_options o;
@@ -46,9 +50,17 @@ int main(int argc, char **argv) {
             p.itype_width = 4;
             o.full_address = modes[mode].full;
             o.implicit_return = modes[mode].implicit_return;
+            if (modes[mode].predict) { /* a 1024-entry predictor and a 64-entry jump target cache */
+                p.bpred_size = 10;
+                p.cache_size = 6;
+                p.f0s_width = 1;
+                o.branch_prediction = o.jump_target_cache = true;
+            }
+            o.si_jump = p.sijump = modes[mode].sijump;
             double best = 1e9;
             counter cnt = {0, 0};
-            for (int rep = 0; rep < 3; rep++) {
+            double spent = 0; /* short runs repeat until each mode has run a while */
+            for (int rep = 0; rep < 3 || (spent < 0.5 && rep < 200); rep++) {
                 rvt_etrace_encoder *e;
                 cnt = (counter){0, 0};
                 double t0 = bench_now();
@@ -56,6 +68,7 @@ int main(int argc, char **argv) {
                 rvt_etrace_encoder_push(e, c.recs, c.n);
                 rvt_etrace_encoder_finish(e, NULL);
                 double t = bench_now() - t0;
+                spent += t;
                 if (t < best)
                     best = t;
             }

@@ -443,7 +443,9 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
 /* An uninferable jump through the register that the lui/auipc/c.lui retired
  * just before it wrote (the hart may also flag it through sijump). */
 static bool sequentially_inferable(const rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *r) {
-    if (!prev->ninsns || !r->ninsns || !r->insn || !prev->insn)
+    /* Only a jump can be one, and every reader classifies jumps. */
+    if (!prev->ninsns || !r->ninsns || !r->insn || !prev->insn || r->itype == RVT_ITYPE_NONE ||
+        r->itype == RVT_ITYPE_BRANCH_TAKEN || r->itype == RVT_ITYPE_BRANCH_NOT_TAKEN)
         return false;
     unsigned xlen = e->p.iaddress_width <= 32 ? 32 : 64;
     rvt_insn pi, ji;
