@@ -280,7 +280,24 @@ static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_statu
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
                    bool prev_predicted);
 
+/* A plain instruction between plain or classified ones, in the same
+ * privilege and context, with no sync, count or notification due: every
+ * rule of decide() says "no packet", so most records stop here. */
+static bool nothing_to_decide(const rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
+                              const rvt_retire *next) {
+    return cur->itype == RVT_ITYPE_NONE && cur->ninsns && prev && prev->itype == RVT_ITYPE_NONE && prev->ninsns &&
+           next && next->ninsns && e->started && prev->priv == cur->priv && next->priv == cur->priv &&
+           prev->context == cur->context && next->context == cur->context && e->resync_cnt < e->max_resync &&
+           !e->fail_pending && e->branches != 31 && e->o.filter.nnotify == 0;
+}
+
 static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
+    if (nothing_to_decide(e, prev, cur, next)) {
+        e->prev_mispredicted = e->last_mispredicted;
+        e->last_mispredicted = -1;
+        e->last_predicted = false;
+        return;
+    }
     bool prev_predicted = e->last_predicted;
     e->prev_mispredicted = e->last_mispredicted;
     decide(e, prev, cur, next, prev_predicted);
@@ -449,8 +466,10 @@ static bool sequentially_inferable(const rvt_etrace_encoder *e, const rvt_retire
         return false;
     unsigned xlen = e->p.iaddress_width <= 32 ? 32 : 64;
     rvt_insn pi, ji;
-    rvt_decode(prev->insn, xlen, &pi);
     rvt_decode(r->insn, xlen, &ji);
+    if (ji.op != RVT_OP_JALR)
+        return false;
+    rvt_decode(prev->insn, xlen, &pi);
     uint64_t target;
     return rvt_seq_inferable_target(&pi, prev->iaddr, &ji, xlen, &target);
 }
@@ -559,14 +578,19 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
             in = &first;
             first = last;
         }
+        /* Decisions read the record given, not the copy just written: a
+         * narrow load from a wide store in flight stalls. */
         rvt_retire *r = SLOT(e, e->nstaged);
+        bool env_trap = rvt_retire_is_env_trap(in);
+        bool sijump = e->o.si_jump && !in->sijump && e->nstaged > 0 &&
+                      sequentially_inferable(e, SLOT(e, e->nstaged - 1), in);
         *r = *in;
-        if (rvt_retire_is_env_trap(r)) {
+        if (env_trap) {
             r->ninsns = 1;
             r->iretire = (uint16_t)(r->ilastsize + 1);
         }
-        if (e->o.si_jump && !r->sijump && e->nstaged > 0)
-            r->sijump = sequentially_inferable(e, SLOT(e, e->nstaged - 1), r);
+        if (sijump)
+            r->sijump = 1;
         e->nstaged++;
         if (e->nstaged == 3) {
             step(e, NULL, SLOT(e, 0), SLOT(e, 1));
