@@ -75,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (rc)
             rvt_etrace_decoder_resync(d);
     }
+    rvt_etrace_decoder_ambiguous_ends(d, true, NULL, NULL);
     rvt_etrace_decoder_free(d);
     return 0;
 }

@@ -223,6 +223,14 @@ void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink blo
  * packet (format 3 subformat 0 or 1). */
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);
 void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user);
+/* Where the trace ended (a support packet saying so, or the caller's end of
+ * input, with `at_end`): when the last packet's address was passed in a loop
+ * that the packets do not count (no branch and no reported jump in it, like
+ * `j .` or co-routine swaps that implicit return predicts), the trace cannot
+ * say in which iteration it stopped. The decoder lists up to the first
+ * occurrence; this returns how many such ends it met, the address and the
+ * loop's length of the last one. */
+uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len);
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
 #ifdef __cplusplus

@@ -46,6 +46,7 @@ struct rvt_etrace_decoder {
      * starts there usually comes next and joins it in one block. */
     uint64_t pending;
     bool has_pending;
+    uint64_t ambiguous_ends, ambiguous_addr, ambiguous_len;
     /* Branch prediction: of the pending branches, `bp_skip` come from the
      * map, then (bp_fail_first) one that failed, then `bp_left` went as
      * predicted, then (bp_fail) one did not; later ones from the map. */
@@ -480,6 +481,59 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
     fail(d, "the reported address was never reached", d->pc);
 }
 
+#define MAX_LOOP 65536u /* instructions of an uncounted loop looked for at the end */
+
+/* Whether, from the reported address, the code comes back to it without a
+ * branch outcome or a reported target: then the trace ended in one of that
+ * loop's iterations and nothing tells which. The walk runs on a copy of the
+ * state, which is put back. */
+static void check_end(rvt_etrace_decoder *d) {
+    if (!d->inferred_address || d->error)
+        return;
+    rvt_etrace_decoder saved = *d;
+    uint64_t *stack = malloc(MAX_STACK * sizeof *stack);
+    if (!stack)
+        return;
+    memcpy(stack, d->stack, MAX_STACK * sizeof *stack);
+    uint64_t start = d->pc, len = 0;
+    d->sink = NULL;
+    d->block = NULL;
+    d->branches = 0;
+    d->stop_at_last_branch = false;
+    for (uint32_t n = 1; n <= MAX_LOOP && !d->error; n++) {
+        rvt_insn in;
+        if (!d->fetch(d->user, d->pc, &in) || is_branch(&in))
+            break; /* a branch would have needed an outcome in the packet */
+        /* An uninferable jump stops the walk (it would have been reported)
+         * unless implicit return or a sequential jump resolves it. */
+        if (next_pc(d, ~0ull, NULL, NULL) || d->error)
+            break;
+        if (d->pc == start) {
+            len = n;
+            break;
+        }
+    }
+    memcpy(saved.stack, stack, MAX_STACK * sizeof *stack);
+    free(stack);
+    *d = saved;
+    d->inferred_address = false; /* the trace ended: the address stands, checked once */
+    if (len) {
+        d->ambiguous_ends++;
+        d->ambiguous_addr = start;
+        d->ambiguous_len = len;
+    }
+}
+
+uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len) {
+    if (at_end)
+        check_end(d);
+    if (addr)
+        *addr = d->ambiguous_addr;
+    if (loop_len)
+        *loop_len = d->ambiguous_len;
+    return d->ambiguous_ends;
+}
+
 static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     d->o.implicit_return = t->ioptions & RVT_IOPT_IMPLICIT_RETURN;
     d->o.implicit_except = t->ioptions & RVT_IOPT_IMPLICIT_EXCEPT;
@@ -488,6 +542,8 @@ static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     d->o.branch_prediction = t->ioptions & RVT_IOPT_BRANCH_PREDICTION;
     if (t->qual_status != 0)
         d->start_of_trace = true;
+    if (t->qual_status == 1 || t->qual_status == 2)
+        check_end(d); /* ended_rep or trace lost: the last address stands */
     if (t->qual_status == 3 && d->inferred_address) { /* ended_upd: on to the next occurrence */
         uint64_t previous = d->pc;
         d->inferred_address = false;

@@ -395,6 +395,14 @@ int cmd_decode(int argc, char **argv) {
         }
     }
     rvt_zreader_close(zr);
+    uint64_t loop_at, loop_len;
+    uint64_t ambiguous = rvt_etrace_decoder_ambiguous_ends(dec, true, &loop_at, &loop_len);
+    if (ambiguous)
+        fprintf(stderr,
+                "rvtrace decode: %s: warning: the trace ends in a loop that no packet counts (%" PRIu64
+                " instructions through %#" PRIx64 "): it stopped in one of its passes and cannot say which; "
+                "listed up to the first (%" PRIu64 " such end%s)\n",
+                trace, loop_len, loop_at, ambiguous, ambiguous == 1 ? "" : "s");
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %u places where trace was lost\n", trace, damage);
     status = damage ? 1 : 0;
