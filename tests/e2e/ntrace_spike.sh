@@ -2,6 +2,9 @@
 # N-Trace from the corpus spike traces, traps and interrupts included (which
 # NexRv cannot trace): encode each trace in BTM and in HTM with call stack and
 # repeated history, decode with the ELF, and compare with the corpus PC list.
+# Where the golden E-Trace set has the program's encoder-input CSV, N-Trace
+# from it (instruction bits from the ELF) must be the same bytes as from the
+# spike trace.
 # usage: ntrace_spike.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 WORK=$3
@@ -24,7 +27,16 @@ for csv in "$SHARED"/corpus/spike/*.csv.zst; do
             fail=$((fail + 1))
         fi
     done
-    rm -f "$WORK/$name.want" "$WORK/$name.got" "$WORK/$name.nex"
+    input=$SHARED/golden/etrace/itype3_basic/$name.encoder_input.zst
+    if [ -f "$input" ]; then
+        count=$((count + 1))
+        if ! "$R" encode --format ntrace --call-stack 8 --repeat-history 2 --elf "$elf" "$input" \
+            -o "$WORK/$name.input.nex" || ! cmp -s "$WORK/$name.nex" "$WORK/$name.input.nex"; then
+            echo "$name: N-Trace from the encoder-input CSV differs from the one from the spike trace"
+            fail=$((fail + 1))
+        fi
+    fi
+    rm -f "$WORK/$name.want" "$WORK/$name.got" "$WORK/$name.nex" "$WORK/$name.input.nex"
 done
 echo "ntrace from spike traces: $count runs, $fail failures"
 [ $count -gt 0 ] && [ $fail -eq 0 ]

@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
+#include "rvtrace/image.h"
 #include "rvtrace/ingress.h"
 #include "rvtrace/ntrace.h"
 
@@ -43,6 +45,8 @@ static void encode_usage(FILE *out) {
             "N-Trace (writes Nexus messages as raw MSEO bytes, the messages NexRv makes):\n"
             "INPUT: NexRv's pcseq file, or any retirement stream above (traps become\n"
             "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
+            "  --elf PROGRAM        with the E-Trace encoder-input CSV: the instruction bits\n"
+            "                       and jump classes come from the program\n"
             "  --btm                branch-trace messages (default: history trace, HTM)\n"
             "  --call-stack N       implicit return with an N-deep return-address stack (0-32)\n"
             "  --call-counter N     implicit return with a nested-call counter saturating at N\n"
@@ -78,44 +82,78 @@ void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64
            insns ? (double)bytes * 8 / (double)insns : 0.0);
 }
 
+/* The E-Trace encoder input has neither instruction bits nor (with a 3-bit
+ * itype) jumps marked: both come from the program, and code outside it
+ * (spike's boot ROM) from the machine the hart model gives it. */
+static int complete_from_program(rvt_image *img, rvt_machine *m, rvt_retire *recs, size_t n, const char *elf,
+                                 rvt_diag *d) {
+    for (size_t i = 0; i < n; i++) {
+        rvt_retire *r = &recs[i];
+        if (r->sideband)
+            continue;
+        uint64_t last = r->ninsns ? r->iaddr + 2u * r->iretire - (r->ilastsize ? 4u : 2u) : r->iaddr;
+        rvt_insn in;
+        if (!rvt_program_insn(img, m, last, &in))
+            return rvt_diag_set(d, RVT_E_FORMAT, "%s: no instruction at %#llx, which the input says retired", elf,
+                                (unsigned long long)last);
+        r->insn = in.raw;
+        if (r->ninsns)
+            r->itype = (uint8_t)(in.cf == RVT_CF_NONE ? RVT_ITYPE_NONE
+                                                      : rvt_itype(&in, r->itype == RVT_ITYPE_BRANCH_TAKEN, 4, false));
+    }
+    return 0;
+}
+
 static int encode_ntrace(const char *input, const char *output, const rvt_ntrace_options *o, unsigned xlen,
-                         bool stats) {
+                         bool stats, const char *elf) {
     rvt_diag d = {{0}};
-    bool pcseq;
-    if (rvt_pcseq_file(input, &pcseq, &d)) {
-        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
-        return 1;
-    }
-    rvt_pcseq_reader *pr = NULL;
-    rvt_retire_reader *rr = NULL;
-    if (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)) {
-        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
-        return 1;
-    }
-    if (rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT) {
-        fprintf(stderr, "rvtrace encode: %s: the E-Trace encoder input has no instruction bits and a 3-bit itype; "
-                        "N-Trace needs the spike CSV, a spike log, .rvti or pcseq\n", input);
-        rvt_retire_reader_close(rr);
-        return 1;
-    }
-    FILE *out = fopen(output, "wb");
-    if (!out) {
-        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
-        rvt_pcseq_reader_close(pr);
-        rvt_retire_reader_close(rr);
-        return 1;
-    }
-    rvt_ntrace_encoder *e;
     int status = 1, rc = 0;
     long n = 0;
+    bool pcseq = false;
+    rvt_image *img = NULL;
+    rvt_machine *machine = NULL;
+    rvt_pcseq_reader *pr = NULL;
+    rvt_retire_reader *rr = NULL;
+    FILE *out = NULL;
     enum { BATCH = 4096 };
     rvt_nexus_step *steps = malloc(BATCH * sizeof *steps);
     rvt_retire *recs = malloc(BATCH * sizeof *recs);
-    if (!steps || !recs || rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, write_bytes, out)) {
+    if (!steps || !recs) {
+        fprintf(stderr, "rvtrace encode: out of memory\n");
+        goto done;
+    }
+    if (elf) {
+        if (rvt_image_new(&img) || rvt_image_load_elf(img, elf, 0, &d))
+            goto report;
+        xlen = rvt_image_xlen(img);
+        rvt_machine_config cfg;
+        rvt_machine_config_default(&cfg);
+        if (rvt_machine_new(&machine, &cfg, img, &d))
+            machine = NULL; /* the program does not fit spike's layout: its ELF alone then */
+    }
+    if (rvt_pcseq_file(input, &pcseq, &d) ||
+        (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)))
+        goto report;
+    bool from_program = rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT;
+    if (from_program && !img) {
+        fprintf(stderr, "rvtrace encode: %s: the E-Trace encoder input has no instruction bits and a 3-bit itype; "
+                        "give the program with --elf, or use the spike CSV, a spike log, .rvti or pcseq\n", input);
+        goto done;
+    }
+    if (!(out = fopen(output, "wb"))) {
+        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
+        goto done;
+    }
+    rvt_ntrace_encoder *e;
+    if (rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, write_bytes, out)) {
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
         goto done;
     }
     while (rc == 0 && (n = pr ? rvt_pcseq_read(pr, steps, BATCH, &d) : rvt_retire_reader_read(rr, recs, BATCH, &d)) > 0) {
+        if (from_program && complete_from_program(img, machine, recs, (size_t)n, elf, &d)) {
+            n = -1;
+            break;
+        }
         if (rr)
             rc = rvt_ntrace_encoder_push(e, recs, (size_t)n);
         for (long i = 0; pr && i < n && rc == 0; i++)
@@ -124,19 +162,25 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
     rvt_ntrace_stats st;
     int frc = rvt_ntrace_encoder_finish(e, &st);
     if (n < 0)
-        fprintf(stderr, "rvtrace encode: %s\n", d.msg);
-    else if (rc || frc)
+        goto report;
+    if (rc || frc) {
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc ? rc : frc));
-    else
-        status = 0;
-    if (status == 0 && stats)
+        goto done;
+    }
+    status = 0;
+    if (stats)
         print_nexus_stat(st.bytes, st.messages, 0, st.insns);
+    goto done;
+report:
+    fprintf(stderr, "rvtrace encode: %s\n", d.msg);
 done:
     free(steps);
     free(recs);
     rvt_pcseq_reader_close(pr);
     rvt_retire_reader_close(rr);
-    if (fclose(out) != 0)
+    rvt_machine_free(machine);
+    rvt_image_free(img);
+    if (out && fclose(out) != 0)
         status = 1;
     return status;
 }
@@ -160,6 +204,7 @@ static int write_packet(void *user, const rvt_te_inst *pkt, const uint8_t *paylo
 
 int cmd_encode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *input = NULL, *output = NULL, *format = "etrace", *stats = NULL;
+    const char *elf = NULL;
     bool v1 = false, full = false, nstats = false;
     rvt_ntrace_options no = {0};
     transport_choice tc = {0};
@@ -177,6 +222,8 @@ int cmd_encode(int argc, char **argv) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
             ucf = argv[++i];
+        } else if (!strcmp(a, "--elf") && i + 1 < argc) {
+            elf = argv[++i];
         } else if (!strcmp(a, "--format") && i + 1 < argc) {
             format = argv[++i];
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -269,7 +316,7 @@ int cmd_encode(int argc, char **argv) {
                             "--sync-max at most 40, --icnt-bits 2-32\n");
             return 2;
         }
-        return encode_ntrace(input, output, &no, xlen, nstats);
+        return encode_ntrace(input, output, &no, xlen, nstats, elf);
     }
     if (strcmp(format, "etrace") != 0) {
         fprintf(stderr, "rvtrace encode: unknown --format %s (etrace or ntrace)\n", format);
