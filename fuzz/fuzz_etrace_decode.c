@@ -34,6 +34,11 @@ static int sink(void *user, uint64_t pc) {
     return ++*(unsigned long *)user > PC_LIMIT;
 }
 
+static int trap_sink(void *user, const rvt_trap_event *trap) {
+    (void)trap;
+    return ++*(unsigned long *)user > PC_LIMIT;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!code[0]) { /* deterministic pseudo-random code, made once */
         uint32_t x = 2463534242u;
@@ -57,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_etrace_decoder *d;
     if (rvt_etrace_decoder_new(&d, &p, &o, 64, fetch, sink, &pcs))
         return 0;
+    rvt_etrace_decoder_set_trap_sink(d, trap_sink);
     rvt_te_raw_cursor c = {.data = data, .size = size};
     rvt_te_inst pkt;
     rvt_diag diag;

@@ -219,6 +219,9 @@ void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
+/* Report traps (format 3 subformat 1: cause, tval, where, handler) to `trap`
+ * (same `user`), in order with the instructions. */
+void rvt_etrace_decoder_set_trap_sink(rvt_etrace_decoder *d, rvt_trap_sink trap);
 /* After an error: forget the path and wait for the next synchronisation
  * packet (format 3 subformat 0 or 1). */
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);

@@ -25,11 +25,22 @@ typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
  * only counts or profiles never looks at single addresses. */
 typedef int (*rvt_block_sink)(void *user, uint64_t start, uint64_t end, uint32_t n);
 
-/* Receives each trap a trace reports, in order with the PCs: `at` is the
- * address of the instruction that took the exception (it did not retire) or,
- * for an interrupt, of the instruction that would have run next; `handler`
- * is where execution went on. A non-zero return stops the decoder. */
-typedef int (*rvt_trap_sink)(void *user, bool interrupt, uint64_t at, uint64_t handler);
+/* A trap the trace reports. `at` is the address of the instruction that
+ * took the exception (ecall and ebreak included) or, for an interrupt, of
+ * the instruction that would have run next; `handler` is where execution
+ * went on. E-Trace sends the cause (and for some exceptions tval); N-Trace
+ * only tells exceptions from interrupts. */
+typedef struct rvt_trap_event {
+    bool interrupt;
+    bool has_cause, has_tval;
+    uint64_t cause; /* exception or interrupt code, without the interrupt flag */
+    uint64_t tval;
+    uint64_t at, handler;
+} rvt_trap_event;
+
+/* Receives each trap in order with the PCs; a non-zero return stops the
+ * decoder. */
+typedef int (*rvt_trap_sink)(void *user, const rvt_trap_event *trap);
 
 /* ---- Straight-line code, read once ----
  *

@@ -47,6 +47,8 @@ struct rvt_etrace_decoder {
     uint64_t pending;
     bool has_pending;
     uint64_t ambiguous_ends, ambiguous_addr, ambiguous_len;
+    rvt_trap_sink trap;
+    rvt_trap_event handler_trap; /* the trap waiting for its handler (thaddr = 0) */
     /* Branch prediction: of the pending branches, `bp_skip` come from the
      * map, then (bp_fail_first) one that failed, then `bp_left` went as
      * predicted, then (bp_fail) one did not; later ones from the map. */
@@ -487,19 +489,36 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
  * branch outcome or a reported target: then the trace ended in one of that
  * loop's iterations and nothing tells which. The walk runs on a copy of the
  * state, which is put back. */
-static void check_end(rvt_etrace_decoder *d) {
-    if (!d->inferred_address || d->error)
-        return;
-    rvt_etrace_decoder saved = *d;
-    uint64_t *stack = malloc(MAX_STACK * sizeof *stack);
-    if (!stack)
-        return;
-    memcpy(stack, d->stack, MAX_STACK * sizeof *stack);
-    uint64_t start = d->pc, len = 0;
+/* Walking ahead without reporting, on a copy of the state that is put back
+ * afterwards (tables the next sync restarts may change). */
+typedef struct {
+    rvt_etrace_decoder saved;
+    uint64_t *stack;
+} lookahead;
+
+static bool lookahead_begin(rvt_etrace_decoder *d, lookahead *la) {
+    if (!(la->stack = malloc(MAX_STACK * sizeof *la->stack)))
+        return false;
+    memcpy(la->stack, d->stack, MAX_STACK * sizeof *la->stack);
+    la->saved = *d;
     d->sink = NULL;
     d->block = NULL;
-    d->branches = 0;
     d->stop_at_last_branch = false;
+    return true;
+}
+
+static void lookahead_end(rvt_etrace_decoder *d, lookahead *la) {
+    memcpy(la->saved.stack, la->stack, MAX_STACK * sizeof *la->stack);
+    free(la->stack);
+    *d = la->saved;
+}
+
+static void check_end(rvt_etrace_decoder *d) {
+    lookahead la;
+    if (!d->inferred_address || d->error || !lookahead_begin(d, &la))
+        return;
+    uint64_t start = d->pc, len = 0;
+    d->branches = 0;
     for (uint32_t n = 1; n <= MAX_LOOP && !d->error; n++) {
         rvt_insn in;
         if (!d->fetch(d->user, d->pc, &in) || is_branch(&in))
@@ -513,9 +532,7 @@ static void check_end(rvt_etrace_decoder *d) {
             break;
         }
     }
-    memcpy(saved.stack, stack, MAX_STACK * sizeof *stack);
-    free(stack);
-    *d = saved;
+    lookahead_end(d, &la);
     d->inferred_address = false; /* the trace ended: the address stands, checked once */
     if (len) {
         d->ambiguous_ends++;
@@ -523,6 +540,41 @@ static void check_end(rvt_etrace_decoder *d) {
         d->ambiguous_len = len;
     }
 }
+
+/* The trap's address when the packet gives the handler: ecall and ebreak
+ * were reported as the last instruction; anything else trapped at (or was
+ * interrupted before) the successor of the last reported instruction. */
+static bool trap_address(rvt_etrace_decoder *d, const rvt_te_inst *t, uint64_t *at) {
+    rvt_insn in;
+    if (!d->fetch(d->user, d->pc, &in))
+        return false;
+    if (!t->interrupt && in.cf == RVT_CF_TRAP) {
+        *at = d->pc;
+        return true;
+    }
+    lookahead la;
+    if (!lookahead_begin(d, &la))
+        return false;
+    bool known = !next_pc(d, ~0ull, NULL, NULL) && !d->error;
+    *at = d->pc;
+    lookahead_end(d, &la);
+    return known;
+}
+
+static rvt_trap_event trap_of(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause};
+    ev.has_tval = d->o.v1_layout || !t->interrupt;
+    ev.tval = ev.has_tval ? t->tval : 0;
+    return ev;
+}
+
+static void report_trap(rvt_etrace_decoder *d, const rvt_trap_event *ev) {
+    flush_pending(d); /* in order with the PCs */
+    if (d->trap && !d->error && d->trap(d->user, ev) != 0)
+        d->error = RVT_E_IO;
+}
+
+void rvt_etrace_decoder_set_trap_sink(rvt_etrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
 
 uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len) {
     if (at_end)
@@ -603,6 +655,8 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             /* A trap reported before its handler ran: nothing retired; the
              * sync that follows gives the handler, not a path to follow. */
             d->handler_next = true;
+            d->handler_trap = trap_of(d, t);
+            d->handler_trap.at = mask_addr(d, t->address << lsb);
             restart_caches(d); /* the encoder restarts them with every sync it sends */
             return 0;
         }
@@ -613,6 +667,15 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
              * trap vector (vectored mode adds 4 x cause for interrupts). */
             uint64_t base = d->tvec & ~3ull;
             d->address = mask_addr(d, (d->tvec & 1) && t->interrupt ? base + 4u * t->ecause : base);
+        }
+        if (d->handler_next && !d->start_of_trace) { /* the handler of the trap reported before */
+            d->handler_trap.handler = d->address;
+            report_trap(d, &d->handler_trap);
+        } else if (t->subformat == 1 && !d->start_of_trace) {
+            rvt_trap_event ev = trap_of(d, t);
+            ev.handler = d->address;
+            if (trap_address(d, t, &ev.at))
+                report_trap(d, &ev);
         }
         if (t->subformat == 1 || d->start_of_trace) {
             d->branches = 0;

@@ -315,7 +315,8 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
         return false;
     if (!walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY))
         return false;
-    if (btype != 0 && btype != 4 && d->trap && d->trap(d->user, btype == 3, d->pc, target) != 0) {
+    rvt_trap_event ev = {.interrupt = btype == 3, .at = d->pc, .handler = target};
+    if (btype != 0 && btype != 4 && d->trap && d->trap(d->user, &ev) != 0) {
         d->status = RVT_E_IO;
         return false;
     }

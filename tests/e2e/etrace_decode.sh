@@ -4,7 +4,9 @@
 # the retired-PC list of the corpus trace. The decoder warns when a trace
 # ends in a loop no packet counts: only the streams listed in
 # etrace_decode_limits.txt may do that, and there the corpus trace must go on
-# through nothing but that loop's addresses.
+# through nothing but that loop's addresses. The traps the decoder reports
+# (--traps) must be the trap rows of the corpus trace: address, xcause and
+# interrupt flag (the reference encoder sends no tval).
 # usage: etrace_decode.sh RVTRACE SHARED_DIR CONFIG WORK_DIR
 set -u
 R=$1 SHARED=$2 CONFIG=$3 WORK=$4
@@ -22,7 +24,7 @@ for raw in "$G"/*.te_inst_raw; do
     if grep -q "^$CONFIG $name\b" "$(dirname "$0")/etrace_decode_limits.txt"; then
         # Known limit (see the file): the decoded list must be a correct prefix.
         "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs -o "$out.got" \
-            2> "$out.err"
+            --traps "$out.traps" 2> "$out.err"
         n=$(wc -l < "$out.got")
         loop=$(sed -n 's/.*warning: the trace ends in a loop that no packet counts (\([0-9]*\) instructions.*/\1/p' \
             "$out.err")
@@ -42,7 +44,7 @@ for raw in "$G"/*.te_inst_raw; do
             fi
         fi
     elif ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs -o "$out.got" \
-        2> "$out.err" || ! cmp -s "$out.want" "$out.got"; then
+        --traps "$out.traps" 2> "$out.err" || ! cmp -s "$out.want" "$out.got"; then
         echo "$CONFIG $name: decoded PCs differ from the corpus trace ($(cmp "$out.want" "$out.got" 2>&1 | head -1))"
         fail=$((fail + 1))
     elif grep -q "warning: the trace ends in a loop" "$out.err" &&
@@ -51,7 +53,11 @@ for raw in "$G"/*.te_inst_raw; do
         # decoded right, and the warning is still true.)
         echo "$CONFIG $name: warned of an uncounted loop that is not where the trace ends"; fail=$((fail + 1))
     fi
-    rm -f "$out.want" "$out.got" "$out.err" "$out.loop" "$out.set"
+    zstd -dc "$SHARED/corpus/spike/$name.csv.zst" | awk -F, '$5 == 1 { print $2 "," $6 "," $8 }' > "$out.wtraps"
+    if ! cut -d, -f1-3 "$out.traps" | cmp -s - "$out.wtraps"; then
+        echo "$CONFIG $name: reported traps differ from the corpus trace's trap rows"; fail=$((fail + 1))
+    fi
+    rm -f "$out.want" "$out.got" "$out.err" "$out.loop" "$out.set" "$out.traps" "$out.wtraps"
 done
 echo "etrace decode $CONFIG: $count streams, $fail differ"
 [ $count -gt 0 ] && [ $fail -eq 0 ]

@@ -137,16 +137,15 @@ static int pc_sink(void *user, uint64_t pc) {
     return 0;
 }
 
-static int trap_sink(void *user, bool interrupt, uint64_t at, uint64_t handler) {
+static int trap_sink(void *user, const rvt_trap_event *trap) {
     dec_ctx *c = user;
-    (void)handler;
-    if (interrupt) {
+    if (trap->interrupt) {
         c->have_held = false;
         return 0;
     }
     rvt_insn in;
-    if (fetch(c, at, &in) && in.cf == RVT_CF_TRAP)
-        pc_sink(c, at);
+    if (fetch(c, trap->at, &in) && in.cf == RVT_CF_TRAP)
+        pc_sink(c, trap->at);
     return 0;
 }
 

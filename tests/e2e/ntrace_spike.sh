@@ -4,7 +4,8 @@
 # repeated history, decode with the ELF, and compare with the corpus PC list.
 # Where the golden E-Trace set has the program's encoder-input CSV, N-Trace
 # from it (instruction bits from the ELF) must be the same bytes as from the
-# spike trace.
+# spike trace. The traps the decoder reports (--traps) must be the corpus
+# trace's: the same exceptions at the same addresses, as many interrupts.
 # usage: ntrace_spike.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 WORK=$3
@@ -19,12 +20,20 @@ for csv in "$SHARED"/corpus/spike/*.csv.zst; do
         count=$((count + 1))
         # shellcheck disable=SC2086
         if ! "$R" encode --format ntrace $opts "$csv" -o "$WORK/$name.nex" ||
-            ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs -o "$WORK/$name.got"; then
+            ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs -o "$WORK/$name.got" \
+                --traps "$WORK/$name.traps"; then
             echo "$name [$opts]: encode or decode failed"; fail=$((fail + 1)); continue
         fi
         if ! cmp -s "$WORK/$name.want" "$WORK/$name.got"; then
             echo "$name [$opts]: decoded PCs differ: $(cmp "$WORK/$name.want" "$WORK/$name.got" 2>&1 | head -1)"
             fail=$((fail + 1))
+        fi
+        # at,xcause,interrupt,...: exceptions by address, interrupts by count
+        got=$(awk -F, '$3 == 0 { print $1 } $3 == 1 { n++ } END { print "interrupts " n + 0 }' "$WORK/$name.traps")
+        want=$(zstd -dc "$csv" | awk -F, '$5 == 1 && $8 == 0 { print $2 } $5 == 1 && $8 == 1 { n++ }
+                                        END { print "interrupts " n + 0 }')
+        if [ "$got" != "$want" ]; then
+            echo "$name [$opts]: reported traps differ from the corpus trace's"; fail=$((fail + 1))
         fi
     done
     input=$SHARED/golden/etrace/itype3_basic/$name.encoder_input.zst
@@ -36,7 +45,7 @@ for csv in "$SHARED"/corpus/spike/*.csv.zst; do
             fail=$((fail + 1))
         fi
     fi
-    rm -f "$WORK/$name.want" "$WORK/$name.got" "$WORK/$name.nex" "$WORK/$name.input.nex"
+    rm -f "$WORK/$name.want" "$WORK/$name.got" "$WORK/$name.nex" "$WORK/$name.input.nex" "$WORK/$name.traps"
 done
 echo "ntrace from spike traces: $count runs, $fail failures"
 [ $count -gt 0 ] && [ $fail -eq 0 ]

@@ -33,6 +33,8 @@ static void decode_usage(FILE *out) {
             "  --folded FILE      call stacks with instruction counts, flame-graph input\n"
             "                     (`main;foo;bar COUNT` per line)\n"
             "  --coverage FILE    CSV: address,count,symbol+offset,file:line per executed address\n"
+            "  --traps FILE       one line per trap: at,xcause,interrupt,tval,handler (hex;\n"
+            "                     '-' where the trace does not say: N-Trace has no causes)\n"
             "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
@@ -63,6 +65,7 @@ typedef struct {
     uint64_t held_pc;
     bool write_pcs;     /* --pcs or --listing */
     rvt_profile *prof;  /* --profile, --folded, --coverage */
+    FILE *traps;        /* --traps */
 } decode_ctx;
 
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
@@ -94,18 +97,47 @@ static int flush_held(decode_ctx *c) {
     return rc;
 }
 
-static int write_trap(void *user, bool interrupt, uint64_t at, uint64_t handler) {
+/* A trap in the listing and the --traps file: `at,xcause,interrupt,tval,
+ * handler` (hex; the cause with the interrupt flag in the MSB as xcause has
+ * it; '-' for what the trace does not say). */
+static int note_trap(decode_ctx *c, const rvt_trap_event *t) {
+    char cause[24] = "-", tval[24] = "-";
+    if (t->has_cause)
+        snprintf(cause, sizeof cause, "%" PRIx64, t->cause | (t->interrupt ? UINT64_C(1) << (c->xlen - 1) : 0));
+    if (t->has_tval)
+        snprintf(tval, sizeof tval, "%" PRIx64, t->tval);
+    if (c->traps && fprintf(c->traps, "%" PRIx64 ",%s,%d,%s,%" PRIx64 "\n", t->at, cause, t->interrupt, tval,
+                            t->handler) < 0)
+        return 1;
+    if (c->listing) {
+        char what[64];
+        if (t->has_cause)
+            snprintf(what, sizeof what, "%s %" PRIu64, t->interrupt ? "interrupt" : "exception", t->cause);
+        else
+            snprintf(what, sizeof what, "%s", t->interrupt ? "interrupt" : "exception");
+        return fprintf(c->out, "%16s -- %s at %" PRIx64 "%s%s, handler %" PRIx64 "\n", "", what, t->at,
+                       t->has_tval ? ", tval " : "", t->has_tval ? tval : "", t->handler) < 0;
+    }
+    return 0;
+}
+
+/* E-Trace lists ecall and ebreak as retired and leaves out the instruction
+ * an interrupt is marked on, as the PC list wants: traps are only noted. */
+static int etrace_trap(void *user, const rvt_trap_event *t) { return note_trap(user, t); }
+
+/* N-Trace reports every instruction that retired: the PC-list rule is
+ * applied here (see decode_ctx.hold). */
+static int ntrace_trap(void *user, const rvt_trap_event *t) {
     decode_ctx *c = user;
-    (void)handler;
-    if (interrupt) {
+    if (t->interrupt) {
         c->held = false;
-        return 0;
+        return note_trap(c, t);
     }
     rvt_insn in;
     int rc = flush_held(c);
-    if (!rc && fetch_code(c, at, &in) && in.cf == RVT_CF_TRAP)
-        rc = print_pc(c, at);
-    return rc;
+    if (!rc && fetch_code(c, t->at, &in) && in.cf == RVT_CF_TRAP)
+        rc = print_pc(c, t->at);
+    return rc ? rc : note_trap(c, t);
 }
 
 static int print_pc(decode_ctx *c, uint64_t pc) {
@@ -138,7 +170,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_ntrace_decoder *dec;
     if (rvt_ntrace_decoder_new(&dec, opt, c->xlen, fetch_code, write_pc, c))
         return 1;
-    rvt_ntrace_decoder_set_trap_sink(dec, write_trap);
+    rvt_ntrace_decoder_set_trap_sink(dec, ntrace_trap);
     c->hold = true;
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(2 * chunk);
@@ -226,7 +258,7 @@ int cmd_decode(int argc, char **argv) {
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
-    const char *folded = NULL, *coverage = NULL;
+    const char *folded = NULL, *coverage = NULL, *traps = NULL;
     long profile_top = -1;
     uint64_t tvec = 0;
     rvt_ntrace_decoder_options nopt = {.src_id = -1};
@@ -258,6 +290,8 @@ int cmd_decode(int argc, char **argv) {
             folded = argv[++i];
         } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
             coverage = argv[++i];
+        } else if (!strcmp(a, "--traps") && i + 1 < argc) {
+            traps = argv[++i];
         } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
             nopt.call_stack = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
@@ -335,6 +369,10 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
         goto done;
     }
+    if (traps && !(c.traps = fopen(traps, "w"))) {
+        fprintf(stderr, "rvtrace decode: %s: %s\n", traps, strerror(errno));
+        goto done;
+    }
     if (ntrace) {
         status = decode_ntrace(zr, trace, &nopt, &c);
         rvt_zreader_close(zr);
@@ -343,6 +381,7 @@ int cmd_decode(int argc, char **argv) {
     if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
+    rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
     rvt_etrace_decoder_set_tvec(dec, tvec);
     /* The capture is read in 1 MiB pieces; a packet cut at the end of a piece
      * waits for the next one. Offsets in messages are from the file start. */
@@ -419,6 +458,8 @@ done:
     }
     rvt_profile_free(c.prof);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
+        status = 1;
+    if (c.traps && fclose(c.traps) != 0)
         status = 1;
     free(data);
     rvt_machine_free(c.machine);

@@ -82,11 +82,10 @@ static bool demo_rom(void *user, uint64_t addr, void *buf, unsigned n) {
 static int demo_pc(void *user, uint64_t pc) { return pc_push(&((decode_ctx *)user)->decoded, pc); }
 
 /* ecall and ebreak count as executed although they trap. */
-static int demo_trap(void *user, bool interrupt, uint64_t at, uint64_t handler) {
-    (void)handler;
+static int demo_trap(void *user, const rvt_trap_event *trap) {
     rvt_insn in;
-    if (!interrupt && demo_fetch(user, at, &in) && in.cf == RVT_CF_TRAP)
-        return demo_pc(user, at);
+    if (!trap->interrupt && demo_fetch(user, trap->at, &in) && in.cf == RVT_CF_TRAP)
+        return demo_pc(user, trap->at);
     return 0;
 }
 
