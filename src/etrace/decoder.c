@@ -485,10 +485,6 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
 
 #define MAX_LOOP 65536u /* instructions of an uncounted loop looked for at the end */
 
-/* Whether, from the reported address, the code comes back to it without a
- * branch outcome or a reported target: then the trace ended in one of that
- * loop's iterations and nothing tells which. The walk runs on a copy of the
- * state, which is put back. */
 /* Walking ahead without reporting, on a copy of the state that is put back
  * afterwards (tables the next sync restarts may change). */
 typedef struct {
@@ -513,6 +509,9 @@ static void lookahead_end(rvt_etrace_decoder *d, lookahead *la) {
     *d = la->saved;
 }
 
+/* Whether, from the reported address, the code comes back to it without a
+ * branch outcome or a reported target: then the trace ended in one of that
+ * loop's iterations and nothing tells which. */
 static void check_end(rvt_etrace_decoder *d) {
     lookahead la;
     if (!d->inferred_address || d->error || !lookahead_begin(d, &la))
