@@ -517,6 +517,10 @@ static void check_end(rvt_etrace_decoder *d) {
     if (!d->inferred_address || d->error || !lookahead_begin(d, &la))
         return;
     uint64_t start = d->pc, len = 0;
+    /* A loop that does not pass `start` (a final `j .`) ends the walk as
+     * soon as it repeats: the address seen at step 2^k comes round again. */
+    uint64_t mark = start;
+    uint32_t next_mark = 1;
     d->branches = 0;
     for (uint32_t n = 1; n <= MAX_LOOP && !d->error; n++) {
         rvt_insn in;
@@ -529,6 +533,12 @@ static void check_end(rvt_etrace_decoder *d) {
         if (d->pc == start) {
             len = n;
             break;
+        }
+        if (d->pc == mark)
+            break;
+        if (n == next_mark) {
+            mark = d->pc;
+            next_mark *= 2;
         }
     }
     lookahead_end(d, &la);
