@@ -14,6 +14,8 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 
+#include "program_run.h"
+
 #define VARIANTS 5
 
 typedef struct {
@@ -124,24 +126,14 @@ static void expected(const rvt_retire *recs, size_t n, const struct rvt_etrace_f
 int main(int argc, char **argv) {
     int failures = 0, checked = 0;
     for (int k = 1; k < argc; k++) {
-        rvt_image *img;
-        rvt_diag d = {{0}};
-        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
+        program_run pr;
+        if (program_run_open(&pr, argv[k], 2000000))
             return 1;
-        }
+        rvt_image *img = pr.img;
+        rvt_machine *m = pr.m;
+        rvt_diag d = {{0}};
         uint64_t main_addr;
         bool has_main = rvt_image_symbol_addr(img, "main", &main_addr);
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        FILE *null = fopen("/dev/null", "w");
-        cfg.console = null;
-        cfg.max_insns = 2000000;
-        rvt_machine *m;
-        if (rvt_machine_new(&m, &cfg, img, &d)) {
-            fprintf(stderr, "%s: %s\n", argv[k], d.msg);
-            return 1;
-        }
         /* As the round trip: the reference conversion folds a
          * one-instruction loop, which no branch trace can count. */
         run_ctx r = {0};
@@ -241,9 +233,7 @@ int main(int argc, char **argv) {
         }
         free(r.recs);
         free(sb.recs);
-        rvt_machine_free(m);
-        rvt_image_free(img);
-        fclose(null);
+        program_run_close(&pr);
     }
     printf("etrace filtering: %d programs x %d filters, %d runs traced something, %d failures\n", argc - 1,
            VARIANTS, checked, failures);

@@ -11,6 +11,8 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 
+#include "program_run.h"
+
 typedef struct {
     uint64_t n, hash;
 } digest;
@@ -116,22 +118,12 @@ int main(int argc, char **argv) {
     }
     int failures = 0, sets = 0;
     for (int k = 1; k < argc; k++) {
-        rvt_image *img;
+        program_run pr;
+        if (program_run_open(&pr, argv[k], 50000000 /* a program that does not terminate still gives a trace */))
+            return 1;
+        rvt_image *img = pr.img;
+        rvt_machine *m = pr.m;
         rvt_diag d = {{0}};
-        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
-            return 1;
-        }
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        FILE *null = fopen("/dev/null", "w");
-        cfg.console = null;
-        cfg.max_insns = 50000000; /* a program that does not terminate still gives a trace */
-        rvt_machine *m;
-        if (rvt_machine_new(&m, &cfg, img, &d)) {
-            fprintf(stderr, "%s: %s\n", argv[k], d.msg);
-            return 1;
-        }
         rvt_etrace_params p[MODES];
         rvt_etrace_options o[MODES];
         bytes trace[MODES];
@@ -174,9 +166,7 @@ int main(int argc, char **argv) {
             rvt_etrace_decoder_free(dec);
             free(trace[mode].bytes);
         }
-        rvt_machine_free(m);
-        rvt_image_free(img);
-        fclose(null);
+        program_run_close(&pr);
     }
     printf("etrace round trip: %d programs x %d option sets, %d failures\n", argc - 1, sets, failures);
     return failures ? 1 : 0;

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "rvtrace/hart.h"
+
+#include "program_run.h"
 #include "rvtrace/ntrace.h"
 
 typedef struct {
@@ -156,22 +158,12 @@ int main(int argc, char **argv) {
     }
     int failures = 0, limits = 0;
     for (int k = 1; k < argc; k++) {
-        rvt_image *img;
+        program_run pr;
+        if (program_run_open(&pr, argv[k], 50000000 /* a program that does not terminate still gives a trace */))
+            return 1;
+        rvt_image *img = pr.img;
+        rvt_machine *m = pr.m;
         rvt_diag d = {{0}};
-        if (rvt_image_new(&img) || rvt_image_load_elf(img, argv[k], 0, &d)) {
-            fprintf(stderr, "%s\n", d.msg);
-            return 1;
-        }
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        FILE *null = fopen("/dev/null", "w");
-        cfg.console = null;
-        cfg.max_insns = 50000000; /* a program that does not terminate still gives a trace */
-        rvt_machine *m;
-        if (rvt_machine_new(&m, &cfg, img, &d)) {
-            fprintf(stderr, "%s: %s\n", argv[k], d.msg);
-            return 1;
-        }
         run_ctx r;
         memset(&r, 0, sizeof r);
         for (int s = 0; s < NSETS; s++)
@@ -228,9 +220,7 @@ int main(int argc, char **argv) {
             rvt_ntrace_decoder_free(dec);
             rvt_membuf_free(&r.trace[s]);
         }
-        rvt_machine_free(m);
-        rvt_image_free(img);
-        fclose(null);
+        program_run_close(&pr);
     }
     printf("ntrace round trip: %d programs x %d option sets, %d failures, %d known call-counter limits\n", argc - 1,
            NSETS, failures, limits);

@@ -1,0 +1,44 @@
+/* The e2e harnesses' common start: a program's ELF loaded and the machine the
+ * hart model gives it, its console discarded. */
+#ifndef RVT_TESTS_PROGRAM_RUN_H
+#define RVT_TESTS_PROGRAM_RUN_H
+
+#include <stdio.h>
+
+#include "rvtrace/hart.h"
+#include "rvtrace/image.h"
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    FILE *console;
+} program_run;
+
+/* Prints the problem and returns non-zero when the program cannot run. */
+static inline int program_run_open(program_run *p, const char *path, uint64_t max_insns) {
+    rvt_diag d = {{0}};
+    p->m = NULL;
+    p->console = NULL;
+    if (rvt_image_new(&p->img) || rvt_image_load_elf(p->img, path, 0, &d)) {
+        fprintf(stderr, "%s\n", d.msg);
+        return 1;
+    }
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.console = p->console = fopen("/dev/null", "w");
+    cfg.max_insns = max_insns;
+    if (!p->console || rvt_machine_new(&p->m, &cfg, p->img, &d)) {
+        fprintf(stderr, "%s: %s\n", path, p->console ? d.msg : "cannot open /dev/null");
+        return 1;
+    }
+    return 0;
+}
+
+static inline void program_run_close(program_run *p) {
+    rvt_machine_free(p->m);
+    rvt_image_free(p->img);
+    if (p->console)
+        fclose(p->console);
+}
+
+#endif
