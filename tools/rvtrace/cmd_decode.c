@@ -355,10 +355,7 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     }
     rvt_disasm_init(&c.dis, c.xlen, 0);
-    rvt_machine_config cfg;
-    rvt_machine_config_default(&cfg);
-    if (rvt_machine_new(&c.machine, &cfg, c.img, &d))
-        c.machine = NULL; /* the program does not fit spike's layout: its ELF alone then */
+    c.machine = program_machine(c.img);
     rvt_zreader *zr = NULL;
     if (rvt_zreader_open(&zr, trace, &d)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);

@@ -126,10 +126,7 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         if (rvt_image_new(&img) || rvt_image_load_elf(img, elf, 0, &d))
             goto report;
         xlen = rvt_image_xlen(img);
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        if (rvt_machine_new(&machine, &cfg, img, &d))
-            machine = NULL; /* the program does not fit spike's layout: its ELF alone then */
+        machine = program_machine(img);
     }
     if (rvt_pcseq_file(input, &pcseq, &d) ||
         (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)))

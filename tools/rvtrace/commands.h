@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
 
 int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -24,6 +25,11 @@ typedef struct transport_choice {
 /* Takes argv[*i] (and its value) when it is a transport option. */
 bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc);
 extern const char *const transport_help;
+
+/* The machine the hart model gives a program, read for code outside its ELF
+ * files (spike's boot ROM); NULL when the program does not fit spike's
+ * layout, and its ELF alone is the code then. */
+rvt_machine *program_machine(rvt_image *img);
 
 /* NexRv's Stat line: bytes, messages, error messages, bytes/message, instr, bits/instr. */
 void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns);

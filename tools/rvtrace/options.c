@@ -31,3 +31,11 @@ const char *const transport_help =
     "                       --encap-index V for a source index, --encap-timestamps for\n"
     "                       a 2-byte time stamp per packet, --encap-align N for 32 zero\n"
     "                       bytes before every Nth packet (a reader realigns on them)\n";
+
+rvt_machine *program_machine(rvt_image *img) {
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    rvt_machine *m;
+    rvt_diag d = {{0}};
+    return rvt_machine_new(&m, &cfg, img, &d) ? NULL : m;
+}
