@@ -52,6 +52,7 @@ enum rvt_stop_reason {
     RVT_STOP_MAX_INSNS,    /* --max-insns reached */
     RVT_STOP_SINK,         /* the sink asked to stop */
     RVT_STOP_ERROR,        /* simulator error, see diag */
+    RVT_STOP_NO_PROGRESS,  /* a hart took traps in a row without retiring anything */
 };
 
 typedef struct rvt_run_result {
@@ -59,6 +60,12 @@ typedef struct rvt_run_result {
     int exit_code;         /* program exit code when reason is RVT_STOP_EXIT */
     uint64_t instret;      /* instructions retired by all harts */
     uint64_t traps;
+    /* Where the run stopped (for a stop other than the exit): the hart that
+     * stopped it, its pc, and its last trap (cause 0 and pc 0 when none). */
+    unsigned hart;
+    uint64_t pc;
+    uint64_t last_trap_cause, last_trap_pc;
+    bool had_trap;
 } rvt_run_result;
 
 int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);

@@ -60,6 +60,15 @@ static inline bool rvt_retire_is_env_trap(const rvt_retire *r) {
     return r->ninsns == 0 && r->itype == 1 && rvt_cause_is_env_call(r->cause);
 }
 
+/* An exception raised before the instruction at iaddr was fetched: a fetch
+ * access or page fault, or an execute-address breakpoint trigger. Such a
+ * record carries no instruction bits (insn 0), which tells the trigger's
+ * breakpoint apart from an ebreak. */
+static inline bool rvt_retire_is_fetch_trap(const rvt_retire *r) {
+    uint64_t code = r->cause & 0xff;
+    return r->ninsns == 0 && r->itype == 1 && r->insn == 0 && (code == 1 || code == 12 || code == 3);
+}
+
 /* Receives records in batches; a non-zero return stops the producer. */
 typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
 
@@ -90,8 +99,9 @@ enum rvt_row_format {
 };
 
 /* Turns retirement records into the rows of the corpus spike CSV (an
- * interrupt marks the row of the last retired instruction; a trapping
- * instruction gets its own row) or into the PC
+ * interrupt marks the row of the last retired instruction, and so does an
+ * exception raised before its instruction was fetched, as spike logs it;
+ * any other trapping instruction gets its own row) or into the PC
  * list derived from those rows (trapping instructions other than ecall and
  * ebreak, and rows marked with an interrupt, are left out). */
 typedef struct rvt_row_writer rvt_row_writer;

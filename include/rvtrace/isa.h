@@ -213,6 +213,9 @@ const char *rvt_gpr_name(unsigned reg);
 const char *rvt_fpr_name(unsigned reg);
 /* Name of a CSR, or NULL when the number has none. */
 const char *rvt_csr_name(unsigned csr);
+/* The privileged specification's name of a trap cause ("instruction page
+ * fault", "machine timer interrupt"); a generic word for reserved codes. */
+const char *rvt_trap_cause_name(bool interrupt, uint64_t code);
 
 #ifdef __cplusplus
 }

@@ -86,7 +86,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_SCOUNTEREN: v = h->scounteren; break;
     case CSR_SENVCFG: v = h->senvcfg; break;
     case CSR_SSCRATCH: v = h->sscratch; break;
-    case CSR_SEPC: v = h->sepc; break;
+    case CSR_SEPC: v = h->sepc & ~h->ialign_mask; break;
     case CSR_SCAUSE: v = h->scause; break;
     case CSR_STVAL: v = h->stval; break;
     case CSR_SATP:
@@ -106,7 +106,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_MENVCFG: v = rv32 ? (uint32_t)h->menvcfg : h->menvcfg; break;
     case CSR_MENVCFGH: if (!rv32) return -1; v = h->menvcfg >> 32; break;
     case CSR_MSCRATCH: v = h->mscratch; break;
-    case CSR_MEPC: v = h->mepc; break;
+    case CSR_MEPC: v = h->mepc & ~h->ialign_mask; break;
     case CSR_MCAUSE: v = h->mcause; break;
     case CSR_MTVAL: v = h->mtval; break;
     case CSR_MCYCLE: v = h->minstret + h->mcycle_offset; if (rv32) v = (uint32_t)v; break;
@@ -114,10 +114,10 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_MCYCLEH: if (!rv32) return -1; v = (h->minstret + h->mcycle_offset) >> 32; break;
     case CSR_MINSTRETH: if (!rv32) return -1; v = (h->minstret + h->minstret_offset) >> 32; break;
     case CSR_TSELECT: v = h->tselect; break;
-    case CSR_TDATA1: v = h->tdata1[h->tselect & 3]; break;
-    case CSR_TDATA2: v = h->tdata2[h->tselect & 3]; break;
+    case CSR_TDATA1: v = h->trig[h->tselect].tdata1; break;
+    case CSR_TDATA2: v = h->trig[h->tselect].tdata2; break;
     case CSR_TDATA3: v = 0; break;
-    case CSR_TINFO: v = 0; break;
+    case CSR_TINFO: v = trigger_tinfo(); break;
     case CSR_MVENDORID: case CSR_MIMPID: case CSR_MCONFIGPTR: v = 0; break;
     case CSR_MARCHID: v = 5; break; /* spike's architecture ID */
     case CSR_MHARTID: v = h->id; break;
@@ -166,6 +166,21 @@ static void write_mstatus(hart *h, uint64_t val) {
     uint64_t mpp = legal_priv((unsigned)((val & MSTATUS_MPP) >> 11));
     val = (val & ~MSTATUS_MPP) | (mpp << 11);
     h->mstatus = (h->mstatus & ~mask) | (val & mask);
+}
+
+/* misa: M, A, F, D and C can be switched off and on again, as in spike; D
+ * needs F; clearing C is ignored while the next instruction is only
+ * 2-byte aligned. */
+static void write_misa(hart *h, uint64_t val) {
+    const uint64_t bit_c = 1ull << ('C' - 'A'), bit_d = 1ull << ('D' - 'A'), bit_f = 1ull << ('F' - 'A');
+    const uint64_t writable = bit_c | bit_d | bit_f | (1ull << ('M' - 'A')) | (1ull << ('A' - 'A'));
+    if (!(val & bit_c) && (h->misa & bit_c) && (h->pc & 2))
+        return;
+    if (!(val & bit_f))
+        val &= ~bit_d;
+    h->misa = (h->misa & ~writable) | (val & writable);
+    h->misa_restricted = (h->misa & writable) != writable;
+    h->ialign_mask = (h->misa & bit_c) ? 0 : 2;
 }
 
 static void write_counter(hart *h, uint64_t *offset, uint64_t val, bool high) {
@@ -221,7 +236,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     }
     case CSR_MSTATUS: write_mstatus(h, val); break;
     case CSR_MSTATUSH: if (!rv32) return -1; break;
-    case CSR_MISA: break; /* extensions cannot be switched off in this model */
+    case CSR_MISA: write_misa(h, val); break;
     case CSR_MEDELEG: {
         uint64_t mask = (1ull << CAUSE_MISALIGNED_FETCH) | (1ull << CAUSE_FETCH_ACCESS) |
                         (1ull << CAUSE_ILLEGAL_INSTRUCTION) | (1ull << CAUSE_BREAKPOINT) |
@@ -249,8 +264,10 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     case CSR_MINSTRET: write_counter(h, &h->minstret_offset, val, false); break;
     case CSR_MCYCLEH: if (!rv32) return -1; write_counter(h, &h->mcycle_offset, val, true); break;
     case CSR_MINSTRETH: if (!rv32) return -1; write_counter(h, &h->minstret_offset, val, true); break;
-    case CSR_TSELECT: if (val < 4) h->tselect = val; break;
-    case CSR_TDATA1: case CSR_TDATA2: case CSR_TDATA3: break; /* triggers are not implemented */
+    case CSR_TSELECT: if (val < RVT_TRIGGERS) h->tselect = val; break;
+    case CSR_TDATA1: trigger_write_tdata1(h, val); break;
+    case CSR_TDATA2: h->trig[h->tselect].tdata2 = val; break;
+    case CSR_TDATA3: case CSR_TINFO: break; /* no context matching; tinfo is read-only */
     default:
         if (csr >= CSR_PMPCFG0 && csr <= CSR_PMPCFG15) {
             if (h->m->cfg.pmp_regions == 0 || (!rv32 && (csr & 1))) return -1;

@@ -6,8 +6,6 @@
 
 #include <stdlib.h>
 
-enum access { ACC_FETCH, ACC_LOAD, ACC_STORE };
-
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     memset(h, 0, sizeof *h);
     h->m = m;
@@ -22,6 +20,7 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     if (h->xlen == 64)
         h->mstatus = (2ull << 32) | (2ull << 34); /* UXL = SXL = 64 */
     h->frm = 0;
+    trigger_reset(h);
 }
 
 /* ------------------------------------------------------------ traps */
@@ -55,6 +54,15 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     bool interrupt = (cause & xlen_msb(h)) != 0;
     uint64_t code = cause & ~xlen_msb(h);
     m->traps++;
+    h->last_trap_cause = cause;
+    h->last_trap_pc = epc;
+    h->trapped = true;
+    /* Without a retired instruction between them, traps repeat for ever: the
+     * handler itself faults (an unmapped or unfetchable trap vector). */
+    if (++h->traps_in_a_row == RVT_STUCK_TRAPS && !m->stop) {
+        m->stop = true;
+        m->stop_reason = RVT_STOP_NO_PROGRESS;
+    }
     if (m->sink) {
         rvt_retire r = {0};
         r.iaddr = epc;
@@ -65,16 +73,8 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         r.time = m->mtime;
         r.hart = (uint8_t)h->id;
         if (!interrupt) {
-            uint8_t b[4] = {0};
-            /* The trapping instruction's bits, for trace writers; a failed
-             * fetch simply leaves zeros. */
-            phys_load(m, mask_xlen(h, epc), b, 2);
-            unsigned len = rvt_insn_length((uint16_t)(b[0] | b[1] << 8));
-            if (len == 4)
-                phys_load(m, mask_xlen(h, epc + 2), b + 2, 2);
-            r.insn = len == 2 ? (uint32_t)(b[0] | b[1] << 8)
-                              : (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-            r.ilastsize = len == 4;
+            r.insn = h->cur_insn;
+            r.ilastsize = h->cur_len == 4;
         }
         machine_emit(m, &r);
     }
@@ -166,17 +166,17 @@ static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
         if (ptesize == 4)
             pte = (uint32_t)pte;
         bool v = pte & 1, r = pte & 2, w = pte & 4, x = pte & 8, u = pte & 16;
-        if (!v || (!r && w))
-            goto fault;
         if (h->xlen == 64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
             goto fault;
         uint64_t ppn = h->xlen == 64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
-        if (!r && !x) { /* pointer to the next level */
-            if (i == 0)
+        if (v && !r && !w && !x) { /* pointer to the next level: D, A and U are reserved there */
+            if (i == 0 || (pte & 0xd0))
                 goto fault;
             a = ppn << 12;
             continue;
         }
+        if (!v || (!r && w))
+            goto fault;
         /* Leaf: permission checks. */
         if (prv == PRV_U && !u)
             goto fault;
@@ -190,13 +190,11 @@ static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
             goto fault;
         if (i > 0 && (ppn & ((1ull << ((unsigned)i * vpnbits)) - 1)) != 0) /* misaligned superpage */
             goto fault;
-        /* Hardware A/D update (spike's behaviour without Svade). */
+        /* Svade, as spike without Svadu: the hardware never sets A or D; an
+         * access that would need to raises a page fault. */
         uint64_t need = 0x40 | (acc == ACC_STORE ? 0x80 : 0);
-        if ((pte & need) != need) {
-            pte |= need;
-            if (!phys_store(h->m, NULL, pte_addr, &pte, ptesize))
-                goto access_fault;
-        }
+        if ((pte & need) != need)
+            goto fault;
         uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
         *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
         return true;
@@ -214,6 +212,8 @@ access_fault:
 
 static bool load(hart *h, uint64_t va, void *out, unsigned len) {
     va = mask_xlen(h, va);
+    if (h->trig_armed && trigger_check(h, ACC_LOAD, va, len, false, 0) == TRIG_BEFORE)
+        return false;
     if (va & (len - 1)) {
         h->exc_cause = CAUSE_MISALIGNED_LOAD;
         h->exc_tval = va;
@@ -232,11 +232,22 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->trig_armed) {
+        uint64_t data = 0;
+        memcpy(&data, out, len);
+        trigger_check(h, ACC_LOAD, va, len, true, data);
+    }
     return true;
 }
 
 static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
     va = mask_xlen(h, va);
+    if (h->trig_armed) {
+        uint64_t data = 0;
+        memcpy(&data, in, len);
+        if (trigger_check(h, ACC_STORE, va, len, true, data) == TRIG_BEFORE)
+            return false;
+    }
     if (va & (len - 1)) {
         h->exc_cause = CAUSE_MISALIGNED_STORE;
         h->exc_tval = va;
@@ -281,8 +292,44 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
     return store(h, va, in, len);
 }
 
-/* Fetch the decoded instruction at h->pc; NULL with exc_* set on a fault. */
+#define MISA_BIT(c) (1ull << ((c) - 'A'))
+
+/* An instruction of an extension that misa has switched off is illegal. */
+static bool insn_enabled(const hart *h, const rvt_insn *in) {
+    uint64_t misa = h->misa;
+    unsigned op = in->op;
+    if (in->len == 2)
+        return (misa & MISA_BIT('C')) != 0;
+    if (op >= RVT_OP_MUL && op <= RVT_OP_REMUW)
+        return (misa & MISA_BIT('M')) != 0;
+    if (op >= RVT_OP_LR_W && op <= RVT_OP_AMOMAXU_D)
+        return (misa & MISA_BIT('A')) != 0;
+    if (op >= RVT_OP_FLW && op <= RVT_OP_FCVT_S_LU)
+        return (misa & MISA_BIT('F')) != 0;
+    if (op >= RVT_OP_FLD && op <= RVT_OP_FMV_D_X)
+        return (misa & MISA_BIT('D')) != 0;
+    return true;
+}
+
+static const rvt_insn *fetch_translated(hart *h);
+
+/* Fetch the decoded instruction at h->pc; NULL with exc_* set on a fault.
+ * cur_insn stays 0 unless the instruction itself was fetched. */
 static const rvt_insn *fetch(hart *h) {
+    h->cur_insn = 0;
+    h->cur_len = 0;
+    const rvt_insn *in = fetch_translated(h);
+    if (in && h->misa_restricted && !insn_enabled(h, in)) {
+        h->cur_insn = in->raw;
+        h->cur_len = in->len;
+        h->exc_cause = CAUSE_ILLEGAL_INSTRUCTION;
+        h->exc_tval = in->raw;
+        return NULL;
+    }
+    return in;
+}
+
+static const rvt_insn *fetch_translated(hart *h) {
     uint64_t pa;
     if (!translate(h, h->pc, ACC_FETCH, &pa))
         return NULL;
@@ -316,6 +363,14 @@ static const rvt_insn *fetch(hart *h) {
 }
 
 /* ------------------------------------------------------------ execute */
+
+/* A jump or taken branch to a target that IALIGN forbids raises the
+ * exception itself, without retiring (spike: set_pc). */
+static int misaligned_target(hart *h, uint64_t target) {
+    h->exc_cause = CAUSE_MISALIGNED_FETCH;
+    h->exc_tval = mask_xlen(h, target);
+    return EXEC_TRAP;
+}
 
 static int illegal(hart *h, const rvt_insn *in) {
     h->exc_cause = CAUSE_ILLEGAL_INSTRUCTION;
@@ -445,7 +500,7 @@ static int exec_system(hart *h, const rvt_insn *in) {
             s &= ~MSTATUS_MPRV;
         h->mstatus = s;
         h->priv = mpp;
-        h->pc = mask_xlen(h, h->mepc);
+        h->pc = mask_xlen(h, h->mepc & ~h->ialign_mask);
         return EXEC_SERIALIZE;
     }
     case RVT_OP_SRET: {
@@ -459,7 +514,7 @@ static int exec_system(hart *h, const rvt_insn *in) {
         s &= ~MSTATUS_MPRV;
         h->mstatus = s;
         h->priv = spp;
-        h->pc = mask_xlen(h, h->sepc);
+        h->pc = mask_xlen(h, h->sepc & ~h->ialign_mask);
         return EXEC_SERIALIZE;
     }
     case RVT_OP_WFI:
@@ -473,9 +528,11 @@ static int exec_system(hart *h, const rvt_insn *in) {
         h->pc = mask_xlen(h, h->pc + in->len);
         return EXEC_OK;
     case RVT_OP_FENCE_I:
-        machine_flush_icache(h->m);
+        /* The flush waits until this instruction has been reported: its own
+         * decoded slot is among those dropped. */
+        h->icache_flush_pending = true;
         h->pc = mask_xlen(h, h->pc + in->len);
-        return EXEC_OK;
+        return EXEC_SERIALIZE;
     default: /* uret, dret: not available outside debug mode / without N */
         return illegal(h, in);
     }
@@ -496,22 +553,28 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     switch (in->op) {
     case RVT_OP_LUI: WR(in->rd, (uint64_t)imm); break;
     case RVT_OP_AUIPC: WR(in->rd, pc + (uint64_t)imm); break;
-    case RVT_OP_JAL:
-        WR(in->rd, next);
-        h->pc = MASKX(pc + (uint64_t)imm);
-        return EXEC_OK;
-    case RVT_OP_JALR: {
-        uint64_t t = (a + (uint64_t)imm) & ~1ull;
+    case RVT_OP_JAL: {
+        uint64_t t = pc + (uint64_t)imm;
+        if (__builtin_expect(t & h->ialign_mask, 0))
+            return misaligned_target(h, t);
         WR(in->rd, next);
         h->pc = MASKX(t);
         return EXEC_OK;
     }
-    case RVT_OP_BEQ: if (a == b) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BNE: if (a != b) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BLT: if ((int64_t)a < (int64_t)b) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BGE: if ((int64_t)a >= (int64_t)b) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BLTU: if (MASKX(a) < MASKX(b)) next = pc + (uint64_t)imm; break;
-    case RVT_OP_BGEU: if (MASKX(a) >= MASKX(b)) next = pc + (uint64_t)imm; break;
+    case RVT_OP_JALR: {
+        uint64_t t = (a + (uint64_t)imm) & ~1ull;
+        if (__builtin_expect(t & h->ialign_mask, 0))
+            return misaligned_target(h, t);
+        WR(in->rd, next);
+        h->pc = MASKX(t);
+        return EXEC_OK;
+    }
+    case RVT_OP_BEQ: if (a == b) goto taken; break;
+    case RVT_OP_BNE: if (a != b) goto taken; break;
+    case RVT_OP_BLT: if ((int64_t)a < (int64_t)b) goto taken; break;
+    case RVT_OP_BGE: if ((int64_t)a >= (int64_t)b) goto taken; break;
+    case RVT_OP_BLTU: if (MASKX(a) < MASKX(b)) goto taken; break;
+    case RVT_OP_BGEU: if (MASKX(a) >= MASKX(b)) goto taken; break;
     case RVT_OP_LB: case RVT_OP_LH: case RVT_OP_LW: case RVT_OP_LD:
     case RVT_OP_LBU: case RVT_OP_LHU: case RVT_OP_LWU: {
         static const unsigned sizes[] = {1, 2, 4, 8, 1, 2, 4};
@@ -650,6 +713,12 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     }
     h->pc = MASKX(next);
     return EXEC_OK;
+taken:
+    next = pc + (uint64_t)imm;
+    if (__builtin_expect(next & h->ialign_mask, 0))
+        return misaligned_target(h, next);
+    h->pc = MASKX(next);
+    return EXEC_OK;
 }
 
 /* `priv`: the privilege the instruction executed in (an xret's record
@@ -684,7 +753,10 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                                                             const unsigned XLEN, const bool EMIT,
                                                             const bool BLOCKS) {
     rvt_machine *m = h->m;
-    const bool bare_fetch = h->priv == PRV_M || satp_mode(h) == 0;
+    /* Decoded pages are shared with the physical memory they came from, so
+     * they serve fetches only while fetch addresses are physical and every
+     * extension is on. */
+    const bool cache_pages = (h->priv == PRV_M || satp_mode(h) == 0) && !h->misa_restricted;
     /* The decoded page the last fetch came from (none: an impossible base). */
     static const rvt_insn no_page[2048];
     const rvt_insn *page = no_page;
@@ -699,7 +771,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             in = &page[off >> 1];
         } else {
             in = fetch(h);
-            if (in && bare_fetch) {
+            if (in && cache_pages) {
                 /* Remember the decoded page for the following fetches. */
                 mem_region *r = phys_region(m, pc, 2);
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
@@ -714,14 +786,19 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             break;
         }
         if (__builtin_expect(in->op == RVT_OP_ILLEGAL, 0)) {
+            h->cur_insn = in->raw;
+            h->cur_len = in->len;
             st = illegal(h, in);
             break;
         }
         unsigned priv = h->priv;
         st = execute(h, in, XLEN);
         h->x[0] = 0;
-        if (__builtin_expect(st == EXEC_TRAP, 0))
+        if (__builtin_expect(st == EXEC_TRAP, 0)) {
+            h->cur_insn = in->raw;
+            h->cur_len = in->len;
             break;
+        }
         done++;
         h->minstret++;
         if (BLOCKS) {
@@ -753,19 +830,56 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
     return st;
 }
 
+/* Execute triggers see each 16-bit parcel of the instruction at pc: its
+ * address before the fetch, its bits after (spike's fetch slow path). True
+ * with exc_* set when one fires. A fetch that faults is left to the real
+ * fetch to report. */
+static bool execute_trigger_fires(hart *h) {
+    uint64_t pc = h->pc;
+    if (trigger_check(h, ACC_FETCH, pc, 2, false, 0) == TRIG_BEFORE)
+        return true;
+    const rvt_insn *in = fetch(h);
+    if (!in)
+        return false;
+    if (trigger_check(h, ACC_FETCH, pc, 2, true, in->raw & 0xffff) == TRIG_BEFORE)
+        return true;
+    return in->len == 4 && (trigger_check(h, ACC_FETCH, pc + 2, 2, false, 0) == TRIG_BEFORE ||
+                            trigger_check(h, ACC_FETCH, pc + 2, 2, true, in->raw >> 16) == TRIG_BEFORE);
+}
+
+/* A trap taken before any instruction was fetched. */
+static void take_fetch_stage_trap(hart *h, uint64_t cause, uint64_t tval) {
+    h->cur_insn = 0;
+    h->cur_len = 0;
+    hart_take_trap(h, cause, tval, h->pc);
+}
+
 void hart_step(hart *h, uint64_t n) {
     rvt_machine *m = h->m;
+    /* Interrupts are sampled where spike samples them: when the step starts
+     * and after an instruction that serialises. */
+    bool sample_interrupts = true;
     while (n > 0 && !m->stop) {
         uint64_t cause;
-        if (pending_interrupt(h, &cause)) {
-            hart_take_trap(h, cause, 0, h->pc);
+        if (sample_interrupts && pending_interrupt(h, &cause)) {
+            take_fetch_stage_trap(h, cause, 0);
             return; /* a trap ends spike's step() and with it the quantum */
+        }
+        if (h->trig_pending) { /* a trigger that fires after the instruction that matched */
+            h->trig_pending = false;
+            take_fetch_stage_trap(h, CAUSE_BREAKPOINT, h->trig_pending_tval);
+            return;
+        }
+        if (h->trig_armed && execute_trigger_fires(h)) {
+            take_fetch_stage_trap(h, h->exc_cause, h->exc_tval);
+            return;
         }
         unsigned eff = h->priv;
         if (h->mstatus & MSTATUS_MPRV)
             eff = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
-        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1;
-        uint64_t limit = n;
+        /* Armed triggers check every access, one instruction at a time. */
+        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed;
+        uint64_t limit = h->trig_armed ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;
             if (used >= m->max_insns) {
@@ -786,12 +900,19 @@ void hart_step(hart *h, uint64_t n) {
             st = blocks ? run_inner(h, limit, &done, 32, true, true)
                  : m->sink ? run_inner(h, limit, &done, 32, true, false) : run_inner(h, limit, &done, 32, false, false);
         m->instret_total += done;
+        if (done)
+            h->traps_in_a_row = 0;
+        if (h->icache_flush_pending) {
+            h->icache_flush_pending = false;
+            machine_flush_icache(m);
+        }
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
             return;
         }
         if (st == EXEC_WFI || m->stop)
             return;
+        sample_interrupts = st != EXEC_OK;
         n -= done;
     }
 }

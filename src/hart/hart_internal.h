@@ -12,6 +12,7 @@
 #define RVT_MAX_HARTS 64
 #define RVT_INTERLEAVE 5000        /* spike's INTERLEAVE: steps per hart per quantum */
 #define RVT_INSNS_PER_RTC_TICK 100 /* spike: mtime advances once per 100 steps */
+#define RVT_STUCK_TRAPS 1000       /* traps in a row without a retired instruction: no progress */
 
 #define PRV_U 0u
 #define PRV_S 1u
@@ -44,6 +45,14 @@ enum { IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7, IRQ_S_E
 #define MSTATUS_TVM (1ull << 20)
 #define MSTATUS_TW (1ull << 21)
 #define MSTATUS_TSR (1ull << 22)
+
+enum access { ACC_FETCH, ACC_LOAD, ACC_STORE };
+
+#define RVT_TRIGGERS 4 /* spike's default trigger count */
+typedef struct trigger {
+    uint64_t tdata1; /* legalised, as software reads it */
+    uint64_t tdata2;
+} trigger;
 
 /* Results of executing one instruction. */
 enum exec_status {
@@ -81,7 +90,11 @@ typedef struct hart {
     uint32_t fflags, frm;
     uint64_t pmpaddr[64];
     uint8_t pmpcfg[64];
-    uint64_t tselect, tdata1[4], tdata2[4];
+    uint64_t tselect;
+    trigger trig[RVT_TRIGGERS];
+    bool trig_armed;           /* some trigger matches execute, load or store */
+    bool trig_pending;         /* a match that fires before the next instruction */
+    uint64_t trig_pending_tval;
 
     /* LR/SC reservation */
     bool resv_valid;
@@ -89,6 +102,17 @@ typedef struct hart {
 
     /* The pending exception of an instruction that returned EXEC_TRAP. */
     uint64_t exc_cause, exc_tval;
+    /* Bits of the instruction being executed (0 while fetching: an
+     * exception raised before the instruction was fetched has none). */
+    uint32_t cur_insn;
+    uint8_t cur_len;
+    bool misa_restricted;      /* misa has an extension of RV64GC switched off */
+    bool icache_flush_pending; /* fence.i: drop decoded code once it has retired */
+    uint64_t traps_in_a_row;   /* traps since the last retired instruction */
+    uint64_t last_trap_cause, last_trap_pc;
+    bool trapped;              /* last_trap_* are valid */
+    /* misa.C clear: jump targets must be 4-byte aligned (spike's IALIGN). */
+    uint64_t ialign_mask;
 
     /* Fast paths while translation is off, refreshed before every run of
      * instructions (anything that changes translation ends such a run). */
@@ -148,6 +172,16 @@ int csr_read(hart *h, unsigned csr, uint64_t *val);
 int csr_write(hart *h, unsigned csr, uint64_t val);
 bool csr_access_ok(const hart *h, unsigned csr, bool write);
 uint64_t hart_mstatus_read(const hart *h);
+
+/* Trigger module (trigger.c). */
+enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };
+void trigger_reset(hart *h);
+uint64_t trigger_tinfo(void);
+void trigger_write_tdata1(hart *h, uint64_t val);
+/* Checks an access against the armed triggers: TRIG_BEFORE sets exc_* to the
+ * breakpoint exception the access must raise instead of happening;
+ * TRIG_AFTER leaves a breakpoint pending for the next instruction. */
+int trigger_check(hart *h, enum access op, uint64_t addr, unsigned len, bool have_data, uint64_t data);
 
 /* FPU (fp.c): executes an F/D instruction; EXEC_* status. */
 int fp_exec(hart *h, const rvt_insn *in);

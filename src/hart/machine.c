@@ -382,7 +382,7 @@ void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
 
 int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     m->diag = diag;
-    unsigned cur = 0;
+    unsigned cur = 0, last = 0;
     /* spike's host loop: between quanta the host answers tohost commands and
      * delivers fromhost responses; one command per loop iteration. */
     while (!m->stop) {
@@ -394,6 +394,7 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
             phys_store(m, NULL, m->tohost_addr, &zero, 8);
             htif_command(m, tohost);
         } else {
+            last = cur;
             hart_step(&m->harts[cur], RVT_INTERLEAVE);
             m->harts[cur].resv_valid = false; /* spike yields the reservation at the quantum end */
             if (++cur == m->nharts) {
@@ -412,6 +413,12 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     res->exit_code = m->exit_code;
     res->instret = m->instret_total;
     res->traps = m->traps;
+    const hart *h = &m->harts[last];
+    res->hart = last;
+    res->pc = h->pc;
+    res->had_trap = h->trapped;
+    res->last_trap_cause = h->last_trap_cause;
+    res->last_trap_pc = h->last_trap_pc;
     return RVT_OK;
 }
 

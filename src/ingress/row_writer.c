@@ -65,6 +65,13 @@ int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n) {
             }
             continue;
         }
+        if (rvt_retire_is_fetch_trap(r) && w->have_pending && w->pending.retired && !w->pending.exception &&
+            !w->pending.interrupt) {
+            w->pending.exception = true;
+            w->pending.cause = r->cause;
+            w->pending.tval = r->tval;
+            continue;
+        }
         row next = {.addr = r->iaddr, .insn = r->insn, .priv = r->priv};
         if (r->ninsns == 0) { /* exception record */
             next.exception = true;

@@ -125,3 +125,22 @@ const char *rvt_csr_name(unsigned csr) {
     }
     return NULL;
 }
+
+const char *rvt_trap_cause_name(bool interrupt, uint64_t code) {
+    static const char *const exceptions[] = {
+        "instruction address misaligned", "instruction access fault", "illegal instruction", "breakpoint",
+        "load address misaligned", "load access fault", "store/AMO address misaligned", "store/AMO access fault",
+        "environment call from U-mode", "environment call from S-mode", NULL, "environment call from M-mode",
+        "instruction page fault", "load page fault", NULL, "store/AMO page fault",
+        NULL, NULL, "software check", "hardware error",
+    };
+    static const char *const interrupts[] = {
+        NULL, "supervisor software interrupt", NULL, "machine software interrupt",
+        NULL, "supervisor timer interrupt", NULL, "machine timer interrupt",
+        NULL, "supervisor external interrupt", NULL, "machine external interrupt",
+        NULL, "counter overflow interrupt",
+    };
+    if (interrupt)
+        return code < sizeof interrupts / sizeof *interrupts && interrupts[code] ? interrupts[code] : "interrupt";
+    return code < sizeof exceptions / sizeof *exceptions && exceptions[code] ? exceptions[code] : "exception";
+}

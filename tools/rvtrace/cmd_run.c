@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
+#include "rvtrace/isa.h"
 
 static void run_usage(FILE *out) {
     fprintf(out,
@@ -85,6 +86,21 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     if (f->filter)
         rc |= rvt_ref_filter_sink(f->filter, recs, n);
     return rc;
+}
+
+/* Where a run that did not exit stopped: the hart's pc and its last trap. */
+static void report_where(const rvt_run_result *res, unsigned xlen) {
+    fprintf(stderr, "  hart %u at pc %#" PRIx64, res->hart, res->pc);
+    if (res->had_trap) {
+        uint64_t msb = 1ull << (xlen - 1);
+        bool interrupt = (res->last_trap_cause & msb) != 0;
+        uint64_t code = res->last_trap_cause & ~msb;
+        fprintf(stderr, "; last trap: %s (cause %" PRIu64 "%s) at pc %#" PRIx64,
+                rvt_trap_cause_name(interrupt, code), code, interrupt ? ", interrupt" : "", res->last_trap_pc);
+    } else {
+        fprintf(stderr, "; no trap taken");
+    }
+    fputc('\n', stderr);
 }
 
 int cmd_run(int argc, char **argv) {
@@ -237,7 +253,14 @@ int cmd_run(int argc, char **argv) {
                 "rvtrace run: %s did not terminate within %" PRIu64 " instructions "
                 "(raise the limit with --max-insns)\n",
                 program, res.instret);
+        report_where(&res, rvt_image_xlen(img));
         status = 124;
+        break;
+    case RVT_STOP_NO_PROGRESS:
+        fprintf(stderr, "rvtrace run: %s makes no progress: hart %u took trap after trap without retiring an "
+                        "instruction\n", program, res.hart);
+        report_where(&res, rvt_image_xlen(img));
+        status = 1;
         break;
     default:
         fprintf(stderr, "rvtrace run: %s: stopped: %s\n", program, diag.msg[0] ? diag.msg : "writer error");
