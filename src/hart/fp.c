@@ -109,6 +109,11 @@ static uint64_t to_int(hart *h, double v, unsigned rm, bool is_signed, unsigned 
     return is_signed ? (uint64_t)(int64_t)r : (uint64_t)r;
 }
 
+/* fcvt.w[u].*: the 32-bit result, sign-extended on RV64 (unsigned ones too). */
+static uint64_t to_int32(hart *h, double v, unsigned rm, bool is_signed) {
+    return (uint64_t)(int64_t)(int32_t)(uint32_t)to_int(h, v, rm, is_signed, 32);
+}
+
 /* RMM differs from the host's ties-to-even only when the exact result lies
  * exactly halfway between two neighbours and ties-to-even chose the one nearer
  * zero. Each helper below computes the ties-to-even result s and the exact
@@ -348,12 +353,12 @@ int fp_exec(hart *h, const rvt_insn *in) {
     case RVT_OP_FMIN_D: case RVT_OP_FMAX_D: minmax64(h, in, op == RVT_OP_FMAX_D); host_flags = false; break;
     case RVT_OP_FEQ_S: case RVT_OP_FLT_S: case RVT_OP_FLE_S: compare(h, in, false); host_flags = false; break;
     case RVT_OP_FEQ_D: case RVT_OP_FLT_D: case RVT_OP_FLE_D: compare(h, in, true); host_flags = false; break;
-    case RVT_OP_FCVT_W_S: wr_x(h, in->rd, to_int(h, f32_get(h, in->rs1), rm, true, 32)); host_flags = false; break;
-    case RVT_OP_FCVT_WU_S: wr_x(h, in->rd, to_int(h, f32_get(h, in->rs1), rm, false, 32)); host_flags = false; break;
+    case RVT_OP_FCVT_W_S: wr_x(h, in->rd, to_int32(h, f32_get(h, in->rs1), rm, true)); host_flags = false; break;
+    case RVT_OP_FCVT_WU_S: wr_x(h, in->rd, to_int32(h, f32_get(h, in->rs1), rm, false)); host_flags = false; break;
     case RVT_OP_FCVT_L_S: wr_x(h, in->rd, to_int(h, f32_get(h, in->rs1), rm, true, 64)); host_flags = false; break;
     case RVT_OP_FCVT_LU_S: wr_x(h, in->rd, to_int(h, f32_get(h, in->rs1), rm, false, 64)); host_flags = false; break;
-    case RVT_OP_FCVT_W_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, true, 32)); host_flags = false; break;
-    case RVT_OP_FCVT_WU_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, false, 32)); host_flags = false; break;
+    case RVT_OP_FCVT_W_D: wr_x(h, in->rd, to_int32(h, f64_get(h, in->rs1), rm, true)); host_flags = false; break;
+    case RVT_OP_FCVT_WU_D: wr_x(h, in->rd, to_int32(h, f64_get(h, in->rs1), rm, false)); host_flags = false; break;
     case RVT_OP_FCVT_L_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, true, 64)); host_flags = false; break;
     case RVT_OP_FCVT_LU_D: wr_x(h, in->rd, to_int(h, f64_get(h, in->rs1), rm, false, 64)); host_flags = false; break;
     case RVT_OP_FCVT_S_W: f32_set(h, in->rd, (float)int_to_fp(h, (uint64_t)(int64_t)(int32_t)h->x[in->rs1], true, 24, rm)); break;
