@@ -419,13 +419,16 @@ static int exec_amo(hart *h, const rvt_insn *in) {
         h->resv_valid = true;
         h->resv_addr = addr;
     } else if (op == RVT_OP_SC_W) {
-        /* Alignment and permission are checked even when the SC fails. */
+        /* Triggers, alignment and permission are checked even when the SC
+         * fails; a failing SC matches store triggers by address only. */
+        bool ok = h->resv_valid && h->resv_addr == addr;
+        if (h->trig_armed && trigger_check(h, ACC_STORE, addr, size, ok, h->x[in->rs2]) == TRIG_BEFORE)
+            return EXEC_TRAP;
         if (addr & (size - 1)) {
             h->exc_cause = CAUSE_MISALIGNED_STORE;
             h->exc_tval = addr;
             return EXEC_TRAP;
         }
-        bool ok = h->resv_valid && h->resv_addr == addr;
         if (ok) {
             uint64_t v = h->x[in->rs2];
             if (!store(h, addr, &v, size))
@@ -438,6 +441,10 @@ static int exec_amo(hart *h, const rvt_insn *in) {
         h->resv_valid = false;
         wr(h, in->rd, ok ? 0 : 1);
     } else {
+        /* An AMO matches store, then load triggers by address (not by data). */
+        if (h->trig_armed && (trigger_check(h, ACC_STORE, addr, size, false, 0) == TRIG_BEFORE ||
+                              trigger_check(h, ACC_LOAD, addr, size, false, 0) == TRIG_BEFORE))
+            return EXEC_TRAP;
         if (addr & (size - 1)) {
             h->exc_cause = CAUSE_MISALIGNED_STORE;
             h->exc_tval = addr;
@@ -528,8 +535,9 @@ static int exec_system(hart *h, const rvt_insn *in) {
         h->pc = mask_xlen(h, h->pc + in->len);
         return EXEC_OK;
     case RVT_OP_FENCE_I:
-        /* The flush waits until this instruction has been reported: its own
-         * decoded slot is among those dropped. */
+        /* The flush waits until this instruction has been reported (its own
+         * decoded slot is among those dropped); ending the run for it does
+         * not sample interrupts, as spike's fence.i does not serialise. */
         h->icache_flush_pending = true;
         h->pc = mask_xlen(h, h->pc + in->len);
         return EXEC_SERIALIZE;
@@ -902,7 +910,8 @@ void hart_step(hart *h, uint64_t n) {
         m->instret_total += done;
         if (done)
             h->traps_in_a_row = 0;
-        if (h->icache_flush_pending) {
+        bool flushed = h->icache_flush_pending;
+        if (flushed) {
             h->icache_flush_pending = false;
             machine_flush_icache(m);
         }
@@ -912,7 +921,7 @@ void hart_step(hart *h, uint64_t n) {
         }
         if (st == EXEC_WFI || m->stop)
             return;
-        sample_interrupts = st != EXEC_OK;
+        sample_interrupts = st == EXEC_SERIALIZE && !flushed; /* fence.i only ends the run */
         n -= done;
     }
 }

@@ -35,7 +35,7 @@ static int count_sink(void *user, const rvt_retire *recs, size_t n) {
     return 0;
 }
 
-static int run_program(const char *name, tally *t, rvt_run_result *res) {
+static void run_until_stop(const char *name, tally *t, rvt_run_result *res) {
     const char *dir = getenv("RVT_HART_PROGRAMS");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
@@ -58,6 +58,10 @@ static int run_program(const char *name, tally *t, rvt_run_result *res) {
     rvt_machine_free(m);
     rvt_image_free(img);
     fclose(null);
+}
+
+static int run_program(const char *name, tally *t, rvt_run_result *res) {
+    run_until_stop(name, t, res);
     assert_int_equal(res->reason, RVT_STOP_EXIT);
     return res->exit_code;
 }
@@ -117,9 +121,31 @@ static void test_atomics(void **state) {
     expect_pass("amo32.elf");
 }
 
+static void test_triggers(void **state) {
+    (void)state;
+    expect_pass("triggers64.elf");
+    expect_pass("triggers32.elf");
+}
+
 static void test_floating_point(void **state) {
     (void)state;
     expect_pass("fp64.elf");
+}
+
+/* A handler that cannot be fetched: the run stops with the hart's pc and
+ * its last trap instead of spinning until the instruction limit. */
+static void test_no_progress(void **state) {
+    (void)state;
+    tally t;
+    rvt_run_result res;
+    run_until_stop("stuck64.elf", &t, &res);
+    assert_int_equal(res.reason, RVT_STOP_NO_PROGRESS);
+    assert_int_equal(res.hart, 0);
+    assert_true(res.had_trap);
+    assert_int_equal(res.last_trap_cause, 1); /* instruction access fault */
+    assert_int_equal(res.last_trap_pc, 0x10000000);
+    assert_int_equal(res.pc, 0x10000000);
+    assert_true(res.traps < 2000); /* stopped long before --max-insns */
 }
 
 static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) {
@@ -165,6 +191,31 @@ static void test_row_conventions(void **state) {
     free(pcs);
 }
 
+/* spike logs no row for an instruction it could not fetch: a fetch fault or
+ * an execute trigger marks the row of the jump that went there; an ebreak
+ * (which was fetched: it has bits) keeps a row of its own. */
+static void test_fetch_faults_fold(void **state) {
+    (void)state;
+    rvt_retire recs[] = {
+        {.iaddr = 0x100, .insn = 0x30200073, .ninsns = 1, .priv = 3, .itype = RVT_ITYPE_XRET}, /* mret */
+        {.iaddr = 0x2a14, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 12, .tval = 0x2a14, .priv = 0},
+        {.iaddr = 0x200, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x204, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 3, .tval = 0x204, .priv = 3},
+        {.iaddr = 0x300, .insn = 0x100073, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 3, .tval = 0x300,
+         .ilastsize = 1, .priv = 3}, /* ebreak */
+        {.iaddr = 0x400, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x404, .insn = 0x13, .ninsns = 1, .priv = 3}, /* the final row is left out */
+    };
+    char *csv = rows_of(recs, sizeof recs / sizeof recs[0], RVT_ROWS_SPIKE_CSV);
+    assert_string_equal(csv,
+                        "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n"
+                        "1,100,30200073,3,1,c,2a14,0\n"
+                        "1,200,13,3,1,3,204,0\n"
+                        "1,300,100073,3,1,3,300,0\n"
+                        "1,400,13,3,0,0,0,0\n");
+    free(csv);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_traps),
@@ -172,7 +223,10 @@ int main(void) {
         cmocka_unit_test(test_virtual_memory),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
+        cmocka_unit_test(test_triggers),
         cmocka_unit_test(test_row_conventions),
+        cmocka_unit_test(test_fetch_faults_fold),
+        cmocka_unit_test(test_no_progress),
     };
     return cmocka_run_group_tests_name("hart", tests, NULL, NULL);
 }
