@@ -1,6 +1,7 @@
 /* Virtual memory from S-mode: Sv39 on RV64, Sv32 on RV32. Page-table walks
- * through pointer and leaf entries, hardware A/D updates, superpages and a
- * load page fault with its mtval. */
+ * through pointer and leaf entries, superpages, page faults with their
+ * mtval, and Svade: the hardware never sets A or D, an access that needs
+ * them raises a page fault (spike without Svadu). */
 #include "test_macros.h"
 
 #if __riscv_xlen == 64
@@ -79,34 +80,56 @@ _start:
     mret
 
 s_code:
+    .option push
+    .option norvc /* the handler steps over 4-byte instructions */
     li s3, 0x40000000
-    /* 1: a load through the mapping sees the data page */
+    /* 1-2: Svade: the leaf's A bit is clear, so a load raises a load page
+     * fault (13) with mtval = the address, and the hardware leaves A clear */
+    addi s4, s3, 8
+    LREG t1, 8(s3)
+    la t0, last_cause
+    LREG t1, 0(t0)
+    CHECK_EQ(1, t1, 13)
+    LREG t1, REGBYTES(t0)
+    CHECK_EQ_REG(2, t1, s4)
+    LREG t1, 0(s2)
+    andi t1, t1, PTE_A | PTE_D
+    CHECK_EQ(3, t1, 0)
+    /* 4: software sets A: the load sees the data page */
+    LREG t1, 0(s2)
+    ori t1, t1, PTE_A
+    SREG t1, 0(s2)
+    sfence.vma
     LREG t1, 8(s3)
     la t2, data_page
     LREG t2, 8(t2)
-    CHECK_EQ_REG(1, t1, t2)
-    /* 2: the walk set A but not D */
-    LREG t1, 0(s2)
-    andi t1, t1, PTE_A | PTE_D
-    CHECK_EQ(2, t1, PTE_A)
-    /* 3-4: a store sets D and lands in the data page */
+    CHECK_EQ_REG(4, t1, t2)
+    /* 5-6: D is clear: a store raises a store page fault (15) and does not
+     * write; once software sets D it lands in the data page */
+    la t0, last_cause
+    SREG zero, 0(t0)
     li t1, 0x5a
     SREG t1, 16(s3)
+    LREG t1, 0(t0)
+    CHECK_EQ(5, t1, 15)
     LREG t1, 0(s2)
-    andi t1, t1, PTE_D
-    CHECK_EQ(3, t1, PTE_D)
+    ori t1, t1, PTE_D
+    SREG t1, 0(s2)
+    sfence.vma
+    li t1, 0x5a
+    SREG t1, 16(s3)
     la t2, data_page
     LREG t1, 16(t2)
-    CHECK_EQ(4, t1, 0x5a)
-    /* 5-6: an unmapped address: load page fault (13) with mtval = address */
+    CHECK_EQ(6, t1, 0x5a)
+    /* 7-8: an unmapped address: load page fault (13) with mtval = address */
     li s4, 0x50000010
     LREG t1, 0(s4)
     la t0, last_cause
     LREG t1, 0(t0)
-    CHECK_EQ(5, t1, 13)
+    CHECK_EQ(7, t1, 13)
     LREG t1, REGBYTES(t0)
-    CHECK_EQ_REG(6, t1, s4)
-    /* 7: a store to a read-only page: store page fault (15) */
+    CHECK_EQ_REG(8, t1, s4)
+    /* 9: a store to a read-only page: store page fault (15) */
     la t0, level0
     LREG t1, 0(t0)
     andi t1, t1, ~PTE_W
@@ -115,10 +138,11 @@ s_code:
     SREG zero, 0(s3)
     la t0, last_cause
     LREG t1, 0(t0)
-    CHECK_EQ(7, t1, 15)
+    CHECK_EQ(9, t1, 15)
     li a7, 93
     li a0, 0
     ecall
+    .option pop
 
     .align 2
 m_handler:
