@@ -29,6 +29,7 @@ struct rvt_retire_reader {
     /* spike log: the last instruction fetched (-l), for the trap that follows */
     uint64_t fetched_pc;
     uint32_t fetched_insn;
+    bool trap_awaits_tval; /* the last queued trap may still get its tval line */
     unsigned priv;
 };
 
@@ -290,6 +291,7 @@ static const struct {
 };
 
 static int log_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
+    r->trap_awaits_tval = false;
     const char *p = strchr(line, ':');
     if (strncmp(line, "core", 4) != 0 || !p)
         return 0; /* program output or other messages interleaved with the log */
@@ -323,6 +325,7 @@ static int log_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
             cause |= 1ull << (r->xlen - 1);
         uint32_t insn = !interrupt && r->fetched_pc == epc ? r->fetched_insn : 0;
         add_trap(r, epc, insn, cause, 0, interrupt, r->priv);
+        r->trap_awaits_tval = !interrupt; /* spike logs the tval on a line of its own */
         return 0;
     }
     if (!strncmp(p, "tval ", 5)) {
@@ -367,7 +370,7 @@ long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, r
         return rvt_rvti_read(r->rvti, out, max, diag);
     size_t n = 0;
     while (n < max) {
-        if (r->nqueue) {
+        if (r->nqueue > (r->trap_awaits_tval ? 1u : 0u)) {
             out[n++] = r->queue[0];
             memmove(r->queue, r->queue + 1, (r->nqueue - 1) * sizeof r->queue[0]);
             r->nqueue--;
@@ -378,6 +381,7 @@ long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, r
         if (rc < 0)
             return rc;
         if (rc == 0) {
+            r->trap_awaits_tval = false;
             release_held(r, false, 0);
             if (!r->nqueue)
                 break;

@@ -155,9 +155,9 @@ static void test_spike_log(void **state) {
                "core   0: 3 0x0000000000001000 (0x00000297) x5  0x0000000000001000\n"
                "core   0: 0x0000000000001004 (0x02028593) addi    a1, t0, 32\n"
                "core   0: 3 0x0000000000001004 (0x02028593) x11 0x0000000000001020\n"
-               "core   0: 0x0000000080000222 (0x00000000) c.unimp\n"
-               "core   0: exception trap_illegal_instruction, epc 0x0000000080000222\n"
-               "core   0:           tval 0x0000000000000000\n"
+               "core   0: 0x0000000080000222 (0x0002a503) lw      a0, 0(t0)\n"
+               "core   0: exception trap_load_page_fault, epc 0x0000000080000222\n"
+               "core   0:           tval 0x0000000040000008\n"
                "core   0: 3 0x00000000800001b0 (0x0000a805)\n"
                "core   0: exception interrupt #7, epc 0x00000000800001e0\n"
                "core   0: 1 0x00000000800001e0 (0x00008082)\n");
@@ -170,8 +170,10 @@ static void test_spike_log(void **state) {
     assert_int_equal(r[1].iaddr, 0x1004);
     assert_int_equal(r[2].ninsns, 0);
     assert_int_equal(r[2].itype, 1);
-    assert_int_equal(r[2].cause, 2);
+    assert_int_equal(r[2].cause, 13);
     assert_int_equal(r[2].iaddr, 0x80000222);
+    assert_int_equal(r[2].insn, 0x2a503);
+    assert_int_equal(r[2].tval, 0x40000008); /* from the line after the exception */
     assert_int_equal(r[3].iaddr, 0x800001b0);
     assert_int_equal(r[3].itype, 11); /* c.j: inferable tail call */
     assert_int_equal(r[4].itype, 2);
