@@ -384,6 +384,9 @@ static inline void wr(hart *h, unsigned rd, uint64_t v) {
 }
 
 static int exec_csr(hart *h, const rvt_insn *in) {
+    uint64_t cause;
+    if (__builtin_expect((h->mip & h->mie) != 0, 0) && pending_interrupt(h, &cause))
+        return EXEC_INTERRUPT;
     unsigned op = in->op;
     bool imm = op >= RVT_OP_CSRRWI;
     uint64_t src = imm ? in->rs1 : h->x[in->rs1];
@@ -802,7 +805,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         unsigned priv = h->priv;
         st = execute(h, in, XLEN);
         h->x[0] = 0;
-        if (__builtin_expect(st == EXEC_TRAP, 0)) {
+        if (__builtin_expect(st >= EXEC_TRAP, 0)) {
             h->cur_insn = in->raw;
             h->cur_len = in->len;
             break;
@@ -917,6 +920,10 @@ void hart_step(hart *h, uint64_t n) {
         }
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
+            return;
+        }
+        if (st == EXEC_INTERRUPT && pending_interrupt(h, &cause)) {
+            take_fetch_stage_trap(h, cause, 0);
             return;
         }
         if (st == EXEC_WFI || m->stop)

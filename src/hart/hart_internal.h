@@ -60,6 +60,8 @@ enum exec_status {
     EXEC_SERIALIZE,   /* retired; re-check interrupts before the next one (spike: serialize) */
     EXEC_WFI,         /* retired; the quantum ends */
     EXEC_TRAP,        /* did not retire; h->exc_cause/exc_tval hold the exception */
+    EXEC_INTERRUPT,   /* did not execute: an interrupt is taken first (spike samples
+                       * interrupts before a CSR instruction as well as after it) */
 };
 
 typedef struct mem_region {
