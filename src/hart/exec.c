@@ -21,6 +21,12 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
         h->mstatus = (2ull << 32) | (2ull << 34); /* UXL = SXL = 64 */
     h->frm = 0;
     trigger_reset(h);
+    if (m->cfg.pmp_regions) {
+        /* spike opens all of memory through entry 0 at reset, for software
+         * that does not know PMP. */
+        h->pmpaddr[0] = h->xlen == 64 ? (1ull << 54) - 1 : 0xffffffffull;
+        h->pmpcfg[0] = 0x1f; /* NAPOT, R, W, X */
+    }
 }
 
 /* ------------------------------------------------------------ traps */
@@ -131,15 +137,17 @@ static bool pending_interrupt(const hart *h, uint64_t *cause) {
 
 /* ------------------------------------------------------ translation */
 
-/* Effective privilege and translation mode for a data or fetch access. */
-static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
+/* The physical address of a `len`-byte access, translated with the
+ * effective privilege (MPRV's MPP for data accesses) and checked against
+ * PMP: false with exc_* set to the page or access fault. */
+static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
     unsigned prv = h->priv;
     if (acc != ACC_FETCH && (h->mstatus & MSTATUS_MPRV))
         prv = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
     unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
     if (prv == PRV_M || mode == 0) {
         *pa = mask_xlen(h, va);
-        return true;
+        goto check_pmp;
     }
     unsigned levels, ptesize, vpnbits;
     uint64_t ppn_root;
@@ -161,7 +169,7 @@ static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
         uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
         uint64_t pte_addr = a + vpn * ptesize;
         uint64_t pte = 0;
-        if (!phys_load(h->m, pte_addr, &pte, ptesize))
+        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) || !phys_load(h->m, pte_addr, &pte, ptesize))
             goto access_fault;
         if (ptesize == 4)
             pte = (uint32_t)pte;
@@ -197,13 +205,16 @@ static bool translate(hart *h, uint64_t va, enum access acc, uint64_t *pa) {
             goto fault;
         uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
         *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
-        return true;
+        goto check_pmp;
     }
 fault:
     h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_PAGE_FAULT
                    : acc == ACC_LOAD ? CAUSE_LOAD_PAGE_FAULT : CAUSE_STORE_PAGE_FAULT;
     h->exc_tval = va;
     return false;
+check_pmp:
+    if (pmp_ok(h, *pa, len, acc, prv))
+        return true;
 access_fault:
     h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_ACCESS : acc == ACC_LOAD ? CAUSE_LOAD_ACCESS : CAUSE_STORE_ACCESS;
     h->exc_tval = va;
@@ -220,7 +231,7 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         return false;
     }
     uint64_t pa;
-    if (!translate(h, va, ACC_LOAD, &pa))
+    if (!translate(h, va, ACC_LOAD, len, &pa))
         return false;
     if (h->fast_mem && pa == va) {
         mem_region *r = phys_region(h->m, pa, len);
@@ -254,7 +265,7 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         return false;
     }
     uint64_t pa;
-    if (!translate(h, va, ACC_STORE, &pa))
+    if (!translate(h, va, ACC_STORE, len, &pa))
         return false;
     if (h->fast_mem && pa == va) {
         mem_region *r = phys_region(h->m, pa, len);
@@ -331,7 +342,7 @@ static const rvt_insn *fetch(hart *h) {
 
 static const rvt_insn *fetch_translated(hart *h) {
     uint64_t pa;
-    if (!translate(h, h->pc, ACC_FETCH, &pa))
+    if (!translate(h, h->pc, ACC_FETCH, 2, &pa))
         return NULL;
     const rvt_insn *in = phys_fetch(h->m, pa);
     if (!in) {
@@ -339,10 +350,15 @@ static const rvt_insn *fetch_translated(hart *h) {
         h->exc_tval = h->pc;
         return NULL;
     }
+    if (in->len == 4 && ((pa + 2) & 0xfff) != 0 && !pmp_ok(h, pa + 2, 2, ACC_FETCH, h->priv)) {
+        h->exc_cause = CAUSE_FETCH_ACCESS; /* the second parcel lies in another PMP granule */
+        h->exc_tval = h->pc + 2;
+        return NULL;
+    }
     if (in->len == 4 && ((pa + 2) & 0xfff) == 0 && h->m->xlen) {
         /* A 32-bit instruction crossing a page: both halves must be fetchable. */
         uint64_t pa2;
-        if (!translate(h, h->pc + 2, ACC_FETCH, &pa2)) {
+        if (!translate(h, h->pc + 2, ACC_FETCH, 2, &pa2)) {
             h->exc_tval = h->pc + 2;
             return NULL;
         }
@@ -438,7 +454,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
                 return EXEC_TRAP;
         } else {
             uint64_t pa;
-            if (!translate(h, addr, ACC_STORE, &pa))
+            if (!translate(h, addr, ACC_STORE, size, &pa))
                 return EXEC_TRAP;
         }
         h->resv_valid = false;
@@ -454,8 +470,15 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             return EXEC_TRAP;
         }
         uint64_t pa;
-        if (!translate(h, addr, ACC_STORE, &pa))
+        if (!translate(h, addr, ACC_STORE, size, &pa))
             return EXEC_TRAP;
+        /* The AMO's read needs R as well; spike reports its fault as a store's. */
+        unsigned prv = (h->mstatus & MSTATUS_MPRV) ? (unsigned)((h->mstatus & MSTATUS_MPP) >> 11) : h->priv;
+        if (!pmp_ok(h, pa, size, ACC_LOAD, prv)) {
+            h->exc_cause = CAUSE_STORE_ACCESS;
+            h->exc_tval = addr;
+            return EXEC_TRAP;
+        }
         uint64_t old = 0;
         if (!phys_load(h->m, pa, &old, size)) {
             h->exc_cause = CAUSE_STORE_ACCESS;
@@ -786,7 +809,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                 /* Remember the decoded page for the following fetches. */
                 mem_region *r = phys_region(m, pc, 2);
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
-                if (p) {
+                if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
                     page = p;
                     page_base = pc & ~0xfffull;
                 }
@@ -841,6 +864,16 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
     return st;
 }
 
+/* pmp_allows_ram, remembered until the PMP CSRs change. */
+static bool pmp_ram_open(hart *h, unsigned mode) {
+    if (h->pmp_ram_gen != h->pmp_gen + 1 || h->pmp_ram_mode != mode) {
+        h->pmp_ram_open = pmp_allows_ram(h, mode);
+        h->pmp_ram_mode = mode;
+        h->pmp_ram_gen = h->pmp_gen + 1;
+    }
+    return h->pmp_ram_open;
+}
+
 /* Execute triggers see each 16-bit parcel of the instruction at pc: its
  * address before the fetch, its bits after (spike's fetch slow path). True
  * with exc_* set when one fires. A fetch that faults is left to the real
@@ -888,8 +921,10 @@ void hart_step(hart *h, uint64_t n) {
         unsigned eff = h->priv;
         if (h->mstatus & MSTATUS_MPRV)
             eff = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
-        /* Armed triggers check every access, one instruction at a time. */
-        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed;
+        /* Armed triggers check every access, one instruction at a time; PMP
+         * is checked on every access unless it allows all of RAM. */
+        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
+                      pmp_ram_open(h, eff);
         uint64_t limit = h->trig_armed ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;

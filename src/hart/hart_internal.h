@@ -92,6 +92,10 @@ typedef struct hart {
     uint32_t fflags, frm;
     uint64_t pmpaddr[64];
     uint8_t pmpcfg[64];
+    uint64_t pmp_gen;          /* bumped by every PMP CSR write */
+    uint64_t pmp_ram_gen;      /* pmp_gen + 1 when pmp_ram_open is valid for pmp_ram_mode */
+    unsigned pmp_ram_mode;
+    bool pmp_ram_open;
     uint64_t tselect;
     trigger trig[RVT_TRIGGERS];
     bool trig_armed;           /* some trigger matches execute, load or store */
@@ -184,6 +188,14 @@ void trigger_write_tdata1(hart *h, uint64_t val);
  * breakpoint exception the access must raise instead of happening;
  * TRIG_AFTER leaves a breakpoint pending for the next instruction. */
 int trigger_check(hart *h, enum access op, uint64_t addr, unsigned len, bool have_data, uint64_t data);
+
+/* Physical memory protection (pmp.c). `mode` is the effective privilege
+ * of the access (MPRV's MPP for loads and stores). */
+bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
+/* Every RAM region is readable and (unless ROM) writable in `mode`: data
+ * accesses may skip the check. */
+bool pmp_allows_ram(const hart *h, unsigned mode);
+bool pmp_addr_locked(const hart *h, unsigned i);
 
 /* FPU (fp.c): executes an F/D instruction; EXEC_* status. */
 int fp_exec(hart *h, const rvt_insn *in);

@@ -127,6 +127,12 @@ static void test_triggers(void **state) {
     expect_pass("triggers32.elf");
 }
 
+static void test_pmp(void **state) {
+    (void)state;
+    expect_pass("pmp64.elf");
+    expect_pass("pmp32.elf");
+}
+
 static void test_floating_point(void **state) {
     (void)state;
     expect_pass("fp64.elf");
@@ -224,6 +230,7 @@ int main(void) {
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
         cmocka_unit_test(test_triggers),
+        cmocka_unit_test(test_pmp),
         cmocka_unit_test(test_row_conventions),
         cmocka_unit_test(test_fetch_faults_fold),
         cmocka_unit_test(test_no_progress),

@@ -1,0 +1,76 @@
+/* Physical memory protection as spike implements it by default: up to 64
+ * entries (16 unless --pmpregions says otherwise), 4-byte granularity, no
+ * Smepmp (mseccfg does not exist, so MML, MMWP and RLB are all 0). An
+ * access is checked against the first entry that matches any of its 4-byte
+ * granules: it must match all of them, and that entry's R/W/X bits decide,
+ * except that M-mode passes entries that are not locked. An access that no
+ * entry matches is allowed in M-mode only. */
+#include "hart_internal.h"
+
+enum { PMP_R = 1, PMP_W = 2, PMP_X = 4, PMP_A = 0x18, PMP_L = 0x80 };
+enum { A_OFF = 0, A_TOR = 0x08, A_NA4 = 0x10, A_NAPOT = 0x18 };
+
+/* The inclusive byte range entry i covers; false when it covers nothing. */
+static bool entry_range(const hart *h, unsigned i, uint64_t *lo, uint64_t *hi) {
+    uint8_t cfg = h->pmpcfg[i];
+    uint64_t top = h->pmpaddr[i] << 2;
+    switch (cfg & PMP_A) {
+    case A_TOR: {
+        uint64_t base = i ? h->pmpaddr[i - 1] << 2 : 0;
+        if (base >= top)
+            return false;
+        *lo = base;
+        *hi = top - 1;
+        return true;
+    }
+    case A_NA4:
+    case A_NAPOT: {
+        /* NAPOT: the trailing ones of pmpaddr, plus one, give log2(size) - 3. */
+        uint64_t ones = (h->pmpaddr[i] << 1) | ((cfg & PMP_A) == A_NAPOT);
+        uint64_t low = ((ones & ~(ones + 1)) << 2) | 3; /* offset bits within the region */
+        *lo = top & ~low;
+        *hi = *lo | low;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
+    unsigned n = h->m->cfg.pmp_regions;
+    if (n == 0)
+        return true;
+    uint64_t first = pa & ~3ull, last = (pa + len - 1) | 3;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t lo, hi;
+        if (!entry_range(h, i, &lo, &hi) || hi < first || lo > last)
+            continue;
+        if (lo > first || hi < last)
+            return false; /* the entry matches only part of the access */
+        uint8_t cfg = h->pmpcfg[i];
+        if (mode == PRV_M && !(cfg & PMP_L))
+            return true;
+        uint8_t need = acc == ACC_FETCH ? PMP_X : acc == ACC_LOAD ? PMP_R : PMP_W;
+        return (cfg & need) != 0;
+    }
+    return mode == PRV_M;
+}
+
+bool pmp_allows_ram(const hart *h, unsigned mode) {
+    rvt_machine *m = h->m;
+    for (unsigned i = 0; i < m->nregions; i++) {
+        const mem_region *r = &m->regions[i];
+        if (!pmp_ok(h, r->base, r->size, ACC_LOAD, mode) || (!r->rom && !pmp_ok(h, r->base, r->size, ACC_STORE, mode)))
+            return false;
+    }
+    return true;
+}
+
+/* pmpaddr i cannot be written while entry i is locked, nor while entry i+1
+ * is a locked TOR entry (whose base it is). */
+bool pmp_addr_locked(const hart *h, unsigned i) {
+    if (h->pmpcfg[i] & PMP_L)
+        return true;
+    return i + 1 < h->m->cfg.pmp_regions && (h->pmpcfg[i + 1] & PMP_L) && (h->pmpcfg[i + 1] & PMP_A) == A_TOR;
+}
