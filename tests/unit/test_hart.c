@@ -94,6 +94,9 @@ static void test_traps(void **state) {
             fail_msg("no trap record with cause %llu", (unsigned long long)causes[i]);
     assert_int_equal(t.interrupts, 0);
     expect_pass("traps32.elf");
+    /* exceptions inside callees, a handler that calls and returns to mepc + 4 */
+    expect_pass("callee_traps64.elf");
+    expect_pass("callee_traps32.elf");
 }
 
 static void test_interrupts(void **state) {

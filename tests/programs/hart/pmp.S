@@ -37,6 +37,15 @@
 #define MPRV_OFF            \
     li t0, MSTATUS_MPRV;    \
     csrc mstatus, t0
+/* Run s_code in S-mode; its ecall (or fault) comes back to `resume`. */
+#define RUN_S_CODE(resume)  \
+    la s11, resume;         \
+    csrw mepc, s6;          \
+    li t0, MSTATUS_MPP;     \
+    csrc mstatus, t0;       \
+    li t0, MPP_S;           \
+    csrs mstatus, t0;       \
+    mret
 
     .section .text.init, "ax"
     .globl _start
@@ -56,14 +65,8 @@ _start:
 
     /* 1-3: S-mode fetch with entries implemented but none matching:
      * instruction access fault at the target */
-    la s11, 1f
     la s6, s_code
-    csrw mepc, s6
-    li t0, MSTATUS_MPP
-    csrc mstatus, t0
-    li t0, MPP_S
-    csrs mstatus, t0
-    mret
+    RUN_S_CODE(1f)
 1:  CHECK_EQ(1, s2, 1)
     CHECK_EQ_REG(2, s3, s6)
     CHECK_EQ_REG(3, s4, s6)
@@ -75,13 +78,7 @@ _start:
     li t0, (CFG_NAPOT | CFG_R | CFG_W | CFG_X) << HI_SHIFT(7)
     csrs CFG_HI, t0
     li s7, 0
-    la s11, 2f
-    csrw mepc, s6
-    li t0, MSTATUS_MPP
-    csrc mstatus, t0
-    li t0, MPP_S
-    csrs mstatus, t0
-    mret
+    RUN_S_CODE(2f)
 2:  CHECK_EQ(4, s2, 9)
     CHECK_EQ(5, s7, 0x55)
 
