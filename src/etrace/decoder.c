@@ -570,6 +570,21 @@ static bool trap_address(rvt_etrace_decoder *d, const rvt_te_inst *t, uint64_t *
     return known;
 }
 
+/* The last reported instruction retired before the trap (an ecall or ebreak
+ * is the trapping one): its call or return and the register it writes still
+ * count for implicit return, although the walk stopped on it. */
+static void retire_before_trap(rvt_etrace_decoder *d) {
+    rvt_insn in;
+    uint64_t target;
+    if (!d->o.implicit_return || !d->fetch(d->user, d->pc, &in) || in.op == RVT_OP_ILLEGAL ||
+        in.cf == RVT_CF_TRAP)
+        return;
+    implicit_target(d, &in, NULL, &target); /* pops the stack for a return */
+    if (is_call(&in))
+        push_return(d, d->pc + in.len);
+    track(d, &in, d->pc);
+}
+
 static rvt_trap_event trap_of(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
     rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause};
     ev.has_tval = d->o.v1_layout || !t->interrupt;
@@ -686,6 +701,8 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             if (trap_address(d, t, &ev.at))
                 report_trap(d, &ev);
         }
+        if (t->subformat == 1 && !d->start_of_trace && !d->handler_next)
+            retire_before_trap(d);
         if (t->subformat == 1 || d->start_of_trace) {
             d->branches = 0;
             d->branch_map = 0;
@@ -708,8 +725,11 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         d->privilege = t->privilege;
         d->start_of_trace = false;
         d->handler_next = false;
-        if (t->subformat == 1 || !d->o.implicit_return || !without_stack(d))
-            d->depth = 0; /* (without a stack the encoder never predicted: keep ours) */
+        /* Without a counter or stack the encoder predicts every return and
+         * has nothing to reset: our call stack carries on across syncs and
+         * traps (a handler returns to the code it interrupted). */
+        if (!d->o.implicit_return || !without_stack(d))
+            d->depth = 0;
         return d->error;
     }
     if (d->start_of_trace)

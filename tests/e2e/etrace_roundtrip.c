@@ -40,7 +40,7 @@ static int keep(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size
     return 0;
 }
 
-#define MODES 27 /* mode 23 is left out: see configure() */
+#define MODES 28 /* mode 23 is left out: see configure() */
 
 typedef struct {
     rvt_etrace_encoder *enc[MODES];
@@ -88,6 +88,15 @@ static bool configure(unsigned mode, unsigned xlen, rvt_etrace_params *p, rvt_et
     p->bpred_size = mode >= 20 ? 5 : 0;
     p->cache_size = mode >= 20 ? 4 : 0;
     p->f0s_width = mode >= 20 ? 1 : 0;
+    if (mode == 27) {
+        /* implicit return with neither counter nor stack: the reference
+         * encoder's mode, in which every return is left to the decoder */
+        p->call_counter_size = p->return_stack_size = 0;
+        o->branch_prediction = o->jump_target_cache = false;
+        p->bpred_size = p->cache_size = p->f0s_width = 0;
+        o->implicit_return = true;
+        p->itype_width = 4;
+    }
     return true;
 }
 
@@ -116,7 +125,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: etrace_roundtrip PROGRAM.elf...\n");
         return 2;
     }
-    int failures = 0, sets = 0;
+    int failures = 0, sets = 0, ambiguous = 0;
     for (int k = 1; k < argc; k++) {
         program_run pr;
         if (program_run_open(&pr, argv[k], 50000000 /* a program that does not terminate still gives a trace */))
@@ -155,7 +164,18 @@ int main(int argc, char **argv) {
             int rc = 0;
             while (!rc && rvt_te_raw_next(&cur, &p[mode], &o[mode], &pkt, NULL, &d) == 1)
                 rc = rvt_etrace_decode(dec, &pkt, &d);
-            if (rc || dc.decoded.n != r.executed.n || dc.decoded.hash != r.executed.hash) {
+            /* Without a counter or stack every return is left out, so a
+             * program that ends in a loop closed by one gives packets that
+             * cannot say which pass the run ended in (see
+             * etrace_decode_limits.txt); the decoder must say so itself. */
+            uint64_t loop_at = 0, loop_len = 0;
+            if (!rc && mode == 27 && dc.decoded.n < r.executed.n &&
+                rvt_etrace_decoder_ambiguous_ends(dec, true, &loop_at, &loop_len)) {
+                ambiguous++;
+                printf("%s mode %u: ends in a loop no packet counts (%" PRIu64 " instructions through %#" PRIx64
+                       "), the decoder says so: %" PRIu64 " of %" PRIu64 " listed\n",
+                       argv[k], mode, loop_len, loop_at, dc.decoded.n, r.executed.n);
+            } else if (rc || dc.decoded.n != r.executed.n || dc.decoded.hash != r.executed.hash) {
                 failures++;
                 printf("%s mode %u (full %d, implicit return %d, counter %u, stack %u, v1 %d, nocontext %d): %" PRIu64
                        " decoded vs %" PRIu64 " executed %s\n",
@@ -168,6 +188,7 @@ int main(int argc, char **argv) {
         }
         program_run_close(&pr);
     }
-    printf("etrace round trip: %d programs x %d option sets, %d failures\n", argc - 1, sets, failures);
+    printf("etrace round trip: %d programs x %d option sets, %d failures, %d ambiguous ends reported\n", argc - 1,
+           sets, failures, ambiguous);
     return failures ? 1 : 0;
 }
