@@ -141,9 +141,7 @@ static bool pending_interrupt(const hart *h, uint64_t *cause) {
  * effective privilege (MPRV's MPP for data accesses) and checked against
  * PMP: false with exc_* set to the page or access fault. */
 static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
-    unsigned prv = h->priv;
-    if (acc != ACC_FETCH && (h->mstatus & MSTATUS_MPRV))
-        prv = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
+    unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
     unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
     if (prv == PRV_M || mode == 0) {
         *pa = mask_xlen(h, va);
@@ -473,8 +471,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
         if (!translate(h, addr, ACC_STORE, size, &pa))
             return EXEC_TRAP;
         /* The AMO's read needs R as well; spike reports its fault as a store's. */
-        unsigned prv = (h->mstatus & MSTATUS_MPRV) ? (unsigned)((h->mstatus & MSTATUS_MPP) >> 11) : h->priv;
-        if (!pmp_ok(h, pa, size, ACC_LOAD, prv)) {
+        if (!pmp_ok(h, pa, size, ACC_LOAD, data_priv(h))) {
             h->exc_cause = CAUSE_STORE_ACCESS;
             h->exc_tval = addr;
             return EXEC_TRAP;
@@ -918,9 +915,7 @@ void hart_step(hart *h, uint64_t n) {
             take_fetch_stage_trap(h, h->exc_cause, h->exc_tval);
             return;
         }
-        unsigned eff = h->priv;
-        if (h->mstatus & MSTATUS_MPRV)
-            eff = (unsigned)((h->mstatus & MSTATUS_MPP) >> 11);
+        unsigned eff = data_priv(h);
         /* Armed triggers check every access, one instruction at a time; PMP
          * is checked on every access unless it allows all of RAM. */
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&

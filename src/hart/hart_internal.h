@@ -230,6 +230,10 @@ static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_
 static inline uint64_t sext_xlen(const hart *h, uint64_t v) {
     return h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)v : v;
 }
+/* The privilege loads and stores use: MPP while MPRV is set, else the hart's. */
+static inline unsigned data_priv(const hart *h) {
+    return (h->mstatus & MSTATUS_MPRV) ? (unsigned)((h->mstatus & MSTATUS_MPP) >> 11) : h->priv;
+}
 static inline uint64_t mask_xlen(const hart *h, uint64_t v) { return h->xlen == 32 ? (uint32_t)v : v; }
 
 #endif
