@@ -213,9 +213,11 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *d
 /* Memory whose contents cannot change while the program runs (a boot ROM,
  * say): lets the decoder follow register values through loads from it. */
 typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n);
-/* The trap vector (xtvec value) for implicit-exception mode, where trap
- * packets leave out the handler address. */
+/* The trap vectors (mtvec and stvec values) for implicit-exception mode,
+ * where trap packets leave out the handler address: the packet's privilege
+ * says which one the trap took (S: stvec, once set; otherwise mtvec). */
 void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
+void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
@@ -234,6 +236,13 @@ void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read r
  * occurrence; this returns how many such ends it met, the address and the
  * loop's length of the last one. */
 uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len);
+/* Traps whose last retired instruction the packets cannot place: its address
+ * recurs with no branch or reported jump between (the same call made twice
+ * before a trap at its return, in implicit-return mode). The decoder keeps
+ * the first occurrence, as the specification's decoder does, except when a
+ * 1.0 trap packet gives the EPC (illegal instruction). Returns how many
+ * there were and the address of the first. */
+uint64_t rvt_etrace_decoder_ambiguous_traps(const rvt_etrace_decoder *d, uint64_t *addr);
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
 #ifdef __cplusplus

@@ -36,7 +36,8 @@ struct rvt_etrace_decoder {
     void *read_user;
     bool last_implicit; /* the previous instruction's target came from implicit return */
     bool handler_next;  /* a trap was reported before its handler ran (thaddr = 0) */
-    uint64_t tvec;      /* trap vector for implicit-exception mode */
+    uint64_t tvec, stvec; /* trap vectors for implicit-exception mode */
+    bool has_stvec;
     uint64_t packet_index;
     int error;
     rvt_diag *diag;
@@ -47,6 +48,7 @@ struct rvt_etrace_decoder {
     uint64_t pending;
     bool has_pending;
     uint64_t ambiguous_ends, ambiguous_addr, ambiguous_len;
+    uint64_t ambiguous_traps, ambiguous_trap_addr;
     rvt_trap_sink trap;
     rvt_trap_event handler_trap; /* the trap waiting for its handler (thaddr = 0) */
     /* Branch prediction: of the pending branches, `bp_skip` come from the
@@ -107,6 +109,10 @@ void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read r
 }
 
 void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec) { d->tvec = tvec; }
+void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec) {
+    d->stvec = stvec;
+    d->has_stvec = true;
+}
 
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block) { d->block = block; }
 
@@ -178,9 +184,15 @@ static bool is_inferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JAL;
 static bool is_uninferable_jump(const rvt_insn *in) { return in->op == RVT_OP_JALR && in->rs1 != 0; }
 static bool is_xret(const rvt_insn *in) { return in->cf == RVT_CF_XRET; }
 static bool is_uninferable_discon(const rvt_insn *in) { return is_uninferable_jump(in) || is_xret(in); }
-/* Jumps that link through x1 or x5 (calls and co-routine swaps) push their
- * return address, as the encoder counts them. */
-static bool is_call(const rvt_insn *in) { return in->jclass == RVT_JUMP_CALL || in->jclass == RVT_JUMP_SWAP; }
+static bool without_stack(const rvt_etrace_decoder *d);
+
+/* Calls push their return address, as the encoder counts them. A co-routine
+ * swap is neither call nor return to the counter or the stack (the encoder
+ * reports its target): only without either, where every swap is left to us,
+ * does its link serve a later return. */
+static bool pushes_return(const rvt_etrace_decoder *d, const rvt_insn *in) {
+    return in->jclass == RVT_JUMP_CALL || (in->jclass == RVT_JUMP_SWAP && without_stack(d));
+}
 
 /* The bit transmitted just before a flag: address MSB, then notify, then
  * updiscon. A flag is "set" when it differs from that bit. */
@@ -221,17 +233,15 @@ static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt
         *target = known ? (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull : top;
         return true;
     }
-    if (known) {
+    /* A return or a swap takes the top entry (a swap then pushes its own
+     * link, as the resumption it will come back to) */
+    bool popped = d->depth > 0;
+    uint64_t top = popped ? d->stack[--d->depth] : 0;
+    if (known)
         *target = (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull;
-        if (in->jclass == RVT_JUMP_RETURN && d->depth)
-            d->depth--;
-        return true;
-    }
-    if (in->jclass == RVT_JUMP_RETURN && d->depth) {
-        *target = d->stack[--d->depth];
-        return true;
-    }
-    return false;
+    else if (popped)
+        *target = top;
+    return known || popped;
 }
 
 static bool writes_xreg(const rvt_insn *in) {
@@ -364,7 +374,7 @@ static bool next_pc(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *
         d->pc = mask_addr(d, d->pc + in.len);
     }
     if (d->o.implicit_return) { /* call sites and register values serve implicit returns only */
-        if (is_call(&in))
+        if (pushes_return(d, &in))
             push_return(d, this_pc + in.len);
         track(d, &in, this_pc);
     }
@@ -420,20 +430,22 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
     return true;
 }
 
-static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
+/* The previous packet's address was only provisional: walk on from it to
+ * its second occurrence (`t` is the packet that says so). */
+static void walk_to_second_occurrence(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint64_t previous = d->pc;
+    for (uint32_t n = 0; n < MAX_WALK && d->inferred_address && !d->error; n++) {
+        if (next_pc(d, previous, t, NULL))
+            d->inferred_address = false;
+        report(d, d->pc);
+    }
+}
+
+static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
+    walk_to_second_occurrence(d, t);
     for (uint32_t n = 0; n < MAX_WALK; n++) {
         if (d->error)
             return;
-        if (d->inferred_address) {
-            /* The previous packet's address was only provisional: walk on from
-             * it to its second occurrence first. */
-            bool stop = next_pc(d, previous, t, NULL);
-            report(d, d->pc);
-            if (stop)
-                d->inferred_address = false;
-            continue;
-        }
         const rvt_insn *known = NULL;
         if (!d->o.implicit_return && !d->o.si_jump && pass_straight_code(d, address, &n, &known)) {
             if (!known)
@@ -509,13 +521,13 @@ static void lookahead_end(rvt_etrace_decoder *d, lookahead *la) {
     *d = la->saved;
 }
 
-/* Whether, from the reported address, the code comes back to it without a
- * branch outcome or a reported target: then the trace ended in one of that
- * loop's iterations and nothing tells which. */
-static void check_end(rvt_etrace_decoder *d) {
+/* How many instructions after the reported address the code comes back to
+ * it without a branch outcome or a reported target (0: it does not): the
+ * packets cannot then say which of those occurrences they meant. */
+static uint64_t comes_back(rvt_etrace_decoder *d) {
     lookahead la;
-    if (!d->inferred_address || d->error || !lookahead_begin(d, &la))
-        return;
+    if (d->error || !lookahead_begin(d, &la))
+        return 0;
     uint64_t start = d->pc, len = 0;
     /* A loop that does not pass `start` (a final `j .`) ends the walk as
      * soon as it repeats: the address seen at step 2^k comes round again. */
@@ -542,11 +554,58 @@ static void check_end(rvt_etrace_decoder *d) {
         }
     }
     lookahead_end(d, &la);
+    return len;
+}
+
+/* The trace ended on a provisional address: in a loop the packets do not
+ * count, nothing tells in which iteration. */
+static void check_end(rvt_etrace_decoder *d) {
+    if (!d->inferred_address)
+        return;
+    uint64_t len = comes_back(d);
     d->inferred_address = false; /* the trace ended: the address stands, checked once */
     if (len) {
         d->ambiguous_ends++;
-        d->ambiguous_addr = start;
+        d->ambiguous_addr = d->pc;
         d->ambiguous_len = len;
+    }
+}
+
+/* A trap follows a provisional address that recurs with no packet between
+ * (the same call made twice, its return the last instruction before the
+ * trap: both occurrences have the same depth, so irdepth cannot tell them
+ * apart). The 1.0 trap packet of an illegal instruction carries the EPC,
+ * which names the occurrence: the one whose successor trapped. Without it
+ * the first occurrence stands, as the specification's decoder has it, and
+ * the ambiguity is counted. */
+static void place_before_trap(rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    if (!d->inferred_address || d->start_of_trace)
+        return;
+    d->inferred_address = false;
+    bool epc_known = (d->o.v1_layout && !t->interrupt && t->ecause == 2) || (!d->o.v1_layout && !t->thaddr);
+    uint64_t epc = mask_addr(d, d->o.v1_layout ? t->tval : t->address << d->p.iaddress_lsb);
+    for (unsigned tries = 0; tries < MAX_WALK; tries++) {
+        uint64_t len = comes_back(d), next;
+        if (!len)
+            return;
+        if (!epc_known) {
+            d->ambiguous_traps++;
+            if (d->ambiguous_traps == 1)
+                d->ambiguous_trap_addr = d->pc;
+            return;
+        }
+        lookahead la;
+        if (!lookahead_begin(d, &la))
+            return;
+        bool stepped = !next_pc(d, ~0ull, NULL, NULL) && !d->error;
+        next = d->pc;
+        lookahead_end(d, &la);
+        if (stepped && next == epc)
+            return;
+        for (uint64_t n = 0; n < len && !d->error; n++) { /* on to the next occurrence */
+            next_pc(d, ~0ull, NULL, NULL);
+            report(d, d->pc);
+        }
     }
 }
 
@@ -580,7 +639,7 @@ static void retire_before_trap(rvt_etrace_decoder *d) {
         in.cf == RVT_CF_TRAP)
         return;
     implicit_target(d, &in, NULL, &target); /* pops the stack for a return */
-    if (is_call(&in))
+    if (pushes_return(d, &in))
         push_return(d, d->pc + in.len);
     track(d, &in, d->pc);
 }
@@ -608,6 +667,12 @@ uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, u
     if (loop_len)
         *loop_len = d->ambiguous_len;
     return d->ambiguous_ends;
+}
+
+uint64_t rvt_etrace_decoder_ambiguous_traps(const rvt_etrace_decoder *d, uint64_t *addr) {
+    if (addr)
+        *addr = d->ambiguous_trap_addr;
+    return d->ambiguous_traps;
 }
 
 static void process_support(rvt_etrace_decoder *d, const rvt_te_inst *t) {
@@ -675,6 +740,8 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         }
         if (t->subformat == 2)
             return 0;
+        if (t->subformat == 1)
+            place_before_trap(d, t);
         if (t->subformat == 1 && !t->thaddr && !d->o.v1_layout) {
             /* A trap reported before its handler ran: nothing retired; the
              * sync that follows gives the handler, not a path to follow. */
@@ -689,8 +756,9 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         if (t->subformat == 1 && d->o.implicit_except && !d->o.v1_layout) {
             /* The handler address is not in the packet: it follows from the
              * trap vector (vectored mode adds 4 x cause for interrupts). */
-            uint64_t base = d->tvec & ~3ull;
-            d->address = mask_addr(d, (d->tvec & 1) && t->interrupt ? base + 4u * t->ecause : base);
+            uint64_t tvec = d->has_stvec && t->privilege == 1 ? d->stvec : d->tvec; /* delegated to S */
+            uint64_t base = tvec & ~3ull;
+            d->address = mask_addr(d, (tvec & 1) && t->interrupt ? base + 4u * t->ecause : base);
         }
         if (d->handler_next && !d->start_of_trace) { /* the handler of the trap reported before */
             d->handler_trap.handler = d->address;
@@ -735,6 +803,18 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
     if (d->start_of_trace)
         return 0; /* waiting for a synchronisation packet (start of trace or after damage) */
     rvt_te_inst norm;
+    if (t->format == 0 && t->f0_subformat == 1 && d->inferred_address) {
+        /* The walk still due from the previous address ends with a jump
+         * whose target the encoder cached before it chose this index: walk
+         * first (only the packet's irreport matters on the way), then look
+         * the index up. */
+        norm = *t;
+        norm.format = t->branches ? 1 : 2;
+        unsigned top = t->branches ? (unsigned)(t->branch_map >> (rvt_te_branch_map_len(t->branches) - 1)) & 1 : 0;
+        norm.notify = norm.updiscon = 0;
+        norm.irreport = t->irreport != top;
+        walk_to_second_occurrence(d, &norm);
+    }
     if (t->format == 0)
         t = format0(d, t, &norm);
     if (!t)

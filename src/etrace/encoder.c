@@ -100,8 +100,10 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
         else
             e->last_mispredicted = (int)e->depth;
     }
-    if (cur->itype == RVT_ITYPE_UNINFERABLE_CALL || cur->itype == RVT_ITYPE_INFERABLE_CALL ||
-        cur->itype == RVT_ITYPE_SWAP) {
+    /* A co-routine swap is neither: the counter counts calls and returns
+     * (its target is reported), and a stack entry for it would only stand
+     * between the caller's return and its own call site. */
+    if (cur->itype == RVT_ITYPE_UNINFERABLE_CALL || cur->itype == RVT_ITYPE_INFERABLE_CALL) {
         if (e->depth == e->max_depth) { /* full: the oldest entry goes */
             memmove(e->ras, e->ras + 1, (e->max_depth - 1) * sizeof *e->ras);
             e->depth--;
@@ -243,6 +245,10 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
         pkt.interrupt = trap->itype == RVT_ITYPE_INTERRUPT;
         pkt.thaddr = thaddr;
         pkt.tval = trap->tval;
+        /* 1.0's tvalepc: the EPC for an illegal instruction, whose trap
+         * value (the opcode) would not name the faulting instruction */
+        if (e->o.v1_layout && !pkt.interrupt && trap->cause == 2)
+            pkt.tval = trap->iaddr;
     }
     emit(e, &pkt);
     e->started = true;

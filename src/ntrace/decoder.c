@@ -185,11 +185,17 @@ static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v) {
 /* Moves past an instruction for which the encoder sent nothing: linear code,
  * a branch whose direction is known, a direct jump, or a return its stack
  * predicted. */
+/* A jump whose target the instruction before it gives (lui/auipc + jalr),
+ * which the encoder leaves out under the sequential-jump option. */
+static bool seq_jump(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, uint64_t *target) {
+    rvt_insn prev;
+    return (flags & RVT_NXI_INDIRECT) && d->o.seq_jump && d->prev_valid && d->fetch(d->user, d->prev_pc, &prev) &&
+           rvt_seq_inferable_target(&prev, d->prev_pc, in, d->xlen, target);
+}
+
 static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bool taken) {
     uint64_t at = d->pc, next = xlen_mask(d, at + in->len), target;
-    rvt_insn prev;
-    if ((flags & RVT_NXI_INDIRECT) && d->o.seq_jump && d->prev_valid && d->fetch(d->user, d->prev_pc, &prev) &&
-        rvt_seq_inferable_target(&prev, d->prev_pc, in, d->xlen, &target)) {
+    if (seq_jump(d, in, flags, &target)) {
         /* A sequential jump: the encoder left it out. */
         d->pc = target;
         if (flags & RVT_NXI_CALL)
@@ -276,7 +282,8 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             return false;
         d->used += units;
         if (d->used < icnt || kind == FINAL_ANY) {
-            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) &&
+            uint64_t target;
+            if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !seq_jump(d, &in, flags, &target) &&
                 (!(flags & RVT_NXI_RETURN) || !nx_stack_has_address(&d->stack))) {
                 d->prev_valid = false;
                 return true; /* the trace ends, halts or traps here; no address follows */

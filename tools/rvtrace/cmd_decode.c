@@ -35,7 +35,8 @@ static void decode_usage(FILE *out) {
             "  --coverage FILE    CSV: address,count,symbol+offset,file:line per executed address\n"
             "  --traps FILE       one line per trap: at,xcause,interrupt,tval,handler (hex;\n"
             "                     '-' where the trace does not say: N-Trace has no causes)\n"
-            "  --tvec ADDR        trap vector, for traces made in implicit-exception mode\n"
+            "  --tvec ADDR        trap vector (mtvec), for traces made in implicit-exception mode\n"
+            "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
@@ -260,7 +261,8 @@ int cmd_decode(int argc, char **argv) {
     bool pcs = false, listing = false;
     const char *folded = NULL, *coverage = NULL, *traps = NULL;
     long profile_top = -1;
-    uint64_t tvec = 0;
+    uint64_t tvec = 0, stvec = 0;
+    bool has_stvec = false;
     rvt_ntrace_decoder_options nopt = {.src_id = -1};
     transport_choice tc = {0};
     for (int i = 1; i < argc; i++) {
@@ -304,6 +306,9 @@ int cmd_decode(int argc, char **argv) {
             nopt.src_id = atoi(argv[++i]);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {
             tvec = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--stvec") && i + 1 < argc) {
+            stvec = strtoull(argv[++i], NULL, 0);
+            has_stvec = true;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace decode: unknown option '%s'\n", a);
             return 2;
@@ -380,6 +385,8 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
     rvt_etrace_decoder_set_tvec(dec, tvec);
+    if (has_stvec)
+        rvt_etrace_decoder_set_stvec(dec, stvec);
     /* The capture is read in 1 MiB pieces; a packet cut at the end of a piece
      * waits for the next one. Offsets in messages are from the file start. */
     const size_t chunk = 1 << 20;
@@ -439,6 +446,13 @@ int cmd_decode(int argc, char **argv) {
                 " instructions through %#" PRIx64 "): it stopped in one of its passes and cannot say which; "
                 "listed up to the first (%" PRIu64 " such end%s)\n",
                 trace, loop_len, loop_at, ambiguous, ambiguous == 1 ? "" : "s");
+    uint64_t trap_at, unplaced = rvt_etrace_decoder_ambiguous_traps(dec, &trap_at);
+    if (unplaced)
+        fprintf(stderr,
+                "rvtrace decode: %s: warning: %" PRIu64 " trap%s the packets cannot place (the address before it, "
+                "first %#" PRIx64 ", recurs with no packet between; implicit return cannot tell the occurrences "
+                "apart): listed after the first occurrence\n",
+                trace, unplaced, unplaced == 1 ? "" : "s", trap_at);
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %u places where trace was lost\n", trace, damage);
     status = damage ? 1 : 0;
