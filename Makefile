@@ -5,7 +5,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-d
                    gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test quick-test sanitize-test bench fuzz clean
+.PHONY: deps build demo test quick-test sanitize-test sweep bench fuzz clean
 
 deps:
 	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \
@@ -22,7 +22,7 @@ demo: build
 	./build/rvtrace demo
 
 test: build
-	cd build && ctest --output-on-failure -j $(JOBS)
+	cd build && ctest --output-on-failure -j $(JOBS) -LE sweep
 	$(MAKE) sanitize-test
 
 quick-test: build
@@ -31,7 +31,13 @@ quick-test: build
 sanitize-test: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRVT_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE sweep
+
+# Generated programs over a seed range (docs/testing.md): make sweep FIRST=1 COUNT=10000
+FIRST ?= 1
+COUNT ?= 10000
+sweep: build
+	sh tests/gen/gen_check.sh build/tests/gen_tools.sh build/gen_sweep --seeds $(FIRST) $(COUNT)
 
 bench: build
 	cmake --build build --target bench

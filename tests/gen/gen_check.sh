@@ -1,0 +1,90 @@
+#!/bin/sh
+# Generated programs through the hart model and both trace codecs.
+#
+#   gen_check.sh TOOLS WORKDIR --seeds FIRST COUNT
+#   gen_check.sh TOOLS WORKDIR --files PROGRAM.S[.zst]...
+#
+# TOOLS is a file of shell assignments (rvgen, gcc, link_ld, rvtrace,
+# etrace_roundtrip, ntrace_roundtrip) that CMake writes. Each program is
+# built, must pass its own checks on the hart model (exit 0), and then goes
+# through every E-Trace and every N-Trace option set, encoder to decoder,
+# against the executed flow. A failure names the seed (the program stays as
+# WORKDIR/seed-N.S and .elf) and the first instruction where the flows part.
+# Programs are checked in batches of 250 and removed when they pass.
+set -u
+tools=$1 work=$2 mode=$3
+shift 3
+. "$tools"
+mkdir -p "$work" || exit 1
+status=0 batch="" nbatch=0 programs=0
+
+build() { # name source
+  elf=$work/$1.elf
+  flags=$(sed -n '1s/.*rvgen: \(.*\) \*\/.*/\1/p' "$2")
+  if ! "$gcc" $flags -mcmodel=medany -nostdlib -Wl,--no-warn-rwx-segments -T "$link_ld" "$2" -o "$elf"; then
+    echo "$1: the program does not assemble ($2)"
+    status=1
+    return
+  fi
+  "$rvtrace" run --max-insns 20000000 "$elf" > /dev/null 2> "$work/$1.err"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "$1: exits with code $rc on the hart model (its check $rc failed; 124: it did not end): $(cat "$work/$1.err")"
+    status=1
+  fi
+  batch="$batch $elf"
+  nbatch=$((nbatch + 1))
+  programs=$((programs + 1))
+}
+
+flush() {
+  [ -n "$batch" ] || return
+  out=$work/batch.out
+  ok=1
+  "$etrace_roundtrip" $batch > "$out" 2>&1 || ok=0
+  grep -v "^etrace round trip:" "$out" | grep -v "the decoder says so\|guessed\|went elsewhere" | sed -n 1,40p
+  tail -1 "$out"
+  "$ntrace_roundtrip" $batch > "$out" 2>&1 || ok=0
+  grep -v "^ntrace round trip:" "$out" | grep -v "known limit" | sed -n 1,40p
+  tail -1 "$out"
+  if [ $ok = 1 ] && [ $status = 0 ]; then
+    for elf in $batch; do rm -f "$elf" "${elf%.elf}.S" "${elf%.elf}.err"; done
+  else
+    status=1
+  fi
+  batch="" nbatch=0
+}
+
+case $mode in
+--seeds)
+  seed=$1 last=$(($1 + $2 - 1))
+  while [ "$seed" -le "$last" ]; do
+    src=$work/seed-$seed.S
+    if "$rvgen" "$seed" > "$src"; then
+      build "seed-$seed" "$src"
+    else
+      echo "seed-$seed: rvgen failed"
+      status=1
+    fi
+    [ $nbatch -lt 250 ] || flush
+    seed=$((seed + 1))
+  done
+  ;;
+--files)
+  for f in "$@"; do
+    name=$(basename "${f%.zst}" .S)
+    case $f in
+    *.zst) zstd -q -d -c "$f" > "$work/$name.S" || { echo "$f: cannot decompress"; status=1; continue; } ;;
+    *) cp "$f" "$work/$name.S" ;;
+    esac
+    build "$name" "$work/$name.S"
+  done
+  ;;
+*)
+  echo "usage: gen_check.sh TOOLS WORKDIR --seeds FIRST COUNT | --files PROGRAM.S..." >&2
+  exit 2
+  ;;
+esac
+flush
+echo "generated programs: $programs checked, $([ $status = 0 ] && echo all passed || echo FAILURES above)"
+exit $status
