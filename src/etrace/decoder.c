@@ -434,11 +434,15 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
  * its second occurrence (`t` is the packet that says so). */
 static void walk_to_second_occurrence(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint64_t previous = d->pc;
+    /* the new packet's "only branches from here" starts after this walk */
+    bool only_branches = d->stop_at_last_branch;
+    d->stop_at_last_branch = false;
     for (uint32_t n = 0; n < MAX_WALK && d->inferred_address && !d->error; n++) {
         if (next_pc(d, previous, t, NULL))
             d->inferred_address = false;
         report(d, d->pc);
     }
+    d->stop_at_last_branch = only_branches;
 }
 
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
@@ -745,9 +749,17 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         if (t->subformat == 1 && !t->thaddr && !d->o.v1_layout) {
             /* A trap reported before its handler ran: nothing retired; the
              * sync that follows gives the handler, not a path to follow. */
+            if (d->handler_next && !d->start_of_trace) { /* an earlier one whose handler never ran */
+                d->handler_trap.handler = mask_addr(d, t->address << lsb);
+                report_trap(d, &d->handler_trap);
+            }
             d->handler_next = true;
             d->handler_trap = trap_of(d, t);
             d->handler_trap.at = mask_addr(d, t->address << lsb);
+            rvt_insn at;
+            if (!d->start_of_trace && !t->interrupt && d->fetch(d->user, d->handler_trap.at, &at) &&
+                at.cf == RVT_CF_TRAP)
+                report(d, d->handler_trap.at); /* ecall and ebreak are listed, as when they end a packet */
             restart_caches(d); /* the encoder restarts them with every sync it sends */
             return 0;
         }
@@ -775,14 +787,19 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             d->branches = 0;
             d->branch_map = 0;
         }
-        restart_caches(d);
+        bool walk = t->subformat == 0 && !d->start_of_trace && !d->handler_next;
+        if (!walk)
+            restart_caches(d);
         rvt_insn in;
         if (d->fetch(d->user, d->address, &in) && is_branch(&in)) {
             d->branch_map |= (uint64_t)(t->branch & 1) << d->branches;
             d->branches++;
         }
-        if (t->subformat == 0 && !d->start_of_trace && !d->handler_next) {
+        if (walk) {
+            /* the way there is the encoder's before its sync: predictions
+             * and cached targets it counted on are forgotten afterwards */
             follow(d, d->address, t);
+            restart_caches(d);
         } else {
             if (d->start_of_trace)
                 d->known = 1; /* a new trace: only x0 is known */

@@ -326,6 +326,16 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
                    bool prev_predicted) {
     int prev_mispredicted = e->prev_mispredicted;
     if (is_trap(cur)) {
+        /* A trap taken at the first instruction of the previous trap's
+         * handler (an interrupt pending as an exception enters S mode, say):
+         * nothing of that handler retires, so the previous trap is reported
+         * now, with thaddr = 0 and its EPC, and this one when its own
+         * handler starts. (The 1.0 layout has no way to say it.) */
+        if (prev && is_trap(prev) && e->started && !e->o.v1_layout) {
+            if (!e->sync_after_trap)
+                emit_sync(e, prev, prev, false);
+            e->sync_after_trap = false;
+        }
         /* An exception at the target of an uninferable discontinuity: the
          * EPC cannot be inferred, so it is reported now (thaddr = 0) and the
          * handler follows with a sync. (The 1.0 layout has no thaddr: the
@@ -553,7 +563,12 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
             continue;
         }
         e->qualified = true;
-        if (is_trap(in) && in->itype == RVT_ITYPE_INTERRUPT && e->nstaged && !is_trap(SLOT(e, e->nstaged - 1))) {
+        /* The reference flow's rows carry an interrupt on the row of the
+         * instruction it follows, which then counts as not retired; an
+         * ecall or ebreak whose handler is interrupted before its first
+         * instruction keeps its own trap (the decoder lists it). */
+        if (is_trap(in) && in->itype == RVT_ITYPE_INTERRUPT && e->nstaged && !is_trap(SLOT(e, e->nstaged - 1)) &&
+            SLOT(e, e->nstaged - 1)->itype != RVT_ITYPE_EXCEPTION) {
             rvt_retire *held = SLOT(e, e->nstaged - 1);
             held->ninsns = 0;
             held->iretire = 0;

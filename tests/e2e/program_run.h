@@ -4,6 +4,7 @@
 #define RVT_TESTS_PROGRAM_RUN_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
@@ -14,8 +15,14 @@ typedef struct {
     FILE *console;
 } program_run;
 
-/* Prints the problem and returns non-zero when the program cannot run. */
+/* Prints the problem and returns non-zero when the program cannot run.
+ * RVT_TEST_MAX_INSNS, when set, lowers max_insns: the sanitizer build runs
+ * the corpus-wide round trips on each program's first instructions only
+ * (the release build runs them whole). */
 static inline int program_run_open(program_run *p, const char *path, uint64_t max_insns) {
+    const char *cap = getenv("RVT_TEST_MAX_INSNS");
+    if (cap && strtoull(cap, NULL, 10) && strtoull(cap, NULL, 10) < max_insns)
+        max_insns = strtoull(cap, NULL, 10);
     rvt_diag d = {{0}};
     p->m = NULL;
     p->console = NULL;
