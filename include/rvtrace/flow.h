@@ -36,6 +36,10 @@ typedef struct rvt_trap_event {
     uint64_t cause; /* exception or interrupt code, without the interrupt flag */
     uint64_t tval;
     uint64_t at, handler;
+    /* the packets could not say after which of several occurrences of the
+     * last instruction before it the trap came (E-Trace implicit return,
+     * rvt_etrace_decoder_ambiguous_traps): `at` is the first one's successor */
+    bool unplaced;
 } rvt_trap_event;
 
 /* Receives each trap in order with the PCs; a non-zero return stops the

@@ -49,6 +49,7 @@ struct rvt_etrace_decoder {
     bool has_pending;
     uint64_t ambiguous_ends, ambiguous_addr, ambiguous_len;
     uint64_t ambiguous_traps, ambiguous_trap_addr;
+    bool trap_unplaced; /* the trap being processed is one of those */
     rvt_trap_sink trap;
     rvt_trap_event handler_trap; /* the trap waiting for its handler (thaddr = 0) */
     /* Branch prediction: of the pending branches, `bp_skip` come from the
@@ -593,6 +594,7 @@ static void place_before_trap(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         if (!len)
             return;
         if (!epc_known) {
+            d->trap_unplaced = true;
             d->ambiguous_traps++;
             if (d->ambiguous_traps == 1)
                 d->ambiguous_trap_addr = d->pc;
@@ -648,8 +650,9 @@ static void retire_before_trap(rvt_etrace_decoder *d) {
     track(d, &in, d->pc);
 }
 
-static rvt_trap_event trap_of(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
-    rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause};
+static rvt_trap_event trap_of(rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause, .unplaced = d->trap_unplaced};
+    d->trap_unplaced = false;
     ev.has_tval = d->o.v1_layout || !t->interrupt;
     ev.tval = ev.has_tval ? t->tval : 0;
     return ev;
@@ -810,6 +813,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         d->privilege = t->privilege;
         d->start_of_trace = false;
         d->handler_next = false;
+        d->trap_unplaced = false;
         /* Without a counter or stack the encoder predicts every return and
          * has nothing to reset: our call stack carries on across syncs and
          * traps (a handler returns to the code it interrupted). */

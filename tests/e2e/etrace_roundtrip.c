@@ -100,7 +100,16 @@ typedef struct {
     rvt_image *img;
     rvt_machine *m;
     flow_decoded decoded;
+    uint64_t unplaced[16]; /* decoded-flow positions of traps the decoder could not place */
+    unsigned nunplaced;
 } dec_ctx;
+
+static int trap_sink(void *user, const rvt_trap_event *ev) {
+    dec_ctx *c = user;
+    if (ev->unplaced && c->nunplaced < 16)
+        c->unplaced[c->nunplaced++] = c->decoded.n;
+    return 0;
+}
 
 static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
     dec_ctx *c = user;
@@ -118,18 +127,20 @@ static int pc_sink(void *user, uint64_t pc) {
 
 /* Whether the decoder reported a trap it could not place (see
  * rvt_etrace_decoder_ambiguous_traps) right where the flows part. */
-static bool ambiguous_trap(rvt_etrace_decoder *dec, const flow_decoded *f) {
-    uint64_t at;
-    return rvt_etrace_decoder_ambiguous_traps(dec, &at) && f->differs && f->first_diff > 0 &&
-           f->first_diff < f->ref->n && f->ref->pcs[f->first_diff - 1] == at;
+static bool ambiguous_trap(const dec_ctx *c) {
+    for (unsigned i = 0; i < c->nunplaced; i++)
+        if (c->decoded.differs && c->decoded.first_diff == c->unplaced[i])
+            return true;
+    return false;
 }
 
-/* Whether the flows part right after a return or co-routine swap. */
+/* Whether the flows part (or the decoded one stops) right after a return or
+ * co-routine swap. */
 static bool after_return(dec_ctx *c) {
     const flow_decoded *f = &c->decoded;
+    uint64_t at = f->differs ? f->first_diff : f->n;
     rvt_insn in;
-    return f->differs && f->first_diff > 0 && f->first_diff <= f->ref->n &&
-           rvt_program_insn(c->img, c->m, f->ref->pcs[f->first_diff - 1], &in) &&
+    return f->ref->kept && at > 0 && at <= f->ref->n && rvt_program_insn(c->img, c->m, f->ref->pcs[at - 1], &in) &&
            (in.jclass == RVT_JUMP_RETURN || in.jclass == RVT_JUMP_SWAP);
 }
 
@@ -170,11 +181,12 @@ int main(int argc, char **argv) {
                 continue;
             sets += k == 1;
             rvt_etrace_encoder_finish(r.enc[mode], NULL);
-            dec_ctx dc = {img, m, {0}};
+            dec_ctx dc = {img, m, {0}, {0}, 0};
             flow_decoded_init(&dc.decoded, &r.executed);
             rvt_etrace_decoder *dec;
             rvt_etrace_decoder_new(&dec, &p[mode], &o[mode], rvt_image_xlen(img), fetch, pc_sink, &dc);
             rvt_etrace_decoder_set_const_memory(dec, rom, &dc);
+            rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
             rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(m, 0, 0x305)); /* mtvec and stvec as the program left them */
             rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(m, 0, 0x105));
             rvt_te_raw_cursor cur = {.data = trace[mode].bytes, .size = trace[mode].len};
@@ -193,13 +205,13 @@ int main(int argc, char **argv) {
                 printf("%s mode %u: ends in a loop no packet counts (%" PRIu64 " instructions through %#" PRIx64
                        "), the decoder says so: %" PRIu64 " of %" PRIu64 " listed\n",
                        argv[k], mode, loop_len, loop_at, dc.decoded.n, r.executed.n);
-            } else if (!rc && !flow_same(&dc.decoded) && ambiguous_trap(dec, &dc.decoded)) {
+            } else if (!rc && !flow_same(&dc.decoded) && ambiguous_trap(&dc)) {
                 /* The decoder says it could not place a trap, and that is
                  * exactly where the flows part. */
                 ambiguous++;
                 printf("%s mode %u: a trap the packets cannot place (after %#" PRIx64 "), the decoder says so\n",
                        argv[k], mode, dc.decoded.ref->pcs[dc.decoded.first_diff - 1]);
-            } else if (mode == 27 && !flow_same(&dc.decoded) && after_return(&dc)) {
+            } else if (mode == 27 && (rc || !flow_same(&dc.decoded)) && after_return(&dc)) {
                 /* Neither counter nor stack: the encoder leaves every return
                  * to the decoder, which the specification does not allow
                  * (ET "the encoder must ensure" the call was reported), so a
@@ -207,8 +219,8 @@ int main(int argc, char **argv) {
                  * handlers) can only be guessed. A limit of that mode, where
                  * the flows part right after a return or swap. */
                 stackless_limits++;
-                printf("%s mode 27: a return the stackless mode leaves to the decoder went elsewhere (%#" PRIx64
-                       ")\n", argv[k], dc.decoded.ref->pcs[dc.decoded.first_diff - 1]);
+                printf("%s mode 27: a return the stackless mode leaves to the decoder went elsewhere%s%s\n", argv[k],
+                       rc ? ": " : "", rc ? d.msg : "");
             } else if (rc || !flow_same(&dc.decoded)) {
                 char where[160];
                 failures++;
