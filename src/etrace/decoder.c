@@ -587,7 +587,8 @@ static void place_before_trap(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     if (!d->inferred_address || d->start_of_trace)
         return;
     d->inferred_address = false;
-    bool epc_known = (d->o.v1_layout && !t->interrupt && t->ecause == 2) || (!d->o.v1_layout && !t->thaddr);
+    bool epc_known = (d->o.v1_layout && !t->interrupt && t->ecause == 2) ||
+                     (!d->o.v1_layout && !t->thaddr && !d->o.implicit_except); /* (no address field there) */
     uint64_t epc = mask_addr(d, d->o.v1_layout ? t->tval : t->address << d->p.iaddress_lsb);
     for (unsigned tries = 0; tries < MAX_WALK; tries++) {
         uint64_t len = comes_back(d), next;
