@@ -137,10 +137,9 @@ static bool ambiguous_trap(const dec_ctx *c) {
 /* Whether the flows part (or the decoded one stops) right after a return or
  * co-routine swap. */
 static bool after_return(dec_ctx *c) {
-    const flow_decoded *f = &c->decoded;
-    uint64_t at = f->differs ? f->first_diff : f->n;
+    uint64_t pc;
     rvt_insn in;
-    return f->ref->kept && at > 0 && at <= f->ref->n && rvt_program_insn(c->img, c->m, f->ref->pcs[at - 1], &in) &&
+    return flow_before_parting(&c->decoded, true, &pc) && rvt_program_insn(c->img, c->m, pc, &in) &&
            (in.jclass == RVT_JUMP_RETURN || in.jclass == RVT_JUMP_SWAP);
 }
 

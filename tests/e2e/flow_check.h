@@ -77,6 +77,16 @@ static inline void flow_decoded_add(flow_decoded *d, uint64_t pc) {
 
 static inline bool flow_same(const flow_decoded *d) { return d->n == d->ref->n && d->hash == d->ref->hash; }
 
+/* The executed instruction just before the flows part (`or_end`: or before
+ * the decoded flow stops short); false when not known. */
+static inline bool flow_before_parting(const flow_decoded *d, bool or_end, uint64_t *pc) {
+    uint64_t at = d->differs ? d->first_diff : or_end ? d->n : 0;
+    if (!d->ref->kept || at == 0 || at > d->ref->n)
+        return false;
+    *pc = d->ref->pcs[at - 1];
+    return true;
+}
+
 /* Where the flows part, for a failure message ("" when not known). */
 static inline const char *flow_where(const flow_decoded *d, char *buf, size_t size) {
     if (!d->ref->kept)

@@ -145,10 +145,10 @@ static int trap_sink(void *user, const rvt_trap_event *trap) {
 
 /* Whether the flows part right after a return (jalr x0, 0(x1)). */
 static bool after_return(dec_ctx *c) {
-    const flow_decoded *f = &c->decoded;
+    uint64_t pc;
     rvt_insn in;
-    return f->differs && f->first_diff > 0 && f->first_diff <= f->ref->n &&
-           fetch(c, f->ref->pcs[f->first_diff - 1], &in) && (rvt_nexus_classify(&in) & RVT_NXI_RETURN);
+    return flow_before_parting(&c->decoded, false, &pc) && fetch(c, pc, &in) &&
+           (rvt_nexus_classify(&in) & RVT_NXI_RETURN);
 }
 
 int main(int argc, char **argv) {

@@ -20,9 +20,10 @@ typedef struct {
  * the corpus-wide round trips on each program's first instructions only
  * (the release build runs them whole). */
 static inline int program_run_open(program_run *p, const char *path, uint64_t max_insns) {
-    const char *cap = getenv("RVT_TEST_MAX_INSNS");
-    if (cap && strtoull(cap, NULL, 10) && strtoull(cap, NULL, 10) < max_insns)
-        max_insns = strtoull(cap, NULL, 10);
+    const char *cap_text = getenv("RVT_TEST_MAX_INSNS");
+    uint64_t cap = cap_text ? strtoull(cap_text, NULL, 10) : 0;
+    if (cap && cap < max_insns)
+        max_insns = cap;
     rvt_diag d = {{0}};
     p->m = NULL;
     p->console = NULL;
