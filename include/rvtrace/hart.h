@@ -85,6 +85,85 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
  * trust when following register values. */
 bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
 
+
+/* ---- Observation and single steps, for tandem verification ---- */
+
+/* State elements: the Debug specification's abstract register numbers (CSRs
+ * 0x0000-0x0fff, x0-x31 at 0x1000, f0-f31 at 0x1020) and three more. */
+enum { RVT_ELEM_GPR = 0x1000, RVT_ELEM_FPR = 0x1020, RVT_ELEM_PC = 0x10000, RVT_ELEM_PRIV = 0x10001,
+       RVT_ELEM_MTIME = 0x10002 };
+
+typedef struct rvt_elem_value {
+    uint32_t elem;
+    uint64_t value;
+} rvt_elem_value;
+
+enum rvt_access_kind {
+    RVT_ACCESS_LOAD,   /* an instruction's load (LR included) */
+    RVT_ACCESS_STORE,  /* an instruction's store (successful SC included) */
+    RVT_ACCESS_AMO,    /* read-modify-write: data = the old value, operand = rs2 */
+    RVT_ACCESS_HOST,   /* a store by the host (HTIF) between instructions */
+};
+
+typedef struct rvt_mem_access {
+    uint64_t vaddr, paddr;
+    uint64_t data;     /* loaded value (AMO: the old value) or stored value */
+    uint64_t stored;   /* AMO: the value written back */
+    uint64_t operand;  /* AMO: the rs2 operand */
+    uint64_t old;      /* stores and AMOs: the bytes that were there before */
+    uint8_t kind;      /* enum rvt_access_kind */
+    uint8_t len;       /* bytes */
+} rvt_mem_access;
+
+enum rvt_step_kind {
+    RVT_STEP_RETIRED,  /* an instruction retired */
+    RVT_STEP_TRAP,     /* an exception or interrupt was taken */
+    RVT_STEP_HOST,     /* between instructions: the host or the timer changed state */
+};
+
+/* What one step changed, against the state at the previous observation.
+ * Changes list every element whose value differs (the pc always, for
+ * instructions and traps), except the free-running counters (mcycle,
+ * minstret and their views), which are listed only when software wrote them. */
+typedef struct rvt_step {
+    int kind;              /* enum rvt_step_kind */
+    uint64_t pc;           /* the instruction's address, or the trap's epc */
+    uint32_t insn;         /* the instruction's bits (len 0: none, e.g. interrupts) */
+    uint8_t len;
+    unsigned priv;         /* privilege before the step */
+    uint64_t cause, tval;  /* RVT_STEP_TRAP */
+    const rvt_elem_value *changes;
+    size_t nchanges;
+    const rvt_mem_access *accesses;
+    size_t naccesses;
+} rvt_step;
+
+typedef void (*rvt_step_observer)(void *user, const rvt_step *s);
+
+/* Calls `fn` after every step of hart 0 (single-hart machines only) while the
+ * machine runs; NULL detaches. Observing runs one instruction at a time. */
+int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag);
+
+/* The state elements the model has, in a fixed order (registers, then CSRs,
+ * then pc and privilege): for complete-state comparison and copying. */
+size_t rvt_machine_elements(rvt_machine *m, const uint32_t **elems);
+/* Reads an element as software would (any privilege); false if the hart
+ * has no such element. */
+bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value);
+/* Writes an element as a debugger would (CSR values are legalised); the
+ * write is not reported as a change by the next step. */
+bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value);
+/* Physical memory write that the next step does not report (state
+ * initialisation, re-synchronisation); false outside RAM and devices. */
+bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n);
+/* Resets hart 0 to its reset state (memory is kept). */
+void rvt_machine_reset_hart(rvt_machine *m);
+
+/* Steps hart 0 once: executes one instruction (or takes its exception) without
+ * sampling interrupts, or, with `interrupt`, takes the highest-priority
+ * pending interrupt if there is one (else executes). The observer sees it. */
+void rvt_machine_step(rvt_machine *m, bool interrupt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,6 +152,11 @@ enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r);
 long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
 void rvt_retire_reader_close(rvt_retire_reader *r);
 
+/* The text after "exception " on a spike log line ("trap_illegal_instruction,
+ * epc 0x..." or "interrupt #7, epc 0x..."): the cause (interrupt flag in bit
+ * XLEN-1) and epc. False when the line is not one spike writes. */
+bool rvt_spike_parse_exception(const char *text, unsigned xlen, uint64_t *cause, uint64_t *epc, bool *interrupt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,7 @@ void hart_flush_block(hart *h) {
 
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     rvt_machine *m = h->m;
+    unsigned priv_before = h->priv;
     hart_flush_block(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
     uint64_t code = cause & ~xlen_msb(h);
@@ -111,6 +112,8 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         h->priv = PRV_M;
     }
     h->resv_valid = false;
+    if (m->observer)
+        observe_step(h, RVT_STEP_TRAP, epc, priv_before, cause, tval);
 }
 
 /* spike's take_pending_interrupt: priority MEI, MSI, MTI, SEI, SSI, STI. */
@@ -241,6 +244,11 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->m->observer) {
+        uint64_t data = 0;
+        memcpy(&data, out, len);
+        note_access(h, RVT_ACCESS_LOAD, va, pa, len, data, 0);
+    }
     if (h->trig_armed) {
         uint64_t data = 0;
         memcpy(&data, out, len);
@@ -270,10 +278,18 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         if (r && !r->rom)
             h->dreg = r;
     }
+    uint64_t old = 0;
+    if (h->m->observer)
+        phys_load(h->m, pa, &old, len);
     if (!phys_store(h->m, h, pa, in, len)) {
         h->exc_cause = CAUSE_STORE_ACCESS;
         h->exc_tval = va;
         return false;
+    }
+    if (h->m->observer) {
+        uint64_t data = 0;
+        memcpy(&data, in, len);
+        note_access(h, RVT_ACCESS_STORE, va, pa, len, data, old);
     }
     return true;
 }
@@ -399,7 +415,7 @@ static inline void wr(hart *h, unsigned rd, uint64_t v) {
 
 static int exec_csr(hart *h, const rvt_insn *in) {
     uint64_t cause;
-    if (__builtin_expect((h->mip & h->mie) != 0, 0) && pending_interrupt(h, &cause))
+    if (__builtin_expect((h->mip & h->mie) != 0, 0) && !h->interrupts_held && pending_interrupt(h, &cause))
         return EXEC_INTERRUPT;
     unsigned op = in->op;
     bool imm = op >= RVT_OP_CSRRWI;
@@ -500,6 +516,13 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             h->exc_cause = CAUSE_STORE_ACCESS;
             h->exc_tval = addr;
             return EXEC_TRAP;
+        }
+        if (h->m->observer) {
+            uint64_t mask = d ? ~0ull : 0xffffffffull;
+            rvt_mem_access acc = {.vaddr = addr, .paddr = pa, .data = old & mask, .stored = r & mask,
+                                  .operand = b & mask, .old = old & mask, .kind = RVT_ACCESS_AMO,
+                                  .len = (uint8_t)size};
+            observe_access(h->m, &acc);
         }
         wr(h, in->rd, a);
     }
@@ -850,7 +873,12 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                     break;
             }
         } else if (EMIT) {
-            emit_retired(h, in, pc, h->pc, priv);
+            if (m->observer) {
+                h->cur_insn = in->raw;
+                h->cur_len = in->len;
+            }
+            if (m->sink)
+                emit_retired(h, in, pc, h->pc, priv);
             if (m->stop)
                 break;
         }
@@ -895,11 +923,13 @@ static void take_fetch_stage_trap(hart *h, uint64_t cause, uint64_t tval) {
     hart_take_trap(h, cause, tval, h->pc);
 }
 
-void hart_step(hart *h, uint64_t n) {
+void hart_step(hart *h, uint64_t n) { hart_step_from(h, n, true); }
+
+void hart_step_from(hart *h, uint64_t n, bool sample_first) {
     rvt_machine *m = h->m;
     /* Interrupts are sampled where spike samples them: when the step starts
      * and after an instruction that serialises. */
-    bool sample_interrupts = true;
+    bool sample_interrupts = sample_first;
     while (n > 0 && !m->stop) {
         uint64_t cause;
         if (sample_interrupts && pending_interrupt(h, &cause)) {
@@ -919,8 +949,8 @@ void hart_step(hart *h, uint64_t n) {
         /* Armed triggers check every access, one instruction at a time; PMP
          * is checked on every access unless it allows all of RAM. */
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
-                      pmp_ram_open(h, eff);
-        uint64_t limit = h->trig_armed ? 1 : n;
+                      !m->observer && pmp_ram_open(h, eff);
+        uint64_t limit = h->trig_armed || m->observer ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;
             if (used >= m->max_insns) {
@@ -933,13 +963,16 @@ void hart_step(hart *h, uint64_t n) {
         }
         uint64_t done;
         int st;
-        bool blocks = m->sink && m->cfg.merge_blocks;
+        bool blocks = m->sink && m->cfg.merge_blocks && !m->observer;
+        bool emit = m->sink || m->observer;
+        uint64_t pc_before = h->pc;
+        unsigned priv_before = h->priv;
         if (h->xlen == 64)
             st = blocks ? run_inner(h, limit, &done, 64, true, true)
-                 : m->sink ? run_inner(h, limit, &done, 64, true, false) : run_inner(h, limit, &done, 64, false, false);
+                 : emit ? run_inner(h, limit, &done, 64, true, false) : run_inner(h, limit, &done, 64, false, false);
         else
             st = blocks ? run_inner(h, limit, &done, 32, true, true)
-                 : m->sink ? run_inner(h, limit, &done, 32, true, false) : run_inner(h, limit, &done, 32, false, false);
+                 : emit ? run_inner(h, limit, &done, 32, true, false) : run_inner(h, limit, &done, 32, false, false);
         m->instret_total += done;
         if (done)
             h->traps_in_a_row = 0;
@@ -948,6 +981,8 @@ void hart_step(hart *h, uint64_t n) {
             h->icache_flush_pending = false;
             machine_flush_icache(m);
         }
+        if (done && m->observer)
+            observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
             return;

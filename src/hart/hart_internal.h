@@ -132,6 +132,10 @@ typedef struct hart {
     uint32_t blk_insn;    /* bits and size of the block's last instruction */
     uint8_t blk_len;
     uint8_t blk_priv;     /* the privilege the block executed in */
+
+    /* Single steps for tandem verification: a CSR instruction executes
+     * even with an interrupt pending (the trace says when one is taken). */
+    bool interrupts_held;
 } hart;
 
 typedef struct rvt_machine {
@@ -164,6 +168,11 @@ typedef struct rvt_machine {
     uint64_t instret_total, traps;
     uint64_t max_insns;
     rvt_diag *diag;
+
+    /* Observation of single steps (observe.c); NULL when nobody observes. */
+    rvt_step_observer observer;
+    void *observer_user;
+    struct observe_state *obs;
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -171,6 +180,9 @@ void hart_reset(hart *h, struct rvt_machine *m, unsigned id);
 /* Runs up to `n` steps of spike's processor_t::step; returns early (ending
  * the quantum) on a trap or WFI. */
 void hart_step(hart *h, uint64_t n);
+/* hart_step, sampling interrupts before the first instruction only when
+ * `sample_first` is set. */
+void hart_step_from(hart *h, uint64_t n, bool sample_first);
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc);
 
 /* CSR file (csr.c): 0 on success, -1 for an illegal access. */
@@ -178,6 +190,16 @@ int csr_read(hart *h, unsigned csr, uint64_t *val);
 int csr_write(hart *h, unsigned csr, uint64_t val);
 bool csr_access_ok(const hart *h, unsigned csr, bool write);
 uint64_t hart_mstatus_read(const hart *h);
+
+/* Observation (observe.c), while m->observer is set. */
+void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
+void observe_access(struct rvt_machine *m, const rvt_mem_access *a);
+static inline void note_access(hart *h, int kind, uint64_t va, uint64_t pa, unsigned len, uint64_t data,
+                               uint64_t old) {
+    rvt_mem_access a = {.vaddr = va, .paddr = pa, .data = data, .old = old, .kind = (uint8_t)kind,
+                        .len = (uint8_t)len};
+    observe_access(h->m, &a);
+}
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };
@@ -210,6 +232,8 @@ mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
 /* Drops decoded instructions that a store of `len` bytes at `off` overwrote. */
 void region_invalidate_code(mem_region *r, uint64_t off, unsigned len);
 void machine_flush_icache(struct rvt_machine *m);
+/* mip's timer and software bits from the CLINT's state. */
+void update_timer_irq(struct rvt_machine *m);
 
 /* Retirement output (machine.c): records are batched in m->buf. */
 void machine_flush_records(struct rvt_machine *m);

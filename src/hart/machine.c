@@ -69,7 +69,7 @@ mem_region *phys_region(rvt_machine *m, uint64_t pa, unsigned len) {
     return NULL;
 }
 
-static void update_timer_irq(rvt_machine *m) {
+void update_timer_irq(rvt_machine *m) {
     for (unsigned i = 0; i < m->nharts; i++) {
         hart *h = &m->harts[i];
         uint64_t bit = 1ull << IRQ_M_TIMER;
@@ -147,6 +147,14 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
     if (r) {
         if (r->rom)
             return false;
+        if (!h && m->observer) {
+            uint64_t data = 0, old = 0;
+            memcpy(&data, in, len);
+            memcpy(&old, r->data + (pa - r->base), len);
+            rvt_mem_access a = {.vaddr = pa, .paddr = pa, .data = data, .old = old, .kind = RVT_ACCESS_HOST,
+                                .len = (uint8_t)len};
+            observe_access(m, &a);
+        }
         memcpy(r->data + (pa - r->base), in, len);
         region_invalidate_code(r, pa - r->base, len);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
@@ -370,6 +378,7 @@ void rvt_machine_free(rvt_machine *m) {
                 free(m->regions[i].icache[p]);
         free(m->regions[i].icache);
     }
+    free(m->obs);
     free(m->harts);
     free(m->buf);
     free(m);
@@ -405,6 +414,8 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
         }
         if (!m->stop)
             htif_deliver(m);
+        if (m->observer)
+            observe_step(&m->harts[0], RVT_STEP_HOST, m->harts[0].pc, m->harts[0].priv, 0, 0);
     }
     for (unsigned i = 0; i < m->nharts; i++)
         hart_flush_block(&m->harts[i]);
@@ -456,6 +467,18 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
         return false;
     rvt_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24, m->xlen, out);
     return true;
+}
+
+bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n) {
+    mem_region *r = phys_region(m, paddr, (unsigned)n);
+    if (r) {
+        memcpy(r->data + (paddr - r->base), buf, n);
+        region_invalidate_code(r, paddr - r->base, (unsigned)n);
+        return true;
+    }
+    if (paddr - CLINT_BASE < CLINT_SIZE && n <= 8)
+        return clint_access(m, paddr - CLINT_BASE, (void *)buf, (unsigned)n, true);
+    return false;
 }
 
 bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n) {

@@ -290,6 +290,32 @@ static const struct {
     {"trap_store_page_fault", 15},
 };
 
+bool rvt_spike_parse_exception(const char *p, unsigned xlen, uint64_t *cause, uint64_t *epc, bool *interrupt) {
+    bool known = false;
+    *interrupt = false;
+    if (!strncmp(p, "interrupt #", 11)) {
+        *cause = strtoull(p + 11, NULL, 10);
+        *interrupt = known = true;
+    } else if (!strncmp(p, "trap #", 6)) {
+        *cause = strtoull(p + 6, NULL, 10);
+        known = true;
+    } else {
+        for (size_t i = 0; i < sizeof trap_names / sizeof trap_names[0]; i++) {
+            size_t n = strlen(trap_names[i].name);
+            if (!strncmp(p, trap_names[i].name, n) && p[n] == ',') {
+                *cause = trap_names[i].cause;
+                known = true;
+            }
+        }
+    }
+    const char *e = strstr(p, "epc ");
+    if (!known || !e || !(e += 4, parse_hex(&e, epc)))
+        return false;
+    if (*interrupt)
+        *cause |= 1ull << (xlen - 1);
+    return true;
+}
+
 static int log_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
     r->trap_awaits_tval = false;
     const char *p = strchr(line, ':');
@@ -299,30 +325,11 @@ static int log_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
     while (*p == ' ')
         p++;
     if (!strncmp(p, "exception ", 10)) {
-        p += 10;
         uint64_t cause = 0, epc = 0;
-        bool interrupt = false, known = false;
-        if (!strncmp(p, "interrupt #", 11)) {
-            cause = strtoull(p + 11, NULL, 10);
-            interrupt = known = true;
-        } else if (!strncmp(p, "trap #", 6)) {
-            cause = strtoull(p + 6, NULL, 10);
-            known = true;
-        } else {
-            for (size_t i = 0; i < sizeof trap_names / sizeof trap_names[0]; i++) {
-                size_t n = strlen(trap_names[i].name);
-                if (!strncmp(p, trap_names[i].name, n) && p[n] == ',') {
-                    cause = trap_names[i].cause;
-                    known = true;
-                }
-            }
-        }
-        const char *e = strstr(p, "epc ");
-        if (!known || !e || !(e += 4, parse_hex(&e, &epc)))
+        bool interrupt = false;
+        if (!rvt_spike_parse_exception(p + 10, r->xlen, &cause, &epc, &interrupt))
             return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": unrecognised exception line", r->path,
                                 r->line);
-        if (interrupt)
-            cause |= 1ull << (r->xlen - 1);
         uint32_t insn = !interrupt && r->fetched_pc == epc ? r->fetched_insn : 0;
         add_trap(r, epc, insn, cause, 0, interrupt, r->priv);
         r->trap_awaits_tval = !interrupt; /* spike logs the tval on a line of its own */

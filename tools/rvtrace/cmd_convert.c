@@ -16,13 +16,21 @@ static void convert_usage(FILE *out) {
             "Convert a retirement stream between formats. INPUT may be .rvti, the reference\n"
             "flow's CSV or a spike commit log (--log-commits, optionally with -l), plain or\n"
             "zstd-compressed; its format is detected. The OUTPUT format follows its name:\n"
-            "*.rvti, *.csv (reference CSV) or anything else for a retired-PC list.\n"
+            "*.rvti, *.csv (reference CSV), *.tv (tandem-verification trace, from a spike\n"
+            "commit log only) or anything else for a retired-PC list.\n"
+            "\n"
+            "A spike log converted to .tv has one group per instruction and trap with the\n"
+            "register writes, memory accesses, new pc and privilege spike logged. spike\n"
+            "does not log how traps and FP instructions change mstatus, so verify such a\n"
+            "trace with --partial mstatus.\n"
             "\n"
             "Options:\n"
             "  --xlen 32|64   XLEN of the program, to classify compressed jumps in text\n"
             "                 inputs (default: from --elf, else 64)\n"
             "  --elf FILE     the program, needed to expand a block .rvti into instructions\n"
             "  --blocks       write a multiple-retire .rvti (sequential instructions merged)\n"
+            "  --hart N       the spike hart a .tv output follows (default 0)\n"
+            "  --flen N, --mlen N  the .tv output's FLEN and MLEN (default 64; MLEN 34 for RV32)\n"
             "  -h, --help     show this help\n"
             "\n"
             "Example: rvtrace convert dhrystone.csv.zst dhrystone.rvti\n");
@@ -80,10 +88,46 @@ static int expand_block(conv_out *o, rvt_machine *m, unsigned xlen, const rvt_re
     return 0;
 }
 
+/* A spike commit log to a tandem trace, written to a temporary file that
+ * replaces OUTPUT only when the conversion succeeded. */
+static int convert_to_tandem(const char *in_path, const char *out_path, unsigned xlen, rvt_tv_params *p,
+                             unsigned hart) {
+    rvt_diag diag = {{0}};
+    p->xlen = xlen;
+    finish_tandem_params(p, 64);
+    size_t n = strlen(out_path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return 1;
+    snprintf(tmp, n, "%s.partial", out_path);
+    FILE *out = fopen(tmp, "wb");
+    if (!out) {
+        fprintf(stderr, "rvtrace convert: %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return 1;
+    }
+    uint64_t groups = 0;
+    int rc = rvt_tv_convert_spike_log(in_path, p, hart, file_byte_sink, out, &groups, &diag);
+    if (fclose(out) != 0 && !rc)
+        rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
+    if (!rc && rename(tmp, out_path) != 0)
+        rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
+    if (rc) {
+        remove(tmp);
+        fprintf(stderr, "rvtrace convert: %s\n", diag.msg);
+    } else {
+        fprintf(stderr, "rvtrace convert: %s: %llu groups\n", out_path, (unsigned long long)groups);
+    }
+    free(tmp);
+    return rc ? 1 : 0;
+}
+
 int cmd_convert(int argc, char **argv) {
     const char *in_path = NULL, *out_path = NULL, *elf = NULL;
     unsigned xlen = 0;
     bool blocks = false;
+    rvt_tv_params tvp = {0};
+    unsigned hart = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -99,6 +143,10 @@ int cmd_convert(int argc, char **argv) {
             elf = argv[++i];
         } else if (!strcmp(a, "--blocks")) {
             blocks = true;
+        } else if (!strcmp(a, "--hart") && i + 1 < argc) {
+            hart = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
+            continue;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace convert: unknown option '%s'\n", a);
             return 2;
@@ -116,6 +164,9 @@ int cmd_convert(int argc, char **argv) {
         return 2;
     }
     rvt_diag diag = {{0}};
+    size_t out_len = strlen(out_path);
+    if (out_len > 3 && !strcmp(out_path + out_len - 3, ".tv"))
+        return convert_to_tandem(in_path, out_path, xlen, &tvp, hart);
     rvt_image *img = NULL;
     rvt_machine *machine = NULL;
     int status = 1;

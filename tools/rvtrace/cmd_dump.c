@@ -11,6 +11,11 @@ static void dump_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace dump --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--csv] TRACE\n"
             "       rvtrace dump --format ntrace [--src-bits N] TRACE.nex\n"
+            "       rvtrace dump --format tandem [--xlen N --flen N --mlen N] TRACE.tv\n"
+            "\n"
+            "Tandem: one line per record: byte offset, opcode name and fields, registers\n"
+            "by the Debug spec's names (x5/t0, f7/ft7, mstatus); records of a group are\n"
+            "indented. A damaged stream ends with its byte offset and the problem.\n"
             "\n"
             "N-Trace: one line per byte of the MSEO stream, 0xBB MDO_MSEO in binary, and\n"
             "every field on the line of the byte where it ends (NexRv's -dump layout);\n"
@@ -29,9 +34,11 @@ static void dump_usage(FILE *out) {
             "  --v1         E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"
             "  --src-bits N N-Trace: width of the SRC field (default 0: one hart, no SRC)\n"
             "  --encap...   E-Trace in the spec's example encapsulation (see encode --help)\n"
+            "%s"
             "  -h, --help   show this help\n"
             "\n"
-            "Example: rvtrace dump --format etrace --scf hw64.scf --ucf encoder.ucf --csv dhrystone.te_inst_raw\n");
+            "Example: rvtrace dump --format etrace --scf hw64.scf --ucf encoder.ucf --csv dhrystone.te_inst_raw\n",
+            tandem_param_help);
 }
 
 static void print_byte(uint8_t b) {
@@ -101,17 +108,67 @@ static int dump_nexus(const char *trace, unsigned src_bits) {
     return damaged ? 1 : 0;
 }
 
+static int dump_tandem(const char *trace, rvt_tv_params *p) {
+    rvt_diag d = {{0}};
+    finish_tandem_params(p, 64);
+    rvt_tv_reader *rd = NULL;
+    rvt_zreader *zr = NULL;
+    uint8_t *buf = malloc(1 << 16);
+    int status = 1, rc = 0;
+    if (!buf || rvt_tv_reader_new(&rd, p, &d) || rvt_zreader_open(&zr, trace, &d)) {
+        fprintf(stderr, "rvtrace dump: %s\n", d.msg[0] ? d.msg : "out of memory");
+        goto out;
+    }
+    bool in_group = false;
+    for (;;) {
+        long n = rvt_zreader_read(zr, buf, 1 << 16, &d);
+        if (n < 0)
+            break;
+        if (n == 0) {
+            rc = rvt_tv_reader_finish(rd, &d);
+            break;
+        }
+        rvt_tv_reader_feed(rd, buf, (size_t)n);
+        rvt_tv_record r;
+        while ((rc = rvt_tv_reader_next(rd, &r, &d)) == 1) {
+            char text[160];
+            rvt_tv_format_record(p, &r, text, sizeof text);
+            if (r.opcode == RVT_TV_END)
+                in_group = false;
+            printf("%10llu  %s%s\n", (unsigned long long)r.offset, in_group ? "  " : "", text);
+            if (r.opcode == RVT_TV_BEGIN)
+                in_group = true;
+        }
+        if (rc < 0)
+            break;
+    }
+    if (d.msg[0]) {
+        printf("ERROR: %s\n", d.msg);
+        fprintf(stderr, "rvtrace dump: %s: %s\n", trace, d.msg);
+    } else {
+        status = 0;
+    }
+out:
+    rvt_zreader_close(zr);
+    rvt_tv_reader_free(rd);
+    free(buf);
+    return status;
+}
+
 int cmd_dump(int argc, char **argv) {
     transport_choice tc = {0};
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *format = "etrace";
     bool csv = false, v1 = false;
     unsigned long src_bits = 0;
+    rvt_tv_params tvp = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             dump_usage(stdout);
             return 0;
         } else if (parse_transport_option(argc, argv, &i, &tc)) {
+            continue;
+        } else if (parse_tandem_param_option(argc, argv, &i, &tvp)) {
             continue;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
@@ -146,8 +203,10 @@ int cmd_dump(int argc, char **argv) {
     }
     if (!strcmp(format, "ntrace"))
         return dump_nexus(trace, (unsigned)src_bits);
+    if (!strcmp(format, "tandem"))
+        return dump_tandem(trace, &tvp);
     if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace dump: unknown --format '%s' (etrace or ntrace)\n", format);
+        fprintf(stderr, "rvtrace dump: unknown --format '%s' (etrace, ntrace or tandem)\n", format);
         return 2;
     }
     rvt_etrace_params p;

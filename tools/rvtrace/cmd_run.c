@@ -33,6 +33,16 @@ static void run_usage(FILE *out) {
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
             "                     run of sequential instructions (cannot be combined with\n"
             "                     --spike-csv or --pcs, which need one row per instruction)\n"
+            "  --tandem FILE      write the tandem-verification trace (docs/formats.md):\n"
+            "                     a reset group, the program image as state-initialisation\n"
+            "                     groups, then one group per instruction and trap\n"
+            "  --tandem-fields LIST  a partial trace: only these kinds of records, from\n"
+            "                     gpr, fpr, csr, pc, insn, priv, mem, addr, mtime, init\n"
+            "                     (\"all,-mem\": everything but memory requests)\n"
+            "  --tandem-incremental  use the incremental register forms where they fit\n"
+            "  --tandem-omit-end  leave out end-group records a begin group implies\n"
+            "  --flen N, --mlen N the tandem trace's FLEN and MLEN (default 64, and MLEN\n"
+            "                     34 for RV32 programs)\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
@@ -111,8 +121,10 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_config_default(&cfg);
     cfg.max_insns = 10000000000ull;
     const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
-    const char *etrace_path = NULL, *scf = NULL, *ucf = NULL;
+    const char *etrace_path = NULL, *scf = NULL, *ucf = NULL, *tandem_path = NULL;
     rvt_diag diag = {{0}};
+    rvt_tv_params tvp = {0};
+    rvt_tv_writer_options tvo = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -132,6 +144,20 @@ int cmd_run(int argc, char **argv) {
             scf = val, i++;
         } else if (!strcmp(a, "--ucf") && val) {
             ucf = val, i++;
+        } else if (!strcmp(a, "--tandem") && val) {
+            tandem_path = val, i++;
+        } else if (!strcmp(a, "--tandem-fields") && val) {
+            if (rvt_tv_parse_fields(val, &tvo.fields, &diag) || !tvo.fields) {
+                fprintf(stderr, "rvtrace run: --tandem-fields: %s\n", diag.msg[0] ? diag.msg : "no fields left");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--tandem-incremental")) {
+            tvo.incremental = true;
+        } else if (!strcmp(a, "--tandem-omit-end")) {
+            tvo.omit_end = true;
+        } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
+            continue;
         } else if (!strcmp(a, "--blocks")) {
             cfg.merge_blocks = true;
         } else if (!strcmp(a, "-m") && val) {
@@ -180,7 +206,8 @@ int cmd_run(int argc, char **argv) {
     }
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
-    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL;
+    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL;
+    rvt_tv_writer *tv_w = NULL;
     rvt_etrace_encoder *enc = NULL;
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
@@ -224,6 +251,24 @@ int cmd_run(int argc, char **argv) {
             goto out;
         }
     }
+    if (tandem_path) {
+        finish_tandem_params(&tvp, rvt_image_xlen(img));
+        if (tvp.xlen != rvt_image_xlen(img)) {
+            fprintf(stderr, "rvtrace run: the tandem trace's XLEN is the program's (%u)\n", rvt_image_xlen(img));
+            goto out;
+        }
+        if (!(tv = fopen(tandem_path, "wb"))) {
+            fprintf(stderr, "rvtrace run: %s: %s\n", tandem_path, strerror(errno));
+            goto out;
+        }
+        int rc = rvt_tv_writer_new(&tv_w, &tvp, &tvo, file_byte_sink, tv, &diag);
+        if (!rc)
+            rc = rvt_tv_writer_attach(tv_w, m, img);
+        if (rc) {
+            fprintf(stderr, "rvtrace run: --tandem: %s\n", diag.msg[0] ? diag.msg : rvt_strerror(rc));
+            goto out;
+        }
+    }
     struct fanout fan = {rvti_w, NULL, csv_w, pcs_w, enc};
     if ((csv_w || pcs_w || enc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
         fprintf(stderr, "rvtrace run: out of memory\n");
@@ -235,6 +280,8 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_run(m, &res, &diag);
     rvt_ref_filter_free(fan.filter);
     int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
+    if (tv_w)
+        wrc |= rvt_tv_writer_finish(tv_w);
     if (enc)
         wrc |= rvt_etrace_encoder_finish(enc, NULL);
     csv_w = pcs_w = NULL;
@@ -276,7 +323,10 @@ out:
     rvt_rvti_writer_finish(rvti_w);
     if (enc)
         rvt_etrace_encoder_finish(enc, NULL);
+    rvt_tv_writer_free(tv_w);
     if (te && fclose(te) != 0)
+        status = 1;
+    if (tv && fclose(tv) != 0)
         status = 1;
     if (rvti && fclose(rvti) != 0)
         status = 1;

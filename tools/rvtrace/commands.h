@@ -7,6 +7,7 @@
 
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
+#include "rvtrace/tandem.h"
 
 int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -16,6 +17,16 @@ int cmd_encode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+/* --xlen, --flen, --mlen of the tandem trace; finish_tandem_params fills in
+ * the defaults for the ones not given. */
+#define FLEN_NONE 1u /* --flen 0 given (0 in the struct means "not given") */
+bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p);
+void finish_tandem_params(rvt_tv_params *p, unsigned xlen_default);
+extern const char *const tandem_param_help;
+/* An rvt_tv_byte_sink writing to a FILE *. */
+int file_byte_sink(void *user, const uint8_t *bytes, size_t len);
 
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {

@@ -11,11 +11,12 @@ static const struct {
 } commands[] = {
     {"demo", cmd_demo, "run, trace, decode and list the bundled example end to end"},
     {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
-    {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list"},
+    {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list, tandem"},
     {"encode", cmd_encode, "encode a retirement stream as E-Trace te_inst packets"},
     {"decode", cmd_decode, "rebuild the retired instructions from a trace and the program"},
     {"stats", cmd_stats, "packets, bytes and bits per instruction of a trace"},
-    {"dump", cmd_dump, "print a trace: E-Trace packets with byte offsets, N-Trace MSEO bytes and fields"},
+    {"dump", cmd_dump, "print a trace: E-Trace packets, N-Trace MSEO bytes and fields, tandem records"},
+    {"verify", cmd_verify, "check a tandem-verification trace against the hart model"},
     {"disasm", cmd_disasm, "objdump-compatible disassembly of a RISC-V ELF"},
 };
 

@@ -39,3 +39,36 @@ rvt_machine *program_machine(rvt_image *img) {
     rvt_diag d = {{0}};
     return rvt_machine_new(&m, &cfg, img, &d) ? NULL : m;
 }
+
+/* Tandem parameters: 0 leaves a value to rvt_tv_params_default. */
+bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p) {
+    const char *a = argv[*i];
+    if (*i + 1 >= argc)
+        return false;
+    unsigned *slot = !strcmp(a, "--xlen") ? &p->xlen : !strcmp(a, "--flen") ? &p->flen
+                     : !strcmp(a, "--mlen") ? &p->mlen : NULL;
+    if (!slot)
+        return false;
+    *slot = (unsigned)strtoul(argv[++*i], NULL, 0);
+    if (slot == &p->flen && *slot == 0)
+        *slot = FLEN_NONE;
+    return true;
+}
+
+void finish_tandem_params(rvt_tv_params *p, unsigned xlen_default) {
+    rvt_tv_params d;
+    rvt_tv_params_default(&d, p->xlen ? p->xlen : xlen_default);
+    p->xlen = d.xlen;
+    p->flen = p->flen == FLEN_NONE ? 0 : p->flen ? p->flen : d.flen;
+    if (!p->mlen)
+        p->mlen = d.mlen;
+}
+
+const char *const tandem_param_help =
+    "  --xlen N, --flen N, --mlen N   the trace's parameters, agreed out of band\n"
+    "                       (default: the program's XLEN, FLEN 64, MLEN 64 on RV64\n"
+    "                       and 34 on RV32; --flen 0 for a hart without F)\n";
+
+int file_byte_sink(void *user, const uint8_t *bytes, size_t len) {
+    return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
+}

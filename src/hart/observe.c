@@ -1,0 +1,277 @@
+/* Observation of single steps for tandem verification: what each step
+ * changed (found by comparing the hart with a snapshot, so nothing depends on
+ * knowing what an instruction is supposed to change), the memory accesses it
+ * made, and debugger-style access to every state element. */
+#include "hart_internal.h"
+
+#include <stdlib.h>
+
+#define MAX_CHANGES 192
+#define MAX_ACCESSES 16
+
+struct observe_state {
+    hart snap;          /* the state at the last observation */
+    uint64_t snap_mtime;
+    uint16_t csrs[160]; /* the CSRs hart 0 has, counters left out */
+    size_t ncsrs;
+    uint32_t elems[32 + 32 + 160 + 6];
+    size_t nelems;
+    rvt_elem_value changes[MAX_CHANGES];
+    rvt_mem_access acc[MAX_ACCESSES];
+    size_t nacc;
+};
+
+/* Canonical state: views that alias other CSRs (sstatus, sie, sip, fflags,
+ * frm, cycle, time, instret) are left out, and so are the counters, which
+ * change with every instruction and are listed only on software writes. */
+static const uint16_t candidate_csrs[] = {
+    0x003, 0x105, 0x106, 0x10a, 0x140, 0x141, 0x142, 0x143, 0x180,
+    0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x30a, 0x310, 0x31a, 0x320,
+    0x340, 0x341, 0x342, 0x343, 0x344, 0x7a0, 0x7a1, 0x7a2,
+};
+enum { CSR_MCYCLE_ = 0xb00, CSR_MINSTRET_ = 0xb02, CSR_MCYCLEH_ = 0xb80, CSR_MINSTRETH_ = 0xb82, CSR_MIP_ = 0x344 };
+
+/* csr_read at machine level; the FP CSRs also while mstatus.FS is off. */
+static int csr_peek(hart *h, unsigned csr, uint64_t *v) {
+    unsigned priv = h->priv;
+    uint64_t ms = h->mstatus;
+    h->priv = PRV_M;
+    if (csr <= 3)
+        h->mstatus |= MSTATUS_FS;
+    int rc = csr_read(h, csr, v);
+    h->priv = priv;
+    h->mstatus = ms;
+    return rc;
+}
+
+static void take_snapshot(rvt_machine *m) {
+    struct observe_state *o = m->obs;
+    o->snap = m->harts[0];
+    o->snap_mtime = m->mtime;
+}
+
+int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag) {
+    if (!fn) {
+        m->observer = NULL;
+        free(m->obs);
+        m->obs = NULL;
+        return RVT_OK;
+    }
+    if (m->nharts != 1)
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "observing single steps needs a machine with one hart (it has %u)",
+                            m->nharts);
+    if (!m->obs) {
+        struct observe_state *o = calloc(1, sizeof *o);
+        if (!o)
+            return RVT_E_NOMEM;
+        m->obs = o;
+        hart *h = &m->harts[0];
+        for (unsigned i = 1; i < 32; i++)
+            o->elems[o->nelems++] = RVT_ELEM_GPR + i;
+        for (unsigned i = 0; i < 32; i++)
+            o->elems[o->nelems++] = RVT_ELEM_FPR + i;
+        uint64_t v;
+        for (size_t i = 0; i < sizeof candidate_csrs / sizeof candidate_csrs[0]; i++)
+            if (csr_peek(h, candidate_csrs[i], &v) == 0)
+                o->csrs[o->ncsrs++] = candidate_csrs[i];
+        for (unsigned c = 0x3a0; c <= 0x3ef; c++)
+            if (m->cfg.pmp_regions && csr_peek(h, c, &v) == 0)
+                o->csrs[o->ncsrs++] = (uint16_t)c;
+        for (size_t i = 0; i < o->ncsrs; i++)
+            o->elems[o->nelems++] = o->csrs[i];
+        o->elems[o->nelems++] = RVT_ELEM_PC;
+        o->elems[o->nelems++] = RVT_ELEM_PRIV;
+    }
+    m->observer = fn;
+    m->observer_user = user;
+    take_snapshot(m);
+    return RVT_OK;
+}
+
+size_t rvt_machine_elements(rvt_machine *m, const uint32_t **elems) {
+    if (!m->obs) {
+        *elems = NULL;
+        return 0;
+    }
+    *elems = m->obs->elems;
+    return m->obs->nelems;
+}
+
+void observe_access(rvt_machine *m, const rvt_mem_access *a) {
+    struct observe_state *o = m->obs;
+    if (o->nacc < MAX_ACCESSES)
+        o->acc[o->nacc++] = *a;
+}
+
+static bool range_differs(const hart *a, const hart *b, size_t from, size_t to) {
+    return memcmp((const char *)a + from, (const char *)b + from, to - from) != 0;
+}
+
+#define RANGE(first, end) offsetof(hart, first), offsetof(hart, end)
+
+/* The changes since the snapshot, which is brought up to date. */
+static size_t collect_changes(rvt_machine *m, bool moved) {
+    struct observe_state *o = m->obs;
+    hart *h = &m->harts[0], *s = &o->snap;
+    rvt_elem_value *c = o->changes;
+    size_t n = 0;
+    if (memcmp(h->x, s->x, sizeof h->x)) {
+        for (unsigned i = 1; i < 32; i++)
+            if (h->x[i] != s->x[i])
+                c[n++] = (rvt_elem_value){RVT_ELEM_GPR + i, mask_xlen(h, h->x[i])};
+        memcpy(s->x, h->x, sizeof h->x);
+    }
+    if (memcmp(h->f, s->f, sizeof h->f)) {
+        for (unsigned i = 0; i < 32; i++)
+            if (h->f[i] != s->f[i])
+                c[n++] = (rvt_elem_value){RVT_ELEM_FPR + i, h->f[i]};
+        memcpy(s->f, h->f, sizeof h->f);
+    }
+    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmp_gen)) ||
+                range_differs(h, s, RANGE(tselect, trig_armed)) || h->ialign_mask != s->ialign_mask;
+    bool counters = h->mcycle_offset != s->mcycle_offset || h->minstret_offset != s->minstret_offset;
+    if (csrs) {
+        for (size_t i = 0; i < o->ncsrs; i++) {
+            uint64_t now = 0, before = 0;
+            csr_peek(h, o->csrs[i], &now);
+            csr_peek(s, o->csrs[i], &before);
+            if (now != before)
+                c[n++] = (rvt_elem_value){o->csrs[i], now};
+        }
+    }
+    if (counters) {
+        uint64_t v;
+        bool rv32 = h->xlen == 32;
+        if (h->mcycle_offset != s->mcycle_offset) {
+            csr_peek(h, CSR_MCYCLE_, &v);
+            c[n++] = (rvt_elem_value){CSR_MCYCLE_, v};
+            if (rv32 && csr_peek(h, CSR_MCYCLEH_, &v) == 0)
+                c[n++] = (rvt_elem_value){CSR_MCYCLEH_, v};
+        }
+        if (h->minstret_offset != s->minstret_offset) {
+            csr_peek(h, CSR_MINSTRET_, &v);
+            c[n++] = (rvt_elem_value){CSR_MINSTRET_, v};
+            if (rv32 && csr_peek(h, CSR_MINSTRETH_, &v) == 0)
+                c[n++] = (rvt_elem_value){CSR_MINSTRETH_, v};
+        }
+    }
+    if (csrs || counters) {
+        /* Everything but the registers, which are up to date already. */
+        uint64_t x[32], f[32];
+        memcpy(x, s->x, sizeof x);
+        memcpy(f, s->f, sizeof f);
+        *s = *h;
+        memcpy(s->x, x, sizeof x);
+        memcpy(s->f, f, sizeof f);
+    }
+    if (moved || h->pc != s->pc)
+        c[n++] = (rvt_elem_value){RVT_ELEM_PC, h->pc};
+    if (h->priv != s->priv)
+        c[n++] = (rvt_elem_value){RVT_ELEM_PRIV, h->priv};
+    if (m->mtime != o->snap_mtime)
+        c[n++] = (rvt_elem_value){RVT_ELEM_MTIME, m->mtime};
+    s->pc = h->pc;
+    s->priv = h->priv;
+    o->snap_mtime = m->mtime;
+    return n;
+}
+
+void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
+    rvt_machine *m = h->m;
+    struct observe_state *o = m->obs;
+    rvt_step s = {0};
+    s.kind = kind;
+    s.pc = pc;
+    s.priv = priv;
+    s.cause = cause;
+    s.tval = tval;
+    if (kind != RVT_STEP_HOST) {
+        s.insn = h->cur_insn;
+        s.len = h->cur_len;
+    }
+    s.nchanges = collect_changes(m, kind != RVT_STEP_HOST);
+    s.changes = o->changes;
+    s.accesses = o->acc;
+    s.naccesses = o->nacc;
+    if (kind != RVT_STEP_HOST || s.nchanges || s.naccesses)
+        m->observer(m->observer_user, &s);
+    o->nacc = 0;
+}
+
+/* ------------------------------------------------- debugger-style access */
+
+bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value) {
+    hart *h = &m->harts[0];
+    if (elem >= RVT_ELEM_GPR && elem < RVT_ELEM_GPR + 32) {
+        *value = mask_xlen(h, h->x[elem - RVT_ELEM_GPR]);
+    } else if (elem >= RVT_ELEM_FPR && elem < RVT_ELEM_FPR + 32) {
+        *value = h->f[elem - RVT_ELEM_FPR];
+    } else if (elem < 0x1000) {
+        return csr_peek(h, elem, value) == 0;
+    } else if (elem == RVT_ELEM_PC) {
+        *value = h->pc;
+    } else if (elem == RVT_ELEM_PRIV) {
+        *value = h->priv;
+    } else if (elem == RVT_ELEM_MTIME) {
+        *value = m->mtime;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
+    hart *h = &m->harts[0];
+    bool ok = true;
+    if (elem >= RVT_ELEM_GPR && elem < RVT_ELEM_GPR + 32) {
+        if (elem != RVT_ELEM_GPR)
+            h->x[elem - RVT_ELEM_GPR] = sext_xlen(h, value);
+    } else if (elem >= RVT_ELEM_FPR && elem < RVT_ELEM_FPR + 32) {
+        h->f[elem - RVT_ELEM_FPR] = value;
+    } else if (elem == CSR_MIP_) {
+        h->mip = value; /* the hardware-driven bits too: they are inputs */
+    } else if (elem < 0x1000) {
+        unsigned priv = h->priv;
+        uint64_t ms = h->mstatus;
+        h->priv = PRV_M;
+        if (elem <= 3)
+            h->mstatus |= MSTATUS_FS;
+        ok = csr_write(h, elem, value) == 0;
+        if (elem <= 3)
+            h->mstatus = (h->mstatus & ~MSTATUS_FS) | (ms & MSTATUS_FS);
+        h->priv = priv;
+        h->pmp_gen++;
+    } else if (elem == RVT_ELEM_PC) {
+        h->pc = mask_xlen(h, value);
+    } else if (elem == RVT_ELEM_PRIV) {
+        ok = value == PRV_U || value == PRV_S || value == PRV_M;
+        if (ok)
+            h->priv = (unsigned)value;
+    } else if (elem == RVT_ELEM_MTIME) {
+        m->mtime = value;
+    } else {
+        ok = false;
+    }
+    if (elem < 0x1000)
+        machine_flush_icache(m); /* misa, satp or PMP may have changed what fetches see */
+    if (m->obs)
+        take_snapshot(m);
+    return ok;
+}
+
+void rvt_machine_reset_hart(rvt_machine *m) {
+    hart_reset(&m->harts[0], m, 0);
+    update_timer_irq(m); /* the CLINT keeps its state through a hart reset */
+    machine_flush_icache(m);
+    if (m->obs)
+        take_snapshot(m);
+}
+
+void rvt_machine_step(rvt_machine *m, bool interrupt) {
+    hart *h = &m->harts[0];
+    m->stop = false;
+    h->traps_in_a_row = 0;
+    h->interrupts_held = !interrupt;
+    hart_step_from(h, 1, interrupt);
+    h->interrupts_held = false;
+}

@@ -1,0 +1,699 @@
+/* Tandem verifier: the spec's six steps with the hart model as reference.
+ * Each group is applied to a shadow state, the non-deterministic inputs
+ * (mtime, the hardware-driven interrupt-pending bits, whether an interrupt
+ * is taken, counters the trace reports) are copied into the model, the model
+ * steps once, and the comparison covers every element either side changed:
+ * what the trace reports must equal the model's new value, and what the
+ * model changed must be in the trace (BS-057). A divergence is reported and
+ * the model re-synchronised from the shadow state (BS-056). */
+#include "rvtrace/tandem.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/isa.h"
+
+#define MAX_GROUP_RECORDS 1024
+#define MIP 0x344
+/* mip bits driven by devices: MSIP, MTIP, SEIP, MEIP. */
+#define MIP_INPUTS ((1ull << 3) | (1ull << 7) | (1ull << 9) | (1ull << 11))
+
+static size_t group_view_size(void);
+
+struct rvt_tv_verifier {
+    rvt_tv_params p;
+    rvt_tv_verify_options opt;
+    rvt_machine *m;
+    rvt_image *img;
+    rvt_tv_reader *rd;
+    rvt_tv_verify_result res;
+    rvt_disasm_ctx dis;
+    bool absent[RVT_TV_REG_END]; /* single registers left out */
+
+    /* Shadow state: registers by address, pc, privilege, mtime. */
+    uint64_t shadow[RVT_TV_REG_END];
+    uint64_t sh_pc, sh_priv, sh_mtime;
+    bool sh_mtime_known;
+
+    /* The group being collected. */
+    bool in_group;
+    uint64_t group_offset;
+    rvt_tv_record recs[MAX_GROUP_RECORDS];
+    size_t nrecs;
+
+    struct group_view *view;
+
+    /* The model's last step, copied from the observer. */
+    rvt_step step;
+    rvt_elem_value changes[256];
+    rvt_mem_access accesses[16];
+    bool stepped;
+    int fatal;
+};
+
+static uint64_t xmask(const rvt_tv_verifier *v) { return v->p.xlen == 32 ? 0xffffffffull : ~0ull; }
+
+/* Views of one state element share a canonical address: a trace may report
+ * fflags where the model lists fcsr, or sstatus for mstatus. */
+static uint32_t canonical(uint32_t elem) {
+    switch (elem) {
+    case 0x001: case 0x002: return 0x003;
+    case 0x100: return 0x300;
+    case 0x104: return 0x304;
+    case 0x144: return MIP;
+    default: return elem;
+    }
+}
+
+static bool is_counter(uint32_t elem) {
+    return elem == 0xb00 || elem == 0xb02 || elem == 0xb80 || elem == 0xb82 || (elem >= 0xc00 && elem <= 0xc02) ||
+           (elem >= 0xc80 && elem <= 0xc82);
+}
+
+static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
+    unsigned a = v->opt.absent;
+    if (elem >= RVT_TV_REG_GPR && elem < RVT_TV_REG_FPR)
+        return (a & RVT_TV_F_GPR) || v->absent[elem];
+    if (elem >= RVT_TV_REG_FPR && elem < RVT_TV_REG_END)
+        return (a & RVT_TV_F_FPR) || v->absent[elem];
+    if (elem < 0x1000)
+        return (a & RVT_TV_F_CSR) || v->absent[canonical(elem)] || v->absent[elem];
+    if (elem == RVT_ELEM_PC)
+        return (a & RVT_TV_F_PC) != 0;
+    if (elem == RVT_ELEM_PRIV)
+        return (a & RVT_TV_F_PRIV) != 0;
+    if (elem == RVT_ELEM_MTIME)
+        return (a & RVT_TV_F_MTIME) != 0;
+    return true;
+}
+
+static void observe(void *user, const rvt_step *s) {
+    rvt_tv_verifier *v = user;
+    if (s->kind == RVT_STEP_HOST)
+        return;
+    v->step = *s;
+    size_t n = s->nchanges < 256 ? s->nchanges : 256;
+    memcpy(v->changes, s->changes, n * sizeof *s->changes);
+    v->step.changes = v->changes;
+    v->step.nchanges = n;
+    size_t na = s->naccesses < 16 ? s->naccesses : 16;
+    memcpy(v->accesses, s->accesses, na * sizeof *s->accesses);
+    v->step.accesses = v->accesses;
+    v->step.naccesses = na;
+    v->stepped = true;
+}
+
+/* Shadow := model, for every element the model has. */
+static void shadow_from_model(rvt_tv_verifier *v) {
+    const uint32_t *elems;
+    size_t n = rvt_machine_elements(v->m, &elems);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t val;
+        if (elems[i] < RVT_TV_REG_END && rvt_machine_get(v->m, elems[i], &val))
+            v->shadow[elems[i]] = val;
+    }
+    rvt_machine_get(v->m, RVT_ELEM_PC, &v->sh_pc);
+    rvt_machine_get(v->m, RVT_ELEM_PRIV, &v->sh_priv);
+    rvt_machine_get(v->m, RVT_ELEM_MTIME, &v->sh_mtime);
+}
+
+int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt_tv_verify_options *opt,
+                        rvt_machine *m, rvt_image *img, rvt_diag *diag) {
+    rvt_tv_verifier *v = calloc(1, sizeof *v);
+    if (!v)
+        return RVT_E_NOMEM;
+    v->p = *p;
+    if (opt)
+        v->opt = *opt;
+    v->m = m;
+    v->img = img;
+    v->view = malloc(group_view_size());
+    int rc = v->view ? rvt_tv_reader_new(&v->rd, p, diag) : RVT_E_NOMEM;
+    if (!rc)
+        rc = rvt_machine_observe(m, observe, v, diag);
+    if (rc) {
+        rvt_tv_reader_free(v->rd);
+        free(v->view);
+        free(v);
+        return rc;
+    }
+    for (unsigned i = 0; i < v->opt.nabsent_regs; i++)
+        if (v->opt.absent_regs[i] < RVT_TV_REG_END)
+            v->absent[canonical(v->opt.absent_regs[i])] = v->absent[v->opt.absent_regs[i]] = true;
+    rvt_disasm_init(&v->dis, p->xlen, 0);
+    shadow_from_model(v);
+    *out = v;
+    return RVT_OK;
+}
+
+void rvt_tv_verifier_free(rvt_tv_verifier *v) {
+    if (!v)
+        return;
+    rvt_machine_observe(v->m, NULL, NULL, NULL);
+    rvt_tv_reader_free(v->rd);
+    free(v->view);
+    free(v);
+}
+
+const rvt_tv_verify_result *rvt_tv_verifier_result(const rvt_tv_verifier *v) { return &v->res; }
+
+/* ------------------------------------------------------------- reports */
+
+static void describe_elem(uint32_t elem, char *buf, size_t size) {
+    if (elem < RVT_TV_REG_END)
+        rvt_tv_reg_name(elem, buf, size);
+    else
+        snprintf(buf, size, "%s", elem == RVT_ELEM_PC ? "pc" : elem == RVT_ELEM_PRIV ? "privilege" : "mtime");
+}
+
+static bool reporting(const rvt_tv_verifier *v) { return !v->opt.max_errors || v->res.divergences <= v->opt.max_errors; }
+
+/* Opens a divergence report for the current step; its detail lines follow. */
+static void divergence(rvt_tv_verifier *v, bool *opened, uint64_t pc) {
+    if (*opened)
+        return;
+    *opened = true;
+    v->res.divergences++;
+    if (v->res.divergences == 1) {
+        v->res.first_group = v->res.groups - 1;
+        v->res.first_offset = v->group_offset;
+        v->res.first_step = v->res.steps - 1;
+        v->res.first_pc = pc;
+    }
+    if (!v->opt.report || !reporting(v))
+        return;
+    char text[128] = "";
+    if (v->step.len) {
+        rvt_insn in;
+        rvt_decode(v->step.insn, v->p.xlen, &in);
+        uint8_t bytes[4] = {(uint8_t)v->step.insn, (uint8_t)(v->step.insn >> 8), (uint8_t)(v->step.insn >> 16),
+                            (uint8_t)(v->step.insn >> 24)};
+        rvt_disasm(&v->dis, &in, bytes, pc, text, sizeof text);
+        for (char *t = text; *t; t++)
+            if (*t == '\t')
+                *t = ' ';
+    } else {
+        snprintf(text, sizeof text, "(no instruction)");
+    }
+    const char *sym = NULL;
+    uint64_t off = 0;
+    if (v->img)
+        sym = rvt_image_symbolize(v->img, pc, &off);
+    fprintf(v->opt.report,
+            "divergence %" PRIu64 ": group %" PRIu64 " (byte %" PRIu64 "), instruction %" PRIu64 ", pc %#" PRIx64,
+            v->res.divergences, v->res.groups - 1, v->group_offset, v->res.steps - 1, pc);
+    if (sym)
+        fprintf(v->opt.report, " <%s+%#" PRIx64 ">", sym, off);
+    fprintf(v->opt.report, ": %s\n", text);
+}
+
+static void detail(rvt_tv_verifier *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void detail(rvt_tv_verifier *v, const char *fmt, ...) {
+    if (!v->opt.report || !reporting(v))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("    ", v->opt.report);
+    vfprintf(v->opt.report, fmt, ap);
+    fputc('\n', v->opt.report);
+    va_end(ap);
+}
+
+/* ----------------------------------------------------------- a group */
+
+struct group_view {
+    /* Element values the group reports (after the incremental forms). */
+    uint32_t elem[MAX_GROUP_RECORDS];
+    uint64_t val[MAX_GROUP_RECORDS];
+    size_t n;
+    bool has_insn, has_reset, has_init, has_pc, interrupt;
+    uint32_t insn;
+    unsigned insn_len;
+    const rvt_tv_record *mem[MAX_GROUP_RECORDS]; /* memory requests, each with its response or NULL */
+    const rvt_tv_record *rsp[MAX_GROUP_RECORDS];
+    size_t nmem;
+    bool has_paddr, has_eaddr, has_stdata;
+    uint64_t paddr, eaddr, stdata;
+    unsigned stdata_bytes;
+};
+typedef struct group_view group_view;
+
+static size_t group_view_size(void) { return sizeof(group_view); }
+
+static int group_error(rvt_tv_verifier *v, rvt_diag *diag, const char *what) {
+    return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group %" PRIu64 ": %s", v->group_offset,
+                                   v->res.groups - 1, what);
+}
+
+static uint64_t shadow_get(const rvt_tv_verifier *v, uint32_t elem) {
+    if (elem < RVT_TV_REG_END)
+        return v->shadow[elem];
+    return elem == RVT_ELEM_PC ? v->sh_pc : elem == RVT_ELEM_PRIV ? v->sh_priv : v->sh_mtime;
+}
+
+static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
+    if (elem < RVT_TV_REG_END)
+        v->shadow[elem] = val;
+    else if (elem == RVT_ELEM_PC)
+        v->sh_pc = val;
+    else if (elem == RVT_ELEM_PRIV)
+        v->sh_priv = val;
+    else {
+        v->sh_mtime = val;
+        v->sh_mtime_known = true;
+    }
+}
+
+/* Adds an element value, refusing a second, different value for the same
+ * element (BS-037). */
+static int view_add(rvt_tv_verifier *v, group_view *g, uint32_t elem, uint64_t val, rvt_diag *diag) {
+    for (size_t i = 0; i < g->n; i++)
+        if (g->elem[i] == elem) {
+            if (g->val[i] != val)
+                return group_error(v, diag, "two different values for one register in a group (BS-037)");
+            return RVT_OK;
+        }
+    g->elem[g->n] = elem;
+    g->val[g->n++] = val;
+    return RVT_OK;
+}
+
+static int build_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+    g->n = g->nmem = 0;
+    g->has_insn = g->has_reset = g->has_init = g->has_pc = g->interrupt = false;
+    g->has_paddr = g->has_eaddr = g->has_stdata = false;
+    bool incr_pc = false;
+    for (size_t i = 0; i < v->nrecs; i++) {
+        const rvt_tv_record *r = &v->recs[i];
+        int rc = RVT_OK;
+        switch (r->opcode) {
+        case RVT_TV_INCR_PC: incr_pc = true; break;
+        case RVT_TV_RESET: g->has_reset = true; break;
+        case RVT_TV_INIT: g->has_init = true; break;
+        case RVT_TV_INSN16: case RVT_TV_INSN32:
+            if (g->has_insn)
+                return group_error(v, diag, "two instruction records in one group");
+            g->has_insn = true;
+            g->insn = r->insn;
+            g->insn_len = r->opcode == RVT_TV_INSN16 ? 2 : 4;
+            break;
+        case RVT_TV_REG: {
+            uint64_t val = r->value;
+            if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
+                val &= r->reg >= RVT_TV_REG_FPR && v->p.flen == 32 ? 0xffffffffull : xmask(v);
+            rc = view_add(v, g, r->reg, val, diag);
+            break;
+        }
+        case RVT_TV_REG_ADD: case RVT_TV_REG_OR: {
+            uint64_t base = v->shadow[r->reg];
+            uint64_t val = r->opcode == RVT_TV_REG_ADD ? base + r->value : base | r->value;
+            bool fpr = r->reg >= RVT_TV_REG_FPR;
+            rc = view_add(v, g, r->reg, fpr && v->p.flen == 64 ? val : val & (fpr ? 0xffffffffull : xmask(v)), diag);
+            break;
+        }
+        case RVT_TV_STATE:
+            switch (r->id) {
+            case RVT_TV_PRIV:
+                if (r->value == 2 || r->value > 3)
+                    return group_error(v, diag, "privilege mode 2 or above 3");
+                rc = view_add(v, g, RVT_ELEM_PRIV, r->value, diag);
+                break;
+            case RVT_TV_PC:
+                rc = view_add(v, g, RVT_ELEM_PC, r->value & xmask(v), diag);
+                g->has_pc = true;
+                break;
+            case RVT_TV_MTIME: rc = view_add(v, g, RVT_ELEM_MTIME, r->value, diag); break;
+            case RVT_TV_PADDR: g->has_paddr = true, g->paddr = r->value; break;
+            case RVT_TV_EADDR: g->has_eaddr = true, g->eaddr = r->value; break;
+            case RVT_TV_PC_PADDR: break; /* our harts fetch from physical = virtual addresses or page tables the
+                                          * pc comparison already covers */
+            default:
+                g->has_stdata = true;
+                g->stdata = r->value;
+                g->stdata_bytes = 1u << (r->id - RVT_TV_STDATA8);
+                break;
+            }
+            break;
+        case RVT_TV_MEM_REQ:
+            g->mem[g->nmem] = r;
+            g->rsp[g->nmem++] = i + 1 < v->nrecs && v->recs[i + 1].opcode == RVT_TV_MEM_RSP ? &v->recs[i + 1] : NULL;
+            break;
+        default:
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    if (incr_pc) {
+        if (!g->has_insn)
+            return group_error(v, diag, "increment pc without an instruction record in the group (BS-042)");
+        if (g->has_pc)
+            return group_error(v, diag, "both increment pc and a new pc in one group");
+        int rc = view_add(v, g, RVT_ELEM_PC, (v->sh_pc + g->insn_len) & xmask(v), diag);
+        if (rc)
+            return rc;
+        g->has_pc = true;
+    }
+    if (g->has_init && (g->has_insn || g->has_reset))
+        return group_error(v, diag, "state initialisation together with an instruction or a reset (BS-043)");
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t e = g->elem[i];
+        if ((e == 0x342 || e == 0x142) && (g->val[i] >> (v->p.xlen - 1)) & 1 && !g->has_insn)
+            g->interrupt = true;
+    }
+    return RVT_OK;
+}
+
+/* Applies a group that is not an instruction (state initialisation, or
+ * records outside any group) to shadow and model alike. */
+static int apply_directly(rvt_tv_verifier *v, const group_view *g, rvt_diag *diag) {
+    for (size_t i = 0; i < g->n; i++) {
+        if (absent(v, g->elem[i]))
+            continue;
+        shadow_set(v, g->elem[i], g->val[i]);
+        if (g->elem[i] == RVT_ELEM_MTIME || is_counter(g->elem[i]) || g->elem[i] == MIP)
+            continue; /* inputs: copied before the next step */
+        rvt_machine_set(v->m, g->elem[i], g->val[i]);
+    }
+    if (v->opt.absent & RVT_TV_F_MEM)
+        return RVT_OK;
+    for (size_t i = 0; i < g->nmem; i++) {
+        const rvt_tv_record *r = g->mem[i];
+        if (!rvt_tv_request_has_data(r->memop))
+            continue;
+        if (!rvt_machine_write_mem(v->m, r->addr, &r->value, 1u << r->size))
+            return v->fatal = rvt_diag_set(diag, RVT_E_RANGE,
+                                           "byte %" PRIu64 ": memory write to %#" PRIx64 ", outside the model's memory",
+                                           r->offset, r->addr);
+    }
+    return RVT_OK;
+}
+
+static bool group_reports(const group_view *g, uint32_t elem) {
+    uint32_t c = canonical(elem);
+    for (size_t i = 0; i < g->n; i++)
+        if (canonical(g->elem[i]) == c)
+            return true;
+    return false;
+}
+
+static bool model_changed(const rvt_tv_verifier *v, uint32_t elem) {
+    for (size_t i = 0; i < v->step.nchanges; i++)
+        if (v->step.changes[i].elem == elem)
+            return true;
+    return false;
+}
+
+/* Copies the non-deterministic inputs from the shadow state into the model. */
+static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
+    if (v->sh_mtime_known && !absent(v, RVT_ELEM_MTIME)) {
+        uint64_t now = 0;
+        rvt_machine_get(v->m, RVT_ELEM_MTIME, &now);
+        if (now != v->sh_mtime)
+            rvt_machine_set(v->m, RVT_ELEM_MTIME, v->sh_mtime);
+    }
+    if (!absent(v, MIP)) {
+        uint64_t mip = 0;
+        rvt_machine_get(v->m, MIP, &mip);
+        uint64_t want = (mip & ~MIP_INPUTS) | (v->shadow[MIP] & MIP_INPUTS);
+        if (want != mip)
+            rvt_machine_set(v->m, MIP, want);
+    }
+    for (size_t i = 0; i < g->n; i++)
+        if (is_counter(g->elem[i]))
+            rvt_machine_set(v->m, g->elem[i], g->val[i]);
+}
+
+static bool memop_is_write(unsigned op) { return op == RVT_TV_STORE || op == RVT_TV_SC; }
+static bool memop_is_read(unsigned op) { return op == RVT_TV_LOAD || op == RVT_TV_LR; }
+
+/* Compares the memory side: every access the model made against the trace's
+ * requests, and the other way round. Returns whether they agree; on
+ * disagreement the model's memory is made the trace's. */
+static bool compare_memory(rvt_tv_verifier *v, const group_view *g, bool *opened, uint64_t pc) {
+    bool ok = true;
+    bool used[MAX_GROUP_RECORDS] = {false};
+    for (size_t i = 0; i < v->step.naccesses; i++) {
+        const rvt_mem_access *a = &v->step.accesses[i];
+        uint64_t mask = a->len == 8 ? ~0ull : (1ull << (8 * a->len)) - 1;
+        size_t j = 0;
+        for (; j < g->nmem; j++) {
+            const rvt_tv_record *r = g->mem[j];
+            bool kind = a->kind == RVT_ACCESS_LOAD ? memop_is_read(r->memop)
+                        : a->kind == RVT_ACCESS_STORE ? memop_is_write(r->memop)
+                                                      : r->memop >= RVT_TV_AMOSWAP && r->memop <= RVT_TV_AMOMAXU;
+            if (!used[j] && kind && r->addr == a->paddr)
+                break;
+        }
+        const char *kname = a->kind == RVT_ACCESS_LOAD ? "load" : a->kind == RVT_ACCESS_STORE ? "store" : "AMO";
+        if (j == g->nmem) {
+            divergence(v, opened, pc);
+            detail(v, "memory: the model's %u-byte %s at %#" PRIx64 " (data %#" PRIx64 ") is not in the trace", a->len,
+                   kname, a->paddr, a->kind == RVT_ACCESS_AMO ? a->stored : a->data);
+            if (a->kind != RVT_ACCESS_LOAD)
+                rvt_machine_write_mem(v->m, a->paddr, &a->old, a->len);
+            ok = false;
+            continue;
+        }
+        used[j] = true;
+        const rvt_tv_record *r = g->mem[j], *rsp = g->rsp[j];
+        if ((1u << r->size) != a->len) {
+            divergence(v, opened, pc);
+            detail(v, "memory: %s at %#" PRIx64 ": trace %u bytes, model %u", kname, a->paddr, 1u << r->size, a->len);
+            ok = false;
+        }
+        if (a->kind == RVT_ACCESS_STORE && (r->value & mask) != a->data) {
+            divergence(v, opened, pc);
+            detail(v, "memory: store to %#" PRIx64 ": trace data %#" PRIx64 ", model %#" PRIx64, a->paddr, r->value,
+                   a->data);
+            ok = false;
+        }
+        if (a->kind == RVT_ACCESS_AMO && (r->value & mask) != a->operand) {
+            divergence(v, opened, pc);
+            detail(v, "memory: AMO at %#" PRIx64 ": trace operand %#" PRIx64 ", model %#" PRIx64, a->paddr, r->value,
+                   a->operand);
+            ok = false;
+        }
+        if (rsp && rsp->has_data && a->kind != RVT_ACCESS_STORE && (rsp->value & mask) != a->data) {
+            divergence(v, opened, pc);
+            detail(v, "memory: %s at %#" PRIx64 ": trace read %#" PRIx64 ", model memory holds %#" PRIx64, kname,
+                   a->paddr, rsp->value, a->data);
+            ok = false;
+        }
+        if (!ok && r->has_data && a->kind == RVT_ACCESS_STORE)
+            rvt_machine_write_mem(v->m, a->paddr, &r->value, a->len);
+    }
+    for (size_t j = 0; j < g->nmem; j++) {
+        const rvt_tv_record *r = g->mem[j];
+        if (used[j] || r->memop == RVT_TV_FETCH)
+            continue;
+        divergence(v, opened, pc);
+        detail(v, "memory: the trace's %s of %u bytes at %#" PRIx64 " was not made by the model",
+               rvt_tv_memop_name(r->memop), 1u << r->size, r->addr);
+        if (r->has_data && memop_is_write(r->memop))
+            rvt_machine_write_mem(v->m, r->addr, &r->value, 1u << r->size);
+        ok = false;
+    }
+    return ok;
+}
+
+static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *opened, uint64_t pc) {
+    const rvt_mem_access *a = v->step.naccesses ? &v->step.accesses[0] : NULL;
+    if (g->has_paddr && (!a || a->paddr != g->paddr)) {
+        divergence(v, opened, pc);
+        detail(v, "physical address: trace %#" PRIx64 ", model %s%#" PRIx64, g->paddr, a ? "" : "no access, ",
+               a ? a->paddr : 0);
+    }
+    if (g->has_eaddr && (!a || a->vaddr != g->eaddr)) {
+        divergence(v, opened, pc);
+        detail(v, "effective address: trace %#" PRIx64 ", model %s%#" PRIx64, g->eaddr, a ? "" : "no access, ",
+               a ? a->vaddr : 0);
+    }
+    if (g->has_stdata) {
+        uint64_t data = !a ? 0 : a->kind == RVT_ACCESS_AMO ? a->stored : a->data;
+        if (!a || a->kind == RVT_ACCESS_LOAD || g->stdata != data || g->stdata_bytes != a->len) {
+            divergence(v, opened, pc);
+            detail(v, "store data: trace %u bytes %#" PRIx64 ", model %s%#" PRIx64, g->stdata_bytes, g->stdata,
+                   !a || a->kind == RVT_ACCESS_LOAD ? "no store, " : "", data);
+        }
+    }
+}
+
+static int run_step(rvt_tv_verifier *v, const group_view *g) {
+    v->res.steps++;
+    uint64_t pc_before = v->sh_pc;
+    for (size_t i = 0; i < g->n; i++)
+        if (!absent(v, g->elem[i]))
+            shadow_set(v, g->elem[i], g->val[i]);
+    copy_inputs(v, g);
+    v->stepped = false;
+    uint64_t model_pc = 0;
+    rvt_machine_get(v->m, RVT_ELEM_PC, &model_pc);
+    rvt_machine_step(v->m, g->interrupt);
+    if (!v->stepped) {
+        memset(&v->step, 0, sizeof v->step);
+        v->step.pc = model_pc;
+    }
+    bool opened = false;
+    uint64_t pc = v->step.pc;
+    (void)pc_before;
+
+    /* The instruction itself. */
+    if (g->has_insn && !(v->opt.absent & RVT_TV_F_INSN)) {
+        if (!v->step.len || v->step.insn != g->insn || v->step.len != g->insn_len) {
+            divergence(v, &opened, pc);
+            if (v->step.len)
+                detail(v, "instruction: trace %0*" PRIx32 ", model %0*" PRIx32, (int)g->insn_len * 2, g->insn,
+                       (int)v->step.len * 2, v->step.insn);
+            else
+                detail(v, "instruction: trace %0*" PRIx32 ", model took %s %#" PRIx64 " before one executed",
+                       (int)g->insn_len * 2, g->insn, v->stepped ? "a trap, cause" : "no step,", v->step.cause);
+        }
+    }
+    if (g->interrupt && v->step.kind != RVT_STEP_TRAP) {
+        divergence(v, &opened, pc);
+        detail(v, "interrupt: the trace takes one, the model has none pending and enabled");
+    }
+
+    /* Every element the trace reports, against the model. */
+    uint32_t resync[MAX_GROUP_RECORDS + 256];
+    size_t nresync = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t e = g->elem[i];
+        if (absent(v, e) || e == RVT_ELEM_MTIME || is_counter(e))
+            continue;
+        uint64_t model = 0;
+        bool has = rvt_machine_get(v->m, e, &model);
+        if (e == MIP) /* the device-driven bits were copied in; compare the rest */
+            model = (model & ~MIP_INPUTS) | (g->val[i] & MIP_INPUTS);
+        if (!has || model != g->val[i]) {
+            char name[32];
+            describe_elem(e, name, sizeof name);
+            divergence(v, &opened, pc);
+            if (has)
+                detail(v, "%s: trace %#" PRIx64 ", model %#" PRIx64 "%s", name, g->val[i], model,
+                       model_changed(v, canonical(e)) || model_changed(v, e) ? "" : " (unchanged by the model)");
+            else
+                detail(v, "%s: trace %#" PRIx64 ", the model has no such register", name, g->val[i]);
+            if (has)
+                resync[nresync++] = e;
+        }
+    }
+    /* Every element the model changed, against the trace (BS-057). */
+    for (size_t i = 0; i < v->step.nchanges; i++) {
+        uint32_t e = v->step.changes[i].elem;
+        if (absent(v, e) || e == RVT_ELEM_MTIME || group_reports(g, e))
+            continue;
+        if (e == RVT_ELEM_PC && !g->has_pc)
+            continue;
+        char name[32];
+        describe_elem(e, name, sizeof name);
+        divergence(v, &opened, pc);
+        detail(v, "%s: changed by the model to %#" PRIx64 ", not by the trace (stays %#" PRIx64 ")", name,
+               v->step.changes[i].value, shadow_get(v, e));
+        resync[nresync++] = e;
+    }
+    if (!(v->opt.absent & RVT_TV_F_MEM))
+        compare_memory(v, g, &opened, pc);
+    if (!(v->opt.absent & RVT_TV_F_ADDR))
+        compare_addresses(v, g, &opened, pc);
+
+    /* Step 5: the model continues from the trace's state. */
+    for (size_t i = 0; i < nresync; i++)
+        rvt_machine_set(v->m, resync[i], shadow_get(v, resync[i]));
+    if (!g->has_pc && !absent(v, RVT_ELEM_PC)) {
+        /* Without pc information the model's pc is taken as the shadow's. */
+        rvt_machine_get(v->m, RVT_ELEM_PC, &v->sh_pc);
+    }
+    if (opened && v->opt.max_errors && v->res.divergences >= v->opt.max_errors)
+        v->res.stopped = true;
+    return RVT_OK;
+}
+
+static int finish_group(rvt_tv_verifier *v, rvt_diag *diag) {
+    group_view *g = v->view;
+    int rc = build_view(v, g, diag);
+    if (!rc) {
+        if (g->has_reset) {
+            rvt_machine_reset_hart(v->m);
+            shadow_from_model(v);
+            rc = apply_directly(v, g, diag);
+        } else if (g->has_init) {
+            rc = apply_directly(v, g, diag);
+        } else if (!v->res.stopped) {
+            rc = run_step(v, g);
+        }
+    }
+    v->nrecs = 0;
+    v->in_group = false;
+    return rc;
+}
+
+static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *diag) {
+    if (r->opcode == RVT_TV_BEGIN) {
+        if (v->in_group) {
+            int rc = finish_group(v, diag); /* a begin implies the end (BS-036) */
+            if (rc)
+                return rc;
+        }
+        v->in_group = true;
+        v->group_offset = r->offset;
+        v->res.groups++;
+        return RVT_OK;
+    }
+    if (r->opcode == RVT_TV_END) {
+        if (!v->in_group)
+            return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": end group outside a group",
+                                           r->offset);
+        return finish_group(v, diag);
+    }
+    if (!v->in_group) {
+        /* A change between groups: ordered only by the groups around it. */
+        if (r->opcode == RVT_TV_INCR_PC || r->opcode == RVT_TV_INSN16 || r->opcode == RVT_TV_INSN32 ||
+            r->opcode == RVT_TV_RESET || r->opcode == RVT_TV_INIT)
+            return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": %s record outside a group",
+                                           r->offset, rvt_tv_opcode_name(r->opcode));
+        v->recs[0] = *r;
+        v->nrecs = 1;
+        v->group_offset = r->offset;
+        int rc = build_view(v, v->view, diag);
+        if (!rc)
+            rc = apply_directly(v, v->view, diag);
+        v->nrecs = 0;
+        return rc;
+    }
+    if (v->nrecs == MAX_GROUP_RECORDS)
+        return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group of more than %d records",
+                                       v->group_offset, MAX_GROUP_RECORDS);
+    /* A memory response outside a group's request pairs is kept with its request. */
+    v->recs[v->nrecs++] = *r;
+    return RVT_OK;
+}
+
+int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag) {
+    if (v->fatal)
+        return v->fatal;
+    rvt_tv_reader_feed(v->rd, data, len);
+    rvt_tv_record r;
+    int rc;
+    while ((rc = rvt_tv_reader_next(v->rd, &r, diag)) == 1) {
+        rc = take_record(v, &r, diag);
+        if (rc)
+            return rc;
+    }
+    return rc < 0 ? (v->fatal = rc) : RVT_OK;
+}
+
+int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
+    if (v->fatal)
+        return v->fatal;
+    int rc = rvt_tv_reader_finish(v->rd, diag);
+    if (rc)
+        return v->fatal = rc;
+    if (v->in_group)
+        return finish_group(v, diag);
+    return RVT_OK;
+}
