@@ -14,6 +14,16 @@
 #include "rvtrace/isa.h"
 
 #define MAX_WRITES 16
+#define PAGE_BITS 12
+
+/* Memory as the log shows it: bytes the program stored or loaded. */
+typedef struct mem_page {
+    uint64_t base;
+    uint8_t data[1u << PAGE_BITS];
+    uint8_t known[(1u << PAGE_BITS) / 8];
+    struct mem_page *next;
+} mem_page;
+#define MEM_BUCKETS 1024
 
 typedef struct pending {
     bool valid, trap, interrupt;
@@ -41,7 +51,56 @@ typedef struct converter {
     uint64_t groups;
     const char *path;
     uint64_t line;
+    mem_page *pages[MEM_BUCKETS];
 } converter;
+
+static mem_page *page_of(converter *c, uint64_t addr, bool create) {
+    uint64_t base = addr >> PAGE_BITS << PAGE_BITS;
+    mem_page **slot = &c->pages[(base >> PAGE_BITS) % MEM_BUCKETS];
+    for (mem_page *p = *slot; p; p = p->next)
+        if (p->base == base)
+            return p;
+    if (!create)
+        return NULL;
+    mem_page *p = calloc(1, sizeof *p);
+    if (p) {
+        p->base = base;
+        p->next = *slot;
+        *slot = p;
+    }
+    return p;
+}
+
+static void mem_note(converter *c, uint64_t addr, uint64_t value, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; i++) {
+        mem_page *p = page_of(c, addr + i, true);
+        if (!p)
+            return;
+        unsigned off = (unsigned)((addr + i) & ((1u << PAGE_BITS) - 1));
+        p->data[off] = (uint8_t)(value >> (8 * i));
+        p->known[off / 8] |= (uint8_t)(1u << (off % 8));
+    }
+}
+
+/* Whether memory is known to hold `value` at addr. */
+static bool mem_holds(converter *c, uint64_t addr, uint64_t value, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; i++) {
+        mem_page *p = page_of(c, addr + i, false);
+        unsigned off = (unsigned)((addr + i) & ((1u << PAGE_BITS) - 1));
+        if (!p || !(p->known[off / 8] & (1u << (off % 8))) || p->data[off] != (uint8_t)(value >> (8 * i)))
+            return false;
+    }
+    return true;
+}
+
+static void mem_free(converter *c) {
+    for (unsigned i = 0; i < MEM_BUCKETS; i++)
+        while (c->pages[i]) {
+            mem_page *n = c->pages[i]->next;
+            free(c->pages[i]);
+            c->pages[i] = n;
+        }
+}
 
 static bool hex_token(const char **s, uint64_t *v, unsigned *digits) {
     const char *p = *s;
@@ -88,6 +147,28 @@ static unsigned log2u(unsigned bytes) { return bytes == 1 ? 0 : bytes == 2 ? 1 :
 
 static void put(converter *c, rvt_tv_record r) { rvt_tv_writer_put(c->w, &r); }
 
+/* spike does not log what its host (HTIF) writes to memory, nor load data,
+ * but a load's destination register shows what memory held. Where that is
+ * not what the log's own stores and loads left there, something outside the
+ * hart wrote it: a state-initialisation group says so before the load, as
+ * the protocol has it for changes made outside the processor. */
+static void note_loaded_memory(converter *c, const pending *g, const rvt_insn *in) {
+    if (g->nmem != 1 || g->mem_bytes[0] || g->nregs != 1)
+        return;
+    unsigned bytes = is_amo(in) ? (in->op >= RVT_OP_AMOSWAP_D ? 8 : 4) : load_bytes(in);
+    uint64_t addr = g->mem_addr[0], value = g->val[0];
+    if (bytes < 8)
+        value &= (1ull << (8 * bytes)) - 1;
+    if (mem_holds(c, addr, value, bytes))
+        return;
+    put(c, (rvt_tv_record){.opcode = RVT_TV_BEGIN});
+    put(c, (rvt_tv_record){.opcode = RVT_TV_INIT});
+    put(c, (rvt_tv_record){.opcode = RVT_TV_MEM_REQ, .memop = RVT_TV_STORE, .size = (uint8_t)log2u(bytes),
+                           .addr = addr, .value = value});
+    put(c, (rvt_tv_record){.opcode = RVT_TV_END});
+    mem_note(c, addr, value, bytes);
+}
+
 /* Writes the pending group; `next_pc`/`next_priv` come from the line after
  * it (have_next false at the end of the log). */
 static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_priv) {
@@ -95,6 +176,10 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
     if (!g->valid)
         return;
     g->valid = false;
+    rvt_insn in;
+    rvt_decode(g->insn, c->p.xlen, &in);
+    if (!g->trap)
+        note_loaded_memory(c, g, &in);
     c->groups++;
     put(c, (rvt_tv_record){.opcode = RVT_TV_BEGIN});
     if (have_next) {
@@ -106,6 +191,12 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
     if (g->len)
         put(c, (rvt_tv_record){.opcode = g->len == 2 ? RVT_TV_INSN16 : RVT_TV_INSN32, .insn = g->insn});
     if (g->trap) {
+        /* At the end of the log the handler is unknown; a trap from M mode
+         * stays in M mode. */
+        if (!have_next && g->priv == 3) {
+            have_next = true;
+            next_priv = 3;
+        }
         if (have_next) {
             unsigned base = next_priv == 1 ? 0x100 : 0x300;
             put(c, (rvt_tv_record){.opcode = RVT_TV_REG, .reg = (uint16_t)(base + 0x41), .value = g->pc});
@@ -114,8 +205,6 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
             put(c, (rvt_tv_record){.opcode = RVT_TV_STATE, .id = RVT_TV_PRIV, .value = next_priv});
         }
     } else {
-        rvt_insn in;
-        rvt_decode(g->insn, c->p.xlen, &in);
         for (unsigned i = 0; i < g->nregs; i++) {
             uint64_t v = g->val[i];
             if (g->reg[i] < RVT_TV_REG_FPR)
@@ -129,6 +218,9 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
             if (g->nmem)
                 put(c, (rvt_tv_record){.opcode = RVT_TV_MEM_REQ, .memop = (uint8_t)amo_op(&in),
                                        .size = (uint8_t)log2u(bytes), .addr = g->mem_addr[0], .value = operand});
+            for (unsigned i = 0; i < g->nmem; i++)
+                if (g->mem_bytes[i])
+                    mem_note(c, g->mem_addr[i], g->mem_data[i], g->mem_bytes[i]);
         } else {
             bool lr = in.op == RVT_OP_LR_W || in.op == RVT_OP_LR_D, sc = in.op == RVT_OP_SC_W || in.op == RVT_OP_SC_D;
             for (unsigned i = 0; i < g->nmem; i++) {
@@ -138,6 +230,8 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
                                        .memop = store ? (sc ? RVT_TV_SC : RVT_TV_STORE) : (lr ? RVT_TV_LR : RVT_TV_LOAD),
                                        .size = (uint8_t)log2u(bytes), .addr = g->mem_addr[i],
                                        .value = store ? g->mem_data[i] : 0});
+                if (store)
+                    mem_note(c, g->mem_addr[i], g->mem_data[i], bytes);
             }
         }
         if (have_next && next_priv != g->priv)
@@ -325,6 +419,7 @@ int rvt_tv_convert_spike_log(const char *log_path, const rvt_tv_params *p, unsig
         *groups = c->groups;
     rvt_line_reader_close(lr);
     rvt_tv_writer_free(c->w);
+    mem_free(c);
     free(c);
     return rc;
 }
