@@ -359,6 +359,10 @@ static int build_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
     }
     if (g->has_init && (g->has_insn || g->has_reset))
         return group_error(v, diag, "state initialisation together with an instruction or a reset (BS-043)");
+    /* A group without an instruction is a trap taken before one executed:
+     * an interrupt when the model has one pending and enabled (what the
+     * trace's xcause says, if it has one, is compared after the step). */
+    g->interrupt = !g->has_insn && !(v->opt.absent & RVT_TV_F_INSN);
     for (size_t i = 0; i < g->n; i++) {
         uint32_t e = g->elem[i];
         if ((e == 0x342 || e == 0x142) && (g->val[i] >> (v->p.xlen - 1)) & 1 && !g->has_insn)
@@ -378,7 +382,9 @@ static int apply_directly(rvt_tv_verifier *v, const group_view *g, rvt_diag *dia
             continue; /* inputs: copied before the next step */
         rvt_machine_set(v->m, g->elem[i], g->val[i]);
     }
-    if (v->opt.absent & RVT_TV_F_MEM)
+    /* Memory the host or debugger wrote; a hart's requests outside groups
+     * count as memory trace. */
+    if (g->has_init ? (v->opt.absent & RVT_TV_F_INIT) != 0 : (v->opt.absent & RVT_TV_F_MEM) != 0)
         return RVT_OK;
     for (size_t i = 0; i < g->nmem; i++) {
         const rvt_tv_record *r = g->mem[i];
@@ -555,7 +561,8 @@ static int run_step(rvt_tv_verifier *v, const group_view *g) {
     }
     if (g->interrupt && v->step.kind != RVT_STEP_TRAP) {
         divergence(v, &opened, pc);
-        detail(v, "interrupt: the trace takes one, the model has none pending and enabled");
+        detail(v, "trap: the trace takes one before an instruction; the model has no interrupt pending and "
+                  "enabled, and executed the instruction");
     }
 
     /* Every element the trace reports, against the model. */

@@ -230,7 +230,7 @@ static void observe(void *user, const rvt_step *s) {
     rvt_tv_writer *w = user;
     if (s->kind == RVT_STEP_HOST) {
         bool any_init = false;
-        for (size_t i = 0; i < s->naccesses && want(w, RVT_TV_F_INIT | RVT_TV_F_MEM); i++) {
+        for (size_t i = 0; i < s->naccesses && want(w, RVT_TV_F_INIT); i++) {
             const rvt_mem_access *a = &s->accesses[i];
             if (a->kind != RVT_ACCESS_HOST)
                 continue;
