@@ -530,7 +530,6 @@ static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *ope
 
 static int run_step(rvt_tv_verifier *v, const group_view *g) {
     v->res.steps++;
-    uint64_t pc_before = v->sh_pc;
     for (size_t i = 0; i < g->n; i++)
         if (!absent(v, g->elem[i]))
             shadow_set(v, g->elem[i], g->val[i]);
@@ -545,7 +544,6 @@ static int run_step(rvt_tv_verifier *v, const group_view *g) {
     }
     bool opened = false;
     uint64_t pc = v->step.pc;
-    (void)pc_before;
 
     /* The instruction itself. */
     if (g->has_insn && !(v->opt.absent & RVT_TV_F_INSN)) {
@@ -701,6 +699,9 @@ int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
     if (rc)
         return v->fatal = rc;
     if (v->in_group)
-        return finish_group(v, diag);
+        return v->fatal = rvt_diag_set(diag, RVT_E_TRUNC,
+                                       "byte %" PRIu64 ": the trace ends inside group %" PRIu64
+                                       " (no end group follows its records)",
+                                       v->group_offset, v->res.groups - 1);
     return RVT_OK;
 }

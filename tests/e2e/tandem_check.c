@@ -1,0 +1,507 @@
+/* Tandem verification end to end:
+ *  1. every program: its trace from the hart model verifies with no
+ *     divergence, also as partial traces and with the incremental forms;
+ *  2. every spike commit log, converted, verifies against the hart model
+ *     (an independent implementation agreeing state by state);
+ *  3. fault injection: traces mutated at random groups (register, CSR, pc,
+ *     memory data, privilege, a dropped, duplicated or swapped group, a cut
+ *     stream); the verifier must name the injected group every time.
+ * Usage: tandem_check SHARED_DIR [--inject N] [--seed S] PROGRAM.riscv...
+ * RVT_TEST_MAX_INSNS caps each run (the sanitizer build). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program_run.h"
+#include "rvtrace/tandem.h"
+
+#define RUN_CAP 3000000ull        /* instructions per program run */
+#define VARIANT_CAP 300000ull     /* instructions of the partial and incremental variants */
+#define INJECT_WINDOW 40000       /* injections land in a trace's first groups */
+
+static int failures;
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Extra machine options of a program (tests/e2e/spike_trace_options.txt):
+ * only --pmpregions matters here. */
+static unsigned pmp_regions_for(const char *options_file, const char *program) {
+    FILE *f = fopen(options_file, "r");
+    unsigned regions = 16;
+    if (!f)
+        return regions;
+    char line[512], name[128];
+    size_t plen = strcspn(base_name(program), ".");
+    while (fgets(line, sizeof line, f)) {
+        unsigned n;
+        if (line[0] != '#' && sscanf(line, "%127s --pmpregions %u", name, &n) == 2 && strlen(name) == plen &&
+            !strncmp(name, base_name(program), plen))
+            regions = n;
+    }
+    fclose(f);
+    return regions;
+}
+
+typedef struct subject {
+    const char *path;
+    unsigned pmp_regions;
+    uint64_t max_insns;
+} subject;
+
+static int open_machine(const subject *s, program_run *p) {
+    if (program_run_open(p, s->path, s->max_insns))
+        return -1;
+    if (s->pmp_regions != 16) {
+        /* Rebuild with the program's PMP entries. */
+        rvt_machine_free(p->m);
+        rvt_machine_config cfg;
+        rvt_machine_config_default(&cfg);
+        cfg.console = p->console;
+        cfg.max_insns = s->max_insns;
+        cfg.pmp_regions = s->pmp_regions;
+        rvt_diag d = {{0}};
+        if (rvt_machine_new(&p->m, &cfg, p->img, &d)) {
+            fprintf(stderr, "%s: %s\n", s->path, d.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int write_trace(const subject *s, const rvt_tv_writer_options *opt, rvt_membuf *out) {
+    program_run p;
+    if (open_machine(s, &p)) {
+        program_run_close(&p);
+        return -1;
+    }
+    rvt_tv_params tp;
+    rvt_tv_params_default(&tp, rvt_image_xlen(p.img));
+    rvt_tv_writer *w = NULL;
+    rvt_diag d = {{0}};
+    int rc = rvt_tv_writer_new(&w, &tp, opt, rvt_membuf_append, out, &d);
+    if (!rc)
+        rc = rvt_tv_writer_attach(w, p.m, p.img);
+    rvt_run_result res;
+    if (!rc)
+        rc = rvt_machine_run(p.m, &res, &d);
+    if (!rc)
+        rc = rvt_tv_writer_finish(w);
+    rvt_tv_writer_free(w);
+    program_run_close(&p);
+    if (rc)
+        fprintf(stderr, "%s: writing the trace: %s\n", s->path, d.msg[0] ? d.msg : rvt_strerror(rc));
+    return rc;
+}
+
+/* Verifies `len` bytes as pieces (a prefix, a replaced middle, a suffix),
+ * stopping at the first divergence when `first_only`. Returns the verifier's
+ * status; *res gets its result. */
+typedef struct piece {
+    const uint8_t *data;
+    size_t len;
+} piece;
+
+static int verify_pieces(const subject *s, const piece *pieces, size_t npieces, const rvt_tv_verify_options *opt,
+                         rvt_tv_verify_result *res, rvt_diag *d) {
+    program_run p;
+    if (open_machine(s, &p)) {
+        program_run_close(&p);
+        return -1;
+    }
+    rvt_tv_params tp;
+    rvt_tv_params_default(&tp, rvt_image_xlen(p.img));
+    rvt_tv_verifier *v = NULL;
+    int rc = rvt_tv_verifier_new(&v, &tp, opt, p.m, p.img, d);
+    for (size_t i = 0; !rc && i < npieces; i++)
+        for (size_t off = 0; !rc && off < pieces[i].len && !rvt_tv_verifier_result(v)->stopped; off += 65536) {
+            size_t n = pieces[i].len - off < 65536 ? pieces[i].len - off : 65536;
+            rc = rvt_tv_verifier_feed(v, pieces[i].data + off, n, d);
+        }
+    if (!rc && !rvt_tv_verifier_result(v)->stopped)
+        rc = rvt_tv_verifier_finish(v, d);
+    if (v)
+        *res = *rvt_tv_verifier_result(v);
+    rvt_tv_verifier_free(v);
+    program_run_close(&p);
+    return rc;
+}
+
+static void expect_clean(const subject *s, const char *what, const rvt_membuf *trace, unsigned absent,
+                         const uint16_t *absent_regs, unsigned nabsent_regs) {
+    rvt_tv_verify_options opt = {.absent = absent, .report = stderr, .max_errors = 3};
+    memcpy(opt.absent_regs, absent_regs, nabsent_regs * sizeof *absent_regs);
+    opt.nabsent_regs = nabsent_regs;
+    rvt_tv_verify_result res = {0};
+    rvt_diag d = {{0}};
+    piece whole = {trace->data, trace->len};
+    int rc = verify_pieces(s, &whole, 1, &opt, &res, &d);
+    if (rc || res.divergences || res.steps == 0) {
+        fprintf(stderr, "FAIL %s (%s): %s%" PRIu64 " divergences in %" PRIu64 " steps\n", base_name(s->path), what,
+                rc ? d.msg : "", res.divergences, res.steps);
+        failures++;
+    } else {
+        printf("ok   %-28s %-26s %9" PRIu64 " steps, %10zu bytes\n", base_name(s->path), what, res.steps, trace->len);
+    }
+}
+
+/* ------------------------------------------------------------ clean runs */
+
+static void check_program(const subject *whole) {
+    const subject *s = whole;
+    static const struct {
+        const char *name;
+        const char *fields; /* written */
+        unsigned absent;    /* declared to the verifier */
+        bool incremental, omit_end;
+    } variants[] = {
+        {"full", "all", 0, false, false},
+        {"incremental, no end", "all", 0, true, true},
+        {"partial: no memory", "all,-mem,-addr", RVT_TV_F_MEM | RVT_TV_F_ADDR, false, false},
+        {"partial: no CSRs, no priv", "all,-csr,-priv", RVT_TV_F_CSR | RVT_TV_F_PRIV, false, false},
+        {"partial: gpr pc insn init", "gpr,pc,insn,init",
+         RVT_TV_F_FPR | RVT_TV_F_CSR | RVT_TV_F_PRIV | RVT_TV_F_MEM | RVT_TV_F_ADDR | RVT_TV_F_MTIME, false, false},
+    };
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        /* The whole run once; the variants on its start. */
+        subject run = *whole;
+        if (i > 0 && (run.max_insns == 0 || run.max_insns > VARIANT_CAP))
+            run.max_insns = VARIANT_CAP;
+        s = &run;
+        rvt_tv_writer_options o = {.incremental = variants[i].incremental, .omit_end = variants[i].omit_end};
+        rvt_tv_parse_fields(variants[i].fields, &o.fields, NULL);
+        rvt_membuf trace = {0};
+        if (write_trace(s, &o, &trace) == 0)
+            expect_clean(s, variants[i].name, &trace, variants[i].absent, NULL, 0);
+        else
+            failures++;
+        rvt_membuf_free(&trace);
+    }
+}
+
+static void check_spike_log(const char *shared, const char *name, const subject *s) {
+    char log[1024];
+    snprintf(log, sizeof log, "%s/corpus/spike-commits/%s.log.zst", shared, name);
+    rvt_tv_params tp;
+    rvt_tv_params_default(&tp, 64);
+    rvt_membuf trace = {0};
+    rvt_diag d = {{0}};
+    if (rvt_tv_convert_spike_log(log, &tp, 0, rvt_membuf_append, &trace, NULL, &d)) {
+        fprintf(stderr, "FAIL %s: converting spike's log: %s\n", name, d.msg);
+        failures++;
+    } else {
+        subject whole = *s;
+        whole.max_insns = 0; /* spike's log is the whole run */
+        uint16_t mstatus = 0x300;
+        expect_clean(&whole, "spike commit log", &trace, 0, &mstatus, 1);
+    }
+    rvt_membuf_free(&trace);
+}
+
+/* --------------------------------------------------------- fault injection */
+
+typedef struct group {
+    size_t first, last; /* record indexes: begin .. end */
+    size_t start, stop; /* byte range */
+    bool step;          /* an instruction or trap (not reset or initialisation) */
+} group;
+
+typedef struct parsed {
+    rvt_tv_record *recs;
+    size_t nrecs;
+    group *groups;
+    size_t ngroups;
+} parsed;
+
+static int parse_trace(const rvt_membuf *t, unsigned xlen, parsed *out) {
+    rvt_tv_params tp;
+    rvt_tv_params_default(&tp, xlen);
+    rvt_tv_reader *r;
+    if (rvt_tv_reader_new(&r, &tp, NULL))
+        return -1;
+    rvt_tv_reader_feed(r, t->data, t->len);
+    size_t cap = 1024, gcap = 256;
+    out->recs = malloc(cap * sizeof *out->recs);
+    out->groups = malloc(gcap * sizeof *out->groups);
+    out->nrecs = out->ngroups = 0;
+    rvt_tv_record rec;
+    group *open = NULL;
+    while (rvt_tv_reader_next(r, &rec, NULL) == 1) {
+        if (out->nrecs == cap)
+            out->recs = realloc(out->recs, (cap *= 2) * sizeof *out->recs);
+        out->recs[out->nrecs] = rec;
+        if (rec.opcode == RVT_TV_BEGIN) {
+            if (out->ngroups == gcap)
+                out->groups = realloc(out->groups, (gcap *= 2) * sizeof *out->groups);
+            open = &out->groups[out->ngroups++];
+            *open = (group){out->nrecs, out->nrecs, rec.offset, rec.offset + 1, false};
+        } else if (open) {
+            open->last = out->nrecs;
+            if (rec.opcode == RVT_TV_INSN16 || rec.opcode == RVT_TV_INSN32 ||
+                (rec.opcode == RVT_TV_STATE && rec.id == RVT_TV_PC))
+                open->step = true;
+            if (rec.opcode == RVT_TV_END)
+                open = NULL;
+        }
+        out->nrecs++;
+    }
+    rvt_tv_reader_free(r);
+    /* Byte ranges: a group ends where its end record ends. */
+    for (size_t i = 0; i < out->ngroups; i++) {
+        group *g = &out->groups[i];
+        g->stop = g->last + 1 < out->nrecs ? out->recs[g->last + 1].offset : t->len;
+    }
+    return 0;
+}
+
+static uint64_t rng_state;
+static uint64_t rnd(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+enum fault { F_GPR, F_CSR, F_PC, F_MEM, F_PRIV, F_DROP, F_DUP, F_SWAP, F_TRUNC, F_COUNT };
+static const char *const fault_names[F_COUNT] = {"register value", "CSR value", "pc", "memory data", "privilege",
+                                                 "dropped group",  "duplicated group", "swapped groups",
+                                                 "truncated stream"};
+
+static bool same_bytes(const rvt_membuf *t, const group *a, const group *b) {
+    return a->stop - a->start == b->stop - b->start && !memcmp(t->data + a->start, t->data + b->start, a->stop - a->start);
+}
+
+/* Encodes records [first, last] of `p`, with record `change` replaced by
+ * `with` (or, when `insert`, `with` inserted before `change`). */
+static size_t encode_group(const parsed *p, const rvt_tv_params *tp, size_t first, size_t last, size_t change,
+                           const rvt_tv_record *with, bool insert, uint8_t *out) {
+    size_t n = 0;
+    for (size_t i = first; i <= last; i++) {
+        if (i == change && insert)
+            n += rvt_tv_encode(tp, with, out + n, NULL);
+        n += rvt_tv_encode(tp, i == change && !insert ? with : &p->recs[i], out + n, NULL);
+    }
+    return n;
+}
+
+typedef struct tally {
+    unsigned tried[F_COUNT], caught[F_COUNT];
+} tally;
+
+/* One injection of `kind` into `t`; returns false when the trace offers no
+ * place for it (the caller picks another). */
+static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsigned xlen, enum fault kind,
+                   tally *tl) {
+    size_t window = p->ngroups < INJECT_WINDOW ? p->ngroups : INJECT_WINDOW;
+    if (window < 4)
+        return false;
+    rvt_tv_params tp;
+    rvt_tv_params_default(&tp, xlen);
+    for (int attempt = 0; attempt < 200; attempt++) {
+        size_t k = 1 + rnd() % (window - 3);
+        const group *g = &p->groups[k], *next = &p->groups[k + 1];
+        if (!g->step || !next->step || same_bytes(t, g, next))
+            continue;
+        static uint8_t middle[1 << 16];
+        size_t mlen = 0, expect = k;
+        piece pieces[4];
+        size_t np = 0;
+        rvt_tv_record with;
+        size_t change = SIZE_MAX;
+        bool insert = false;
+        switch (kind) {
+        case F_GPR: case F_CSR: case F_PC: case F_MEM:
+            for (size_t i = g->first; i <= g->last && change == SIZE_MAX; i++) {
+                const rvt_tv_record *r = &p->recs[i];
+                bool fits = kind == F_GPR   ? r->opcode == RVT_TV_REG && r->reg >= 0x1000 && r->reg < 0x1020
+                            : kind == F_CSR ? r->opcode == RVT_TV_REG && r->reg < 0x1000
+                            : kind == F_PC  ? r->opcode == RVT_TV_STATE && r->id == RVT_TV_PC
+                                            : (r->opcode == RVT_TV_MEM_REQ || r->opcode == RVT_TV_MEM_RSP) && r->has_data;
+                if (!fits)
+                    continue;
+                change = i;
+                with = *r;
+                unsigned bits = kind == F_MEM ? 8u << r->size : kind == F_PC ? 12 : xlen;
+                unsigned bit = kind == F_PC ? 1 + (unsigned)(rnd() % (bits - 1)) : (unsigned)(rnd() % bits);
+                with.value ^= 1ull << bit;
+            }
+            if (change == SIZE_MAX && kind == F_CSR) {
+                /* A CSR write the instruction did not make (BS-057). */
+                change = g->last;
+                insert = true;
+                with = (rvt_tv_record){.opcode = RVT_TV_REG, .reg = 0x340, .value = rnd() & (xlen == 32 ? 0xffffffffull : ~0ull)};
+            }
+            if (change == SIZE_MAX)
+                continue;
+            mlen = encode_group(p, &tp, g->first, g->last, change, &with, insert, middle);
+            pieces[np++] = (piece){t->data, g->start};
+            pieces[np++] = (piece){middle, mlen};
+            pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
+            break;
+        case F_PRIV: {
+            /* Claim a privilege change the instruction did not make (or a
+             * different one than it made): S mode, which corpus programs
+             * never enter, or U when the group already says S. */
+            with = (rvt_tv_record){.opcode = RVT_TV_STATE, .id = RVT_TV_PRIV, .value = 1};
+            change = g->last; /* before the end record */
+            insert = true;
+            for (size_t i = g->first; i <= g->last; i++)
+                if (p->recs[i].opcode == RVT_TV_STATE && p->recs[i].id == RVT_TV_PRIV) {
+                    change = i;
+                    insert = false;
+                    with.value = p->recs[i].value == 1 ? 0 : 1;
+                }
+            mlen = encode_group(p, &tp, g->first, g->last, change, &with, insert, middle);
+            pieces[np++] = (piece){t->data, g->start};
+            pieces[np++] = (piece){middle, mlen};
+            pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
+            break;
+        }
+        case F_DROP:
+            pieces[np++] = (piece){t->data, g->start};
+            pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
+            break;
+        case F_DUP:
+            pieces[np++] = (piece){t->data, g->stop};
+            pieces[np++] = (piece){t->data + g->start, g->stop - g->start};
+            pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
+            expect = k + 1;
+            break;
+        case F_SWAP:
+            if (next->start != g->stop)
+                continue; /* records between the two groups */
+            pieces[np++] = (piece){t->data, g->start};
+            pieces[np++] = (piece){t->data + next->start, next->stop - next->start};
+            pieces[np++] = (piece){t->data + g->start, g->stop - g->start};
+            pieces[np++] = (piece){t->data + next->stop, t->len - next->stop};
+            break;
+        case F_TRUNC: {
+            size_t cut = g->start + 1 + rnd() % (g->stop - g->start - 1);
+            pieces[np++] = (piece){t->data, cut};
+            break;
+        }
+        default:
+            return false;
+        }
+        rvt_tv_verify_options opt = {.max_errors = 1};
+        rvt_tv_verify_result res = {0};
+        rvt_diag d = {{0}};
+        int rc = verify_pieces(s, pieces, np, &opt, &res, &d);
+        bool caught;
+        uint64_t at = UINT64_MAX;
+        if (rc) {
+            /* Unusable input: the error must name a byte of the injected group. */
+            const char *b = strstr(d.msg, "byte ");
+            at = b ? strtoull(b + 5, NULL, 10) : UINT64_MAX;
+            caught = kind == F_TRUNC && at >= g->start && at < g->stop;
+        } else {
+            caught = res.divergences > 0 && res.first_group == expect;
+            at = res.divergences ? res.first_group : UINT64_MAX;
+        }
+        tl->tried[kind]++;
+        if (caught) {
+            tl->caught[kind]++;
+        } else {
+            fprintf(stderr, "MISSED %s in %s at group %zu (byte %zu): %s, reported %s %" PRIu64 "\n",
+                    fault_names[kind], base_name(s->path), expect, g->start, rc ? d.msg : "verifier ran",
+                    rc ? "byte" : "group", at);
+            failures++;
+        }
+        return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: tandem_check SHARED_DIR [--inject N] [--seed S] PROGRAM.riscv...\n");
+        return 2;
+    }
+    const char *shared = argv[1];
+    unsigned injections = 1000;
+    rng_state = 1;
+    char options_file[1024];
+    snprintf(options_file, sizeof options_file, "%s", getenv("RVT_SPIKE_OPTIONS") ? getenv("RVT_SPIKE_OPTIONS") : "");
+    subject subjects[64];
+    size_t nsubjects = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--inject") && i + 1 < argc)
+            injections = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--options") && i + 1 < argc)
+            snprintf(options_file, sizeof options_file, "%s", argv[++i]);
+        else if (nsubjects < 64)
+            subjects[nsubjects++] = (subject){argv[i], 16, RUN_CAP};
+    }
+    for (size_t i = 0; i < nsubjects; i++)
+        subjects[i].pmp_regions = pmp_regions_for(options_file, subjects[i].path);
+
+    for (size_t i = 0; i < nsubjects; i++)
+        check_program(&subjects[i]);
+
+    for (size_t i = 0; i < nsubjects; i++) {
+        char log[1024], name[256];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(base_name(subjects[i].path), "."),
+                 base_name(subjects[i].path));
+        snprintf(log, sizeof log, "%s/corpus/spike-commits/%s.log.zst", shared, name);
+        FILE *f = fopen(log, "rb");
+        if (f) {
+            fclose(f);
+            check_spike_log(shared, name, &subjects[i]);
+        }
+    }
+
+    /* Fault injection over the programs' traces, kinds in turn. */
+    tally tl = {{0}, {0}};
+    parsed *traces = calloc(nsubjects, sizeof *traces);
+    rvt_membuf *bufs = calloc(nsubjects, sizeof *bufs);
+    unsigned *xlens = calloc(nsubjects, sizeof *xlens);
+    for (size_t i = 0; i < nsubjects; i++) {
+        subject capped = subjects[i];
+        capped.max_insns = INJECT_WINDOW * 2;
+        rvt_tv_writer_options o = {0};
+        program_run p;
+        if (open_machine(&capped, &p) == 0)
+            xlens[i] = rvt_image_xlen(p.img);
+        program_run_close(&p);
+        subjects[i].max_insns = capped.max_insns;
+        if (write_trace(&capped, &o, &bufs[i]) || parse_trace(&bufs[i], xlens[i], &traces[i]))
+            failures++;
+    }
+    unsigned done = 0, stuck = 0;
+    for (unsigned n = 0; done < injections && stuck < 1000; n++) {
+        size_t i = rnd() % nsubjects;
+        enum fault kind = (enum fault)(n % F_COUNT);
+        if (inject(&subjects[i], &bufs[i], &traces[i], xlens[i], kind, &tl))
+            done++, stuck = 0;
+        else
+            stuck++;
+    }
+    printf("\nfault injection: %u injections over %zu programs\n", done, nsubjects);
+    printf("%-18s %8s %8s\n", "fault", "injected", "caught");
+    unsigned all = 0, caught = 0;
+    for (int k = 0; k < F_COUNT; k++) {
+        printf("%-18s %8u %8u\n", fault_names[k], tl.tried[k], tl.caught[k]);
+        all += tl.tried[k];
+        caught += tl.caught[k];
+    }
+    printf("%-18s %8u %8u (%.1f %%)\n", "total", all, caught, all ? 100.0 * caught / all : 0.0);
+    if (done < injections) {
+        fprintf(stderr, "FAIL: only %u of %u injections found a place\n", done, injections);
+        failures++;
+    }
+    for (size_t i = 0; i < nsubjects; i++) {
+        free(traces[i].recs);
+        free(traces[i].groups);
+        rvt_membuf_free(&bufs[i]);
+    }
+    free(traces);
+    free(bufs);
+    free(xlens);
+    printf("%s\n", failures ? "FAILED" : "all passed");
+    return failures ? 1 : 0;
+}
