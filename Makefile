@@ -47,7 +47,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DRVT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-fuzz -j $(JOBS)
-	for t in isa elf retire etrace_packets etrace_decode nexus ntrace_decode; do \
+	for t in isa elf retire etrace_packets etrace_decode nexus ntrace_decode tandem; do \
 	  mkdir -p build-fuzz/corpus-$$t && \
 	  ./build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    build-fuzz/corpus-$$t fuzz/corpus/$$t || exit 1; \

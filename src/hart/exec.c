@@ -57,6 +57,7 @@ void hart_flush_block(hart *h) {
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     rvt_machine *m = h->m;
     unsigned priv_before = h->priv;
+    h->fetch_page = NULL;
     hart_flush_block(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
     uint64_t code = cause & ~xlen_msb(h);
@@ -813,8 +814,8 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
     const bool cache_pages = (h->priv == PRV_M || satp_mode(h) == 0) && !h->misa_restricted;
     /* The decoded page the last fetch came from (none: an impossible base). */
     static const rvt_insn no_page[2048];
-    const rvt_insn *page = no_page;
-    uint64_t page_base = 1;
+    const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
+    uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
     uint64_t done = 0;
     int st = EXEC_OK;
     while (done < limit) {
@@ -886,6 +887,8 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             break;
     }
     *retired = done;
+    h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
+    h->fetch_page_base = page_base;
     return st;
 }
 

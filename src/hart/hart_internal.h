@@ -136,6 +136,12 @@ typedef struct hart {
     /* Single steps for tandem verification: a CSR instruction executes
      * even with an interrupt pending (the trace says when one is taken). */
     bool interrupts_held;
+
+    /* The decoded page the last fetch came from, kept between runs of
+     * instructions that end without a trap or serialising instruction (the
+     * only ways privilege, translation, misa or PMP change); NULL: none. */
+    const rvt_insn *fetch_page;
+    uint64_t fetch_page_base;
 } hart;
 
 typedef struct rvt_machine {

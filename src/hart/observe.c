@@ -103,8 +103,18 @@ void observe_access(rvt_machine *m, const rvt_mem_access *a) {
         o->acc[o->nacc++] = *a;
 }
 
+/* Word-wise comparison the compiler vectorises: cheaper than memcmp for
+ * the few hundred bytes compared on every step. */
+static inline bool words_differ(const uint64_t *a, const uint64_t *b, size_t n) {
+    uint64_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= a[i] ^ b[i];
+    return d != 0;
+}
+
 static bool range_differs(const hart *a, const hart *b, size_t from, size_t to) {
-    return memcmp((const char *)a + from, (const char *)b + from, to - from) != 0;
+    return words_differ((const uint64_t *)((const char *)a + from), (const uint64_t *)((const char *)b + from),
+                        (to - from) / 8);
 }
 
 #define RANGE(first, end) offsetof(hart, first), offsetof(hart, end)
@@ -115,19 +125,23 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
     hart *h = &m->harts[0], *s = &o->snap;
     rvt_elem_value *c = o->changes;
     size_t n = 0;
-    if (memcmp(h->x, s->x, sizeof h->x)) {
+    if (words_differ(h->x, s->x, 32)) {
         for (unsigned i = 1; i < 32; i++)
             if (h->x[i] != s->x[i])
                 c[n++] = (rvt_elem_value){RVT_ELEM_GPR + i, mask_xlen(h, h->x[i])};
         memcpy(s->x, h->x, sizeof h->x);
     }
-    if (memcmp(h->f, s->f, sizeof h->f)) {
+    if (words_differ(h->f, s->f, 32)) {
         for (unsigned i = 0; i < 32; i++)
             if (h->f[i] != s->f[i])
                 c[n++] = (rvt_elem_value){RVT_ELEM_FPR + i, h->f[i]};
         memcpy(s->f, h->f, sizeof h->f);
     }
-    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmp_gen)) ||
+    /* PMP entries beyond the configured ones never change. */
+    unsigned npmp = m->cfg.pmp_regions;
+    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmpaddr)) ||
+                words_differ(h->pmpaddr, s->pmpaddr, npmp) ||
+                words_differ((const uint64_t *)h->pmpcfg, (const uint64_t *)s->pmpcfg, (npmp + 7) / 8) ||
                 range_differs(h, s, RANGE(tselect, trig_armed)) || h->ialign_mask != s->ialign_mask;
     bool counters = h->mcycle_offset != s->mcycle_offset || h->minstret_offset != s->minstret_offset;
     if (csrs) {
@@ -252,6 +266,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
     } else {
         ok = false;
     }
+    h->fetch_page = NULL;
     if (elem < 0x1000)
         machine_flush_icache(m); /* misa, satp or PMP may have changed what fetches see */
     if (m->obs)

@@ -37,6 +37,7 @@ struct rvt_tv_verifier {
     uint64_t shadow[RVT_TV_REG_END];
     uint64_t sh_pc, sh_priv, sh_mtime;
     bool sh_mtime_known;
+    bool inputs_changed; /* shadow mtime or mip changed since they were copied */
 
     /* The group being collected. */
     bool in_group;
@@ -234,6 +235,7 @@ struct group_view {
     unsigned insn_len;
     const rvt_tv_record *mem[MAX_GROUP_RECORDS]; /* memory requests, each with its response or NULL */
     const rvt_tv_record *rsp[MAX_GROUP_RECORDS];
+    bool used[MAX_GROUP_RECORDS]; /* matched to a model access */
     size_t nmem;
     bool has_paddr, has_eaddr, has_stdata;
     uint64_t paddr, eaddr, stdata;
@@ -265,6 +267,8 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
         v->sh_mtime = val;
         v->sh_mtime_known = true;
     }
+    if (elem == RVT_ELEM_MTIME || elem == MIP)
+        v->inputs_changed = true;
 }
 
 /* Adds an element value, refusing a second, different value for the same
@@ -415,6 +419,12 @@ static bool model_changed(const rvt_tv_verifier *v, uint32_t elem) {
 
 /* Copies the non-deterministic inputs from the shadow state into the model. */
 static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
+    for (size_t i = 0; i < g->n; i++)
+        if (is_counter(g->elem[i]))
+            rvt_machine_set(v->m, g->elem[i], g->val[i]);
+    if (!v->inputs_changed)
+        return;
+    v->inputs_changed = false;
     if (v->sh_mtime_known && !absent(v, RVT_ELEM_MTIME)) {
         uint64_t now = 0;
         rvt_machine_get(v->m, RVT_ELEM_MTIME, &now);
@@ -428,9 +438,6 @@ static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
         if (want != mip)
             rvt_machine_set(v->m, MIP, want);
     }
-    for (size_t i = 0; i < g->n; i++)
-        if (is_counter(g->elem[i]))
-            rvt_machine_set(v->m, g->elem[i], g->val[i]);
 }
 
 static bool memop_is_write(unsigned op) { return op == RVT_TV_STORE || op == RVT_TV_SC; }
@@ -439,9 +446,10 @@ static bool memop_is_read(unsigned op) { return op == RVT_TV_LOAD || op == RVT_T
 /* Compares the memory side: every access the model made against the trace's
  * requests, and the other way round. Returns whether they agree; on
  * disagreement the model's memory is made the trace's. */
-static bool compare_memory(rvt_tv_verifier *v, const group_view *g, bool *opened, uint64_t pc) {
+static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint64_t pc) {
     bool ok = true;
-    bool used[MAX_GROUP_RECORDS] = {false};
+    bool *used = g->used;
+    memset(used, 0, g->nmem);
     for (size_t i = 0; i < v->step.naccesses; i++) {
         const rvt_mem_access *a = &v->step.accesses[i];
         uint64_t mask = a->len == 8 ? ~0ull : (1ull << (8 * a->len)) - 1;
@@ -528,7 +536,7 @@ static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *ope
     }
 }
 
-static int run_step(rvt_tv_verifier *v, const group_view *g) {
+static int run_step(rvt_tv_verifier *v, group_view *g) {
     v->res.steps++;
     for (size_t i = 0; i < g->n; i++)
         if (!absent(v, g->elem[i]))
