@@ -133,7 +133,8 @@ static int verify_pieces(const subject *s, const piece *pieces, size_t npieces, 
 static void expect_clean(const subject *s, const char *what, const rvt_membuf *trace, unsigned absent,
                          const uint16_t *absent_regs, unsigned nabsent_regs) {
     rvt_tv_verify_options opt = {.absent = absent, .report = stderr, .max_errors = 3};
-    memcpy(opt.absent_regs, absent_regs, nabsent_regs * sizeof *absent_regs);
+    if (nabsent_regs)
+        memcpy(opt.absent_regs, absent_regs, nabsent_regs * sizeof *absent_regs);
     opt.nabsent_regs = nabsent_regs;
     rvt_tv_verify_result res = {0};
     rvt_diag d = {{0}};
