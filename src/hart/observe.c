@@ -125,6 +125,8 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
     hart *h = &m->harts[0], *s = &o->snap;
     rvt_elem_value *c = o->changes;
     size_t n = 0;
+    uint64_t old_pc = s->pc;
+    unsigned old_priv = s->priv;
     if (words_differ(h->x, s->x, 32)) {
         for (unsigned i = 1; i < 32; i++)
             if (h->x[i] != s->x[i])
@@ -149,7 +151,8 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
             uint64_t now = 0, before = 0;
             csr_peek(h, o->csrs[i], &now);
             csr_peek(s, o->csrs[i], &before);
-            if (now != before)
+            now = mask_xlen(h, now);
+            if (now != mask_xlen(h, before))
                 c[n++] = (rvt_elem_value){o->csrs[i], now};
         }
     }
@@ -178,9 +181,9 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
         memcpy(s->x, x, sizeof x);
         memcpy(s->f, f, sizeof f);
     }
-    if (moved || h->pc != s->pc)
+    if (moved || h->pc != old_pc)
         c[n++] = (rvt_elem_value){RVT_ELEM_PC, h->pc};
-    if (h->priv != s->priv)
+    if (h->priv != old_priv)
         c[n++] = (rvt_elem_value){RVT_ELEM_PRIV, h->priv};
     if (m->mtime != o->snap_mtime)
         c[n++] = (rvt_elem_value){RVT_ELEM_MTIME, m->mtime};
@@ -221,7 +224,9 @@ bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value) {
     } else if (elem >= RVT_ELEM_FPR && elem < RVT_ELEM_FPR + 32) {
         *value = h->f[elem - RVT_ELEM_FPR];
     } else if (elem < 0x1000) {
-        return csr_peek(h, elem, value) == 0;
+        if (csr_peek(h, elem, value) != 0)
+            return false;
+        *value = mask_xlen(h, *value);
     } else if (elem == RVT_ELEM_PC) {
         *value = h->pc;
     } else if (elem == RVT_ELEM_PRIV) {
@@ -263,6 +268,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
             h->priv = (unsigned)value;
     } else if (elem == RVT_ELEM_MTIME) {
         m->mtime = value;
+        update_timer_irq(m); /* the CLINT compares it with mtimecmp */
     } else {
         ok = false;
     }

@@ -6,9 +6,10 @@
 #
 # TOOLS is a file of shell assignments (rvgen, gcc, link_ld, rvtrace,
 # etrace_roundtrip, ntrace_roundtrip) that CMake writes. Each program is
-# built, must pass its own checks on the hart model (exit 0), and then goes
-# through every E-Trace and every N-Trace option set, encoder to decoder,
-# against the executed flow. A failure names the seed (the program stays as
+# built, must pass its own checks on the hart model (exit 0), its tandem
+# trace must verify against a fresh model, and then it goes through every
+# E-Trace and every N-Trace option set, encoder to decoder, against the
+# executed flow. A failure names the seed (the program stays as
 # WORKDIR/seed-N.S and .elf) and the first instruction where the flows part.
 # Programs are checked in batches of 250 and removed when they pass.
 set -u
@@ -26,12 +27,19 @@ build() { # name source
     status=1
     return
   fi
-  "$rvtrace" run --max-insns 20000000 "$elf" > /dev/null 2> "$work/$1.err"
+  "$rvtrace" run --max-insns 20000000 --tandem "$work/$1.tv" "$elf" > /dev/null 2> "$work/$1.err"
   rc=$?
   if [ $rc -ne 0 ]; then
     echo "$1: exits with code $rc on the hart model (its check $rc failed; 124: it did not end): $(cat "$work/$1.err")"
     status=1
   fi
+  # Its tandem trace verifies against a fresh model without divergence.
+  if ! "$rvtrace" verify --max-errors 3 --elf "$elf" "$work/$1.tv" > "$work/$1.verify" 2>&1; then
+    echo "$1: tandem verification of its own trace fails:"
+    sed -n 1,12p "$work/$1.verify"
+    status=1
+  fi
+  rm -f "$work/$1.tv"
   batch="$batch $elf"
   nbatch=$((nbatch + 1))
   programs=$((programs + 1))
@@ -48,7 +56,7 @@ flush() {
   grep -v "^ntrace round trip:" "$out" | grep -v "known limit" | sed -n 1,40p
   tail -1 "$out"
   if [ $ok = 1 ] && [ $status = 0 ]; then
-    for elf in $batch; do rm -f "$elf" "${elf%.elf}.S" "${elf%.elf}.err"; done
+    for elf in $batch; do rm -f "$elf" "${elf%.elf}.S" "${elf%.elf}.err" "${elf%.elf}.verify"; done
   else
     status=1
   fi
