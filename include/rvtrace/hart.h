@@ -29,7 +29,18 @@ typedef struct rvt_machine_config {
     unsigned pmp_regions;       /* spike --pmpregions; default 16 */
     bool merge_blocks;          /* multiple-retire interface: merge sequential instructions */
     FILE *console;              /* where HTIF console writes go; default stdout */
+    unsigned ctr_version;       /* enum rvt_ctr_version; default RVT_CTR_0_1_4 */
+    unsigned ctr_min_depth, ctr_max_depth; /* supported CTR depths (16..256, powers of two);
+                                            * default 16..256 */
 } rvt_machine_config;
+
+/* Control Transfer Records (Smctr/Ssctr): which version of the extension's
+ * CSRs the harts have (docs/ctr.md lists the differences). */
+enum rvt_ctr_version {
+    RVT_CTR_NONE = 0,  /* no CTR, no Smstateen/Smcsrind CSRs */
+    RVT_CTR_0_1_4,     /* the v0.1.4 draft: mctrcontrol, mctrstatus, miselect 0x200.. */
+    RVT_CTR_1_0,       /* ratified 1.0: mctrctl, sctrdepth, sctrstatus, SCTRCLR */
+};
 
 /* Parse spike's -m syntax: "BASE:SIZE[,BASE:SIZE...]" (hex or decimal), or a
  * plain size in MiB placed at 0x80000000. */
@@ -85,6 +96,40 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
  * trust when following register values. */
 bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
 
+
+/* ---- Control transfer records ---- */
+
+/* One CTR entry as software reads it, decoded. */
+typedef struct rvt_ctr_record {
+    unsigned entry;          /* logical entry: 0 is the youngest */
+    uint64_t source, target; /* 0 for the disabled side of a privilege transition */
+    unsigned type;           /* ctrdata.TYPE (E-Trace 2.0 itype numbering) */
+    bool misp;
+    bool ccv;                /* cycles is valid */
+    uint64_t cycles;         /* elapsed active cycles, decoded from CCE/CCM */
+} rvt_ctr_record;
+
+/* Switches recording on as M-mode software would: `modes` is a mask of
+ * 1 << privilege (M 8, S 2, U 1), `depth` the buffer depth (0: keep); the
+ * buffer is cleared. RVT_E_UNSUPP when the machine has no CTR or the depth
+ * is not supported. */
+int rvt_machine_ctr_enable(rvt_machine *m, unsigned hart, unsigned modes, unsigned depth, rvt_diag *diag);
+/* The valid entries of a hart's CTR buffer, youngest (logical entry 0)
+ * first; returns how many were written to `out` (at most `cap`). */
+size_t rvt_machine_ctr_read(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
+/* The same as they were when the program stored its exit code to tohost
+ * (the end of spike's trace; the hart runs on until the host sees it), or
+ * the current ones when it has not. */
+size_t rvt_machine_ctr_read_at_exit(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
+/* Elapsed cycles of a ctrdata.CC value (CCE in bits 15:12, CCM in 11:0). */
+uint64_t rvt_ctr_cycles(unsigned cc);
+
+/* Calls `fn` each time hart 0 has retired another `period` instructions,
+ * between instructions (before a trap that follows the last one): what a
+ * counter overflow interrupt gives a sampling profiler, without the
+ * interrupt. 0 detaches. */
+typedef void (*rvt_sample_fn)(void *user, rvt_machine *m, uint64_t instret);
+void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user);
 
 /* ---- Observation and single steps, for tandem verification ---- */
 

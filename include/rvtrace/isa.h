@@ -32,7 +32,7 @@ extern "C" {
     X(ADDW, "addw") X(SUBW, "subw") X(SLLW, "sllw") X(SRLW, "srlw") X(SRAW, "sraw")              \
     X(FENCE, "fence") X(FENCE_TSO, "fence.tso") X(FENCE_I, "fence.i")                            \
     X(ECALL, "ecall") X(EBREAK, "ebreak") X(URET, "uret") X(SRET, "sret") X(MRET, "mret")        \
-    X(DRET, "dret") X(WFI, "wfi") X(SFENCE_VMA, "sfence.vma")                                    \
+    X(DRET, "dret") X(WFI, "wfi") X(SFENCE_VMA, "sfence.vma") X(SCTRCLR, "sctrclr")             \
     X(CSRRW, "csrrw") X(CSRRS, "csrrs") X(CSRRC, "csrrc") X(CSRRWI, "csrrwi")                    \
     X(CSRRSI, "csrrsi") X(CSRRCI, "csrrci")                                                      \
     X(MUL, "mul") X(MULH, "mulh") X(MULHSU, "mulhsu") X(MULHU, "mulhu") X(DIV, "div")            \

@@ -252,7 +252,7 @@ static bool writes_xreg(const rvt_insn *in) {
     if ((op >= RVT_OP_SB && op <= RVT_OP_SD) || op == RVT_OP_FSW || op == RVT_OP_FSD || op == RVT_OP_FLW ||
         op == RVT_OP_FLD || op == RVT_OP_FENCE || op == RVT_OP_FENCE_TSO || op == RVT_OP_FENCE_I ||
         op == RVT_OP_SFENCE_VMA || op == RVT_OP_ECALL || op == RVT_OP_EBREAK || in->cf == RVT_CF_XRET ||
-        op == RVT_OP_WFI)
+        op == RVT_OP_WFI || op == RVT_OP_SCTRCLR)
         return false;
     if (op >= RVT_OP_FMADD_S && op <= RVT_OP_FMV_D_X) /* only the FP ops with an integer result */
         return op == RVT_OP_FMV_X_W || op == RVT_OP_FMV_X_D || op == RVT_OP_FCLASS_S || op == RVT_OP_FCLASS_D ||

@@ -154,6 +154,8 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
             v = 0;
             break;
         }
+        if (ctr_csr_read(h, csr, &v) == 0)
+            break;
         return -1; /* includes dcsr/dpc/dscratch: debug mode only */
     }
     *val = rv32 ? (uint64_t)(int64_t)(int32_t)v : v;
@@ -296,7 +298,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
             (csr >= CSR_MHPMEVENT3 && csr <= CSR_MHPMEVENT31) ||
             (rv32 && csr >= CSR_MHPMCOUNTER3H && csr <= CSR_MHPMCOUNTER31H))
             break; /* hardwired to zero */
-        return -1;
+        return ctr_csr_write(h, csr, val) == 0 ? 0 : -1;
     }
     return 0;
 }

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
+    ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
     memset(h, 0, sizeof *h);
+    h->ctr = ctr;
     h->m = m;
     h->id = id;
     h->xlen = m->xlen;
@@ -27,6 +29,7 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
         h->pmpaddr[0] = h->xlen == 64 ? (1ull << 54) - 1 : 0xffffffffull;
         h->pmpcfg[0] = 0x1f; /* NAPOT, R, W, X */
     }
+    ctr_reset(h);
 }
 
 /* ------------------------------------------------------------ traps */
@@ -113,6 +116,8 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         h->priv = PRV_M;
     }
     h->resv_valid = false;
+    if (h->ctr_armed)
+        ctr_trap(h, interrupt, code, epc, priv_before);
     if (m->observer)
         observe_step(h, RVT_STEP_TRAP, epc, priv_before, cause, tval);
 }
@@ -313,6 +318,8 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
         memcpy(r->data + off, in, len);
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
             region_invalidate_code(r, off, len);
+        if (__builtin_expect(va == h->m->tohost_addr, 0) && h->m->has_tohost)
+            machine_tohost_stored(h);
         return true;
     }
     return store(h, va, in, len);
@@ -576,6 +583,11 @@ static int exec_system(hart *h, const rvt_insn *in) {
             return illegal(h, in);
         h->pc = mask_xlen(h, h->pc + in->len);
         return EXEC_WFI;
+    case RVT_OP_SCTRCLR:
+        if (!ctr_sctrclr(h))
+            return illegal(h, in);
+        h->pc = mask_xlen(h, h->pc + in->len);
+        return EXEC_OK;
     case RVT_OP_SFENCE_VMA:
         if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TVM)))
             return illegal(h, in);
@@ -758,6 +770,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
         return exec_csr(h, in);
     case RVT_OP_ECALL: case RVT_OP_EBREAK: case RVT_OP_MRET: case RVT_OP_SRET:
     case RVT_OP_URET: case RVT_OP_DRET: case RVT_OP_WFI: case RVT_OP_SFENCE_VMA: case RVT_OP_FENCE_I:
+    case RVT_OP_SCTRCLR:
         return exec_system(h, in);
     default:
         if (in->op >= RVT_OP_LR_W && in->op <= RVT_OP_AMOMAXU_D)
@@ -856,6 +869,8 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         }
         done++;
         h->minstret++;
+        if (in->cf != RVT_CF_NONE && h->ctr_armed)
+            ctr_transfer(h, in, pc, priv);
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
@@ -964,6 +979,8 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             if (m->max_insns - used < limit)
                 limit = m->max_insns - used;
         }
+        if (m->sample_fn && m->sample_next - m->instret_total < limit)
+            limit = m->sample_next - m->instret_total;
         uint64_t done;
         int st;
         bool blocks = m->sink && m->cfg.merge_blocks && !m->observer;
@@ -979,6 +996,10 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         m->instret_total += done;
         if (done)
             h->traps_in_a_row = 0;
+        if (m->sample_fn && m->instret_total >= m->sample_next) {
+            m->sample_next += m->sample_period;
+            m->sample_fn(m->sample_user, m, m->instret_total);
+        }
         bool flushed = h->icache_flush_pending;
         if (flushed) {
             h->icache_flush_pending = false;

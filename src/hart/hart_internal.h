@@ -28,7 +28,8 @@ enum {
 };
 
 /* Interrupt numbers (bit positions in mip/mie). */
-enum { IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7, IRQ_S_EXT = 9, IRQ_M_EXT = 11 };
+enum { IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7, IRQ_S_EXT = 9, IRQ_M_EXT = 11,
+       IRQ_LCOF = 13 /* Sscofpmf local counter overflow */ };
 
 #define MSTATUS_SIE (1ull << 1)
 #define MSTATUS_MIE (1ull << 3)
@@ -142,6 +143,12 @@ typedef struct hart {
      * only ways privilege, translation, misa or PMP change); NULL: none. */
     const rvt_insn *fetch_page;
     uint64_t fetch_page_base;
+
+    /* Control transfer records (ctr.c); NULL when the machine has none.
+     * ctr_armed: some mode is enabled and CTR is not frozen, so a transfer
+     * may be recorded (checked on every retired control transfer). */
+    struct ctr_state *ctr;
+    bool ctr_armed;
 } hart;
 
 typedef struct rvt_machine {
@@ -179,6 +186,12 @@ typedef struct rvt_machine {
     rvt_step_observer observer;
     void *observer_user;
     struct observe_state *obs;
+
+    /* rvt_machine_sample_every: fn runs when instret_total reaches next. */
+    rvt_sample_fn sample_fn;
+    void *sample_user;
+    uint64_t sample_period, sample_next;
+    bool exit_seen; /* the program stored its exit code to tohost */
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -206,6 +219,28 @@ static inline void note_access(hart *h, int kind, uint64_t va, uint64_t pa, unsi
                         .len = (uint8_t)len};
     observe_access(h->m, &a);
 }
+
+/* Control transfer records (ctr.c). The CSR functions return CTR_NOT_MINE
+ * for a CSR that is not CTR's (or when the hart has no CTR), else 0 or -1
+ * (illegal) as csr_read/csr_write do. */
+typedef struct ctr_state ctr_state;
+#define CTR_NOT_MINE 1
+int ctr_attach(hart *h, const rvt_machine_config *cfg);
+void ctr_reset(hart *h);
+void ctr_free(hart *h);
+bool ctr_depth_valid(unsigned depth);
+int ctr_csr_read(hart *h, unsigned csr, uint64_t *val);
+int ctr_csr_write(hart *h, unsigned csr, uint64_t val);
+/* Recording, called only while h->ctr_armed: after a retired instruction
+ * with a control transfer, and after a trap was taken. */
+void ctr_transfer(hart *h, const rvt_insn *in, uint64_t pc, unsigned from);
+void ctr_trap(hart *h, bool interrupt, uint64_t code, uint64_t epc, unsigned from);
+/* SCTRCLR; false when it is illegal here. */
+bool ctr_sctrclr(hart *h);
+/* Keeps the entries as they are when the program stores its exit code. */
+void ctr_note_exit(hart *h);
+/* A store of the hart reached tohost (machine.c). */
+void machine_tohost_stored(hart *h);
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };

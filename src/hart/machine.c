@@ -23,6 +23,28 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
     cfg->nram = 2;
     cfg->pmp_regions = 16;
     cfg->max_insns = 0;
+    cfg->ctr_version = RVT_CTR_0_1_4;
+    cfg->ctr_min_depth = 16;
+    cfg->ctr_max_depth = 256;
+}
+
+/* The program's exit code reached tohost (bit 0 set, device and command 0):
+ * where the program ends, as spike's trace does, whatever the hart runs
+ * until the host sees it. The CTR contents are kept as they are here. */
+void machine_tohost_stored(hart *h) {
+    rvt_machine *m = h->m;
+    uint64_t v = 0;
+    if (m->exit_seen || !phys_load(m, m->tohost_addr, &v, 8) || !(v & 1) || (v >> 48) != 0)
+        return;
+    m->exit_seen = true;
+    ctr_note_exit(h);
+}
+
+void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user) {
+    m->sample_fn = period ? fn : NULL;
+    m->sample_user = user;
+    m->sample_period = period;
+    m->sample_next = m->instret_total + period;
 }
 
 int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *diag) {
@@ -157,6 +179,8 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
         }
         memcpy(r->data + (pa - r->base), in, len);
         region_invalidate_code(r, pa - r->base, len);
+        if (h && pa == m->tohost_addr && m->has_tohost)
+            machine_tohost_stored(h);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
             if (&m->harts[i] != h && m->harts[i].resv_valid && m->harts[i].resv_addr == (pa & ~7ull))
                 m->harts[i].resv_valid = false;
@@ -303,6 +327,13 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         return rvt_diag_set(diag, RVT_E_ARG, "the number of harts must be 1..%d", RVT_MAX_HARTS);
     if (!rvt_image_xlen(img))
         return rvt_diag_set(diag, RVT_E_ARG, "no program loaded");
+    if (cfg->ctr_version > RVT_CTR_1_0)
+        return rvt_diag_set(diag, RVT_E_ARG, "unknown CTR version %u", cfg->ctr_version);
+    if (cfg->ctr_version != RVT_CTR_NONE) {
+        unsigned lo = cfg->ctr_min_depth ? cfg->ctr_min_depth : 16, hi = cfg->ctr_max_depth ? cfg->ctr_max_depth : 256;
+        if (!ctr_depth_valid(lo) || !ctr_depth_valid(hi) || lo > hi)
+            return rvt_diag_set(diag, RVT_E_ARG, "CTR depths %u..%u: each must be a power of two in 16..256", lo, hi);
+    }
     rvt_machine *m = calloc(1, sizeof *m);
     if (!m)
         return RVT_E_NOMEM;
@@ -358,8 +389,11 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     }
     m->has_tohost = rvt_image_symbol_addr(img, "tohost", &m->tohost_addr);
     m->has_fromhost = rvt_image_symbol_addr(img, "fromhost", &m->fromhost_addr);
-    for (unsigned i = 0; i < m->nharts; i++)
+    for (unsigned i = 0; i < m->nharts; i++) {
+        if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK)
+            goto fail;
         hart_reset(&m->harts[i], m, i);
+    }
     update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
     *out = m;
     return RVT_OK;
@@ -379,6 +413,8 @@ void rvt_machine_free(rvt_machine *m) {
         free(m->regions[i].icache);
     }
     free(m->obs);
+    for (unsigned i = 0; m->harts && i < m->nharts; i++)
+        ctr_free(&m->harts[i]);
     free(m->harts);
     free(m->buf);
     free(m);

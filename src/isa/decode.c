@@ -179,6 +179,7 @@ static unsigned decode_system(uint32_t r, rvt_insn *o) {
     case 0x30200073: return RVT_OP_MRET;
     case 0x7b200073: return RVT_OP_DRET;
     case 0x10500073: return RVT_OP_WFI;
+    case 0x10400073: return RVT_OP_SCTRCLR; /* Smctr/Ssctr 1.0 */
     default: break;
     }
     if (bits(r, 31, 25) == 0x09 && bits(r, 11, 7) == 0)

@@ -485,6 +485,7 @@ static void base_raw(dis *d, const rvt_insn *in) {
         mnem(d, m); fence_set(d, in->rm >> 4); fence_set(d, in->rm & 15); return;
     case RVT_OP_FENCE_TSO: case RVT_OP_FENCE_I: case RVT_OP_ECALL: case RVT_OP_EBREAK:
     case RVT_OP_URET: case RVT_OP_SRET: case RVT_OP_MRET: case RVT_OP_DRET: case RVT_OP_WFI:
+    case RVT_OP_SCTRCLR:
         mnem(d, m); return;
     case RVT_OP_SFENCE_VMA:
         mnem(d, m); x(d, rs1); x(d, rs2); return;

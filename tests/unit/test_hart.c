@@ -35,7 +35,7 @@ static int count_sink(void *user, const rvt_retire *recs, size_t n) {
     return 0;
 }
 
-static void run_until_stop(const char *name, tally *t, rvt_run_result *res) {
+static void run_until_stop_ctr(const char *name, unsigned ctr_version, tally *t, rvt_run_result *res) {
     const char *dir = getenv("RVT_HART_PROGRAMS");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
@@ -47,6 +47,7 @@ static void run_until_stop(const char *name, tally *t, rvt_run_result *res) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
     cfg.max_insns = 5000000;
+    cfg.ctr_version = ctr_version;
     FILE *null = fopen("/dev/null", "w");
     cfg.console = null;
     rvt_machine *m;
@@ -58,6 +59,10 @@ static void run_until_stop(const char *name, tally *t, rvt_run_result *res) {
     rvt_machine_free(m);
     rvt_image_free(img);
     fclose(null);
+}
+
+static void run_until_stop(const char *name, tally *t, rvt_run_result *res) {
+    run_until_stop_ctr(name, RVT_CTR_0_1_4, t, res);
 }
 
 static int run_program(const char *name, tally *t, rvt_run_result *res) {
@@ -73,6 +78,40 @@ static void expect_pass(const char *name) {
     if (code != 0)
         fail_msg("%s: check %d failed", name, code);
     assert_int_equal(t.retired, res.instret);
+}
+
+/* Control transfer records: the same checks for the v0.1.4 draft and for
+ * ratified 1.0 (programs/hart/ctr.S). */
+static void test_ctr(void **state) {
+    (void)state;
+    static const struct { const char *name; unsigned version; } programs[] = {
+        {"ctr64.elf", RVT_CTR_0_1_4}, {"ctr32.elf", RVT_CTR_0_1_4},
+        {"ctr10_64.elf", RVT_CTR_1_0}, {"ctr10_32.elf", RVT_CTR_1_0},
+    };
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+        tally t;
+        rvt_run_result res;
+        run_until_stop_ctr(programs[i].name, programs[i].version, &t, &res);
+        assert_int_equal(res.reason, RVT_STOP_EXIT);
+        if (res.exit_code != 0)
+            fail_msg("%s: check %d failed", programs[i].name, res.exit_code);
+    }
+    /* a draft program on a 1.0 hart fails at once: its CSRs are absent */
+    tally t;
+    rvt_run_result res;
+    run_until_stop_ctr("ctr64.elf", RVT_CTR_1_0, &t, &res);
+    assert_false(res.reason == RVT_STOP_EXIT && res.exit_code == 0);
+}
+
+/* The spec's cycle-count test vectors (CCE, CCM -> cycles). */
+static void test_ctr_cycle_encoding(void **state) {
+    (void)state;
+    assert_int_equal(rvt_ctr_cycles(0x0abc), 2748);
+    assert_int_equal(rvt_ctr_cycles(0x1000), 4096);
+    assert_int_equal(rvt_ctr_cycles(0x1fff), 8191);
+    assert_int_equal(rvt_ctr_cycles(0x2000), 8192);
+    assert_int_equal(rvt_ctr_cycles(0x3001) - rvt_ctr_cycles(0x3000), 4); /* CCE 3: steps of 4 */
+    assert_int_equal(rvt_ctr_cycles(0xffff), 134201344);                 /* the saturated value */
 }
 
 static bool has_cause(const tally *t, uint64_t cause) {
@@ -234,6 +273,8 @@ int main(void) {
         cmocka_unit_test(test_floating_point),
         cmocka_unit_test(test_triggers),
         cmocka_unit_test(test_pmp),
+        cmocka_unit_test(test_ctr),
+        cmocka_unit_test(test_ctr_cycle_encoding),
         cmocka_unit_test(test_row_conventions),
         cmocka_unit_test(test_fetch_faults_fold),
         cmocka_unit_test(test_no_progress),

@@ -47,6 +47,19 @@ static void run_usage(FILE *out) {
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
             "  --pmpregions N     PMP entries (default 16; 0 makes the PMP CSRs illegal)\n"
+            "  --ctr VERSION      control transfer records: 0.1.4 (default), 1.0 or none\n"
+            "  --ctr-depths MIN..MAX  the CTR depths the harts support (default 16..256)\n"
+            "  --ctr-enable MODES switch CTR recording on at reset for the modes among M,\n"
+            "                     S and U (e.g. MSU), as a profiler would; default filters\n"
+            "  --ctr-depth N      with --ctr-enable: the buffer depth (default the smallest)\n"
+            "  --ctr-dump FILE    write the CTR entries at the end of the run as CSV:\n"
+            "                     entry,source,target,type,misp,cycles (entry 0 youngest)\n"
+            "  --sample-branches PERIOD  every PERIOD retired instructions, write the\n"
+            "                     branch stack (CTR, youngest first) as `perf script -F\n"
+            "                     ip,brstack` lines to the -o FILE; needs CTR recording on\n"
+            "                     (--ctr-enable, or the program's own set-up)\n"
+            "  --sample-symbols   samples as `perf script -F ip,brstacksym` instead\n"
+            "  -o FILE            where --sample-branches writes\n"
             "  --max-insns N      stop after N retired instructions (default 10000000000)\n"
             "  -h, --help         show this help\n"
             "\n"
@@ -101,6 +114,73 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     return rc;
 }
 
+/* --sample-branches: one line per sample, as `perf script -F ip,brstack`
+ * (or brstacksym) prints an LBR sample: the ip, then FROM/TO/P/-/-/CYCLES
+ * per entry, youngest first (P: predicted, as no misprediction is known). */
+struct sampler {
+    FILE *out;
+    const rvt_image *img;
+    bool symbols;
+    rvt_ctr_record recs[256];
+    uint64_t samples;
+};
+
+static void print_branch_address(FILE *out, const rvt_image *img, bool symbols, uint64_t addr) {
+    uint64_t off;
+    const char *sym = symbols ? rvt_image_symbolize(img, addr, &off) : NULL;
+    if (sym)
+        fprintf(out, "%s+0x%" PRIx64, sym, off);
+    else
+        fprintf(out, "0x%" PRIx64, addr);
+}
+
+static void write_branch_sample(void *user, rvt_machine *m, uint64_t instret) {
+    (void)instret;
+    struct sampler *s = user;
+    size_t n = rvt_machine_ctr_read(m, 0, s->recs, 256);
+    fprintf(s->out, "%16" PRIx64, rvt_machine_pc(m, 0));
+    for (size_t i = 0; i < n; i++) {
+        fputc(' ', s->out);
+        print_branch_address(s->out, s->img, s->symbols, s->recs[i].source);
+        fputc('/', s->out);
+        print_branch_address(s->out, s->img, s->symbols, s->recs[i].target);
+        fprintf(s->out, "/%c/-/-/%" PRIu64, s->recs[i].misp ? 'M' : 'P', s->recs[i].ccv ? s->recs[i].cycles : 0);
+    }
+    fputc('\n', s->out);
+    s->samples++;
+}
+
+static int write_ctr_dump(const char *path, rvt_machine *m) {
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    static rvt_ctr_record recs[256];
+    size_t n = rvt_machine_ctr_read_at_exit(m, 0, recs, 256);
+    fprintf(f, "entry,source,target,type,misp,cycles\n");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%u,%" PRIx64 ",%" PRIx64 ",%u,%d,", recs[i].entry, recs[i].source, recs[i].target, recs[i].type,
+                recs[i].misp);
+        if (recs[i].ccv)
+            fprintf(f, "%" PRIu64, recs[i].cycles);
+        fputc('\n', f);
+    }
+    return fclose(f);
+}
+
+/* "M", "SU", ...: a mask of 1 << privilege. */
+static int parse_ctr_modes(const char *s, unsigned *modes) {
+    *modes = 0;
+    for (; *s; s++) {
+        switch (*s) {
+        case 'M': case 'm': *modes |= 1u << 3; break;
+        case 'S': case 's': *modes |= 1u << 1; break;
+        case 'U': case 'u': *modes |= 1u << 0; break;
+        default: return -1;
+        }
+    }
+    return *modes ? 0 : -1;
+}
+
 /* Where a run that did not exit stopped: the hart's pc and its last trap. */
 static void report_where(const rvt_run_result *res, unsigned xlen) {
     fprintf(stderr, "  hart %u at pc %#" PRIx64, res->hart, res->pc);
@@ -125,6 +205,10 @@ int cmd_run(int argc, char **argv) {
     rvt_diag diag = {{0}};
     rvt_tv_params tvp = {0};
     rvt_tv_writer_options tvo = {0};
+    const char *ctr_dump = NULL, *sample_path = NULL;
+    unsigned ctr_modes = 0, ctr_depth = 0;
+    uint64_t sample_period = 0;
+    bool sample_symbols = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -181,6 +265,48 @@ int cmd_run(int argc, char **argv) {
             if (parse_u64(a, val, &n) || n > 64)
                 return 2;
             cfg.pmp_regions = (unsigned)n, i++;
+        } else if (!strcmp(a, "--ctr") && val) {
+            if (!strcmp(val, "0.1.4"))
+                cfg.ctr_version = RVT_CTR_0_1_4;
+            else if (!strcmp(val, "1.0"))
+                cfg.ctr_version = RVT_CTR_1_0;
+            else if (!strcmp(val, "none"))
+                cfg.ctr_version = RVT_CTR_NONE;
+            else {
+                fprintf(stderr, "rvtrace run: --ctr takes 0.1.4, 1.0 or none, got '%s'\n", val);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--ctr-depths") && val) {
+            unsigned lo, hi;
+            char tail;
+            if (sscanf(val, "%u..%u%c", &lo, &hi, &tail) != 2) {
+                fprintf(stderr, "rvtrace run: --ctr-depths takes MIN..MAX, e.g. 16..64, got '%s'\n", val);
+                return 2;
+            }
+            cfg.ctr_min_depth = lo, cfg.ctr_max_depth = hi, i++;
+        } else if (!strcmp(a, "--ctr-enable") && val) {
+            if (parse_ctr_modes(val, &ctr_modes)) {
+                fprintf(stderr, "rvtrace run: --ctr-enable takes modes among M, S and U, got '%s'\n", val);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--ctr-depth") && val) {
+            if (parse_u64(a, val, &n) || n > 256)
+                return 2;
+            ctr_depth = (unsigned)n, i++;
+        } else if (!strcmp(a, "--ctr-dump") && val) {
+            ctr_dump = val, i++;
+        } else if (!strcmp(a, "--sample-branches") && val) {
+            if (parse_u64(a, val, &sample_period) || sample_period == 0) {
+                fprintf(stderr, "rvtrace run: --sample-branches needs a period of at least 1\n");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--sample-symbols")) {
+            sample_symbols = true;
+        } else if (!strcmp(a, "-o") && val) {
+            sample_path = val, i++;
         } else if (!strcmp(a, "--max-insns") && val) {
             if (parse_u64(a, val, &n))
                 return 2;
@@ -200,6 +326,22 @@ int cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return 2;
     }
+    if (sample_period && !sample_path) {
+        fprintf(stderr, "rvtrace run: --sample-branches needs -o FILE for the samples\n");
+        return 2;
+    }
+    if (sample_path && !sample_period) {
+        fprintf(stderr, "rvtrace run: -o names the --sample-branches output; give a period too\n");
+        return 2;
+    }
+    if ((ctr_modes || ctr_depth || ctr_dump || sample_period) && cfg.ctr_version == RVT_CTR_NONE) {
+        fprintf(stderr, "rvtrace run: the CTR options need --ctr 0.1.4 or 1.0\n");
+        return 2;
+    }
+    if (ctr_depth && !ctr_modes) {
+        fprintf(stderr, "rvtrace run: --ctr-depth goes with --ctr-enable\n");
+        return 2;
+    }
     if (cfg.merge_blocks && (csv_path || pcs_path || etrace_path)) {
         fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv, --pcs or --etrace\n");
         return 2;
@@ -208,6 +350,7 @@ int cmd_run(int argc, char **argv) {
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL;
     rvt_tv_writer *tv_w = NULL;
+    struct sampler sampler = {0};
     rvt_etrace_encoder *enc = NULL;
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
@@ -219,6 +362,19 @@ int cmd_run(int argc, char **argv) {
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
         goto out;
+    }
+    if (ctr_modes && rvt_machine_ctr_enable(m, 0, ctr_modes, ctr_depth, &diag)) {
+        fprintf(stderr, "rvtrace run: --ctr-enable: %s\n", diag.msg);
+        goto out;
+    }
+    if (sample_period) {
+        if (!(sampler.out = fopen(sample_path, "w"))) {
+            fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));
+            goto out;
+        }
+        sampler.img = img;
+        sampler.symbols = sample_symbols;
+        rvt_machine_sample_every(m, sample_period, write_branch_sample, &sampler);
     }
     if (csv_path && (!(csv = fopen(csv_path, "w")) ||
                      rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV))) {
@@ -291,6 +447,10 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
     }
+    if (ctr_dump && write_ctr_dump(ctr_dump, m)) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", ctr_dump, strerror(errno));
+        goto out;
+    }
     switch (res.reason) {
     case RVT_STOP_EXIT:
         status = res.exit_code & 0xff;
@@ -326,6 +486,10 @@ out:
     rvt_tv_writer_free(tv_w);
     if (te && fclose(te) != 0)
         status = 1;
+    if (sampler.out && fclose(sampler.out) != 0) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));
+        status = 1;
+    }
     if (tv && fclose(tv) != 0)
         status = 1;
     if (rvti && fclose(rvti) != 0)
