@@ -1,0 +1,397 @@
+/* Control transfer records against an independent view of the same run:
+ * each program runs on the hart model with CTR recording in every mode while
+ * its retirement stream goes through the E-Trace encoder; the packets are
+ * decoded with the program binary, the decoded flow gives the transfers
+ * (types from the decoded instructions, traps from the trap packets), and a
+ * model of the buffer fed with them must equal the hart's CTR contents at
+ * every sample point: sources, targets, types, and the cycle counts (this
+ * model counts one cycle per retired instruction).
+ * usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf... */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/hart.h"
+
+#include "program_run.h"
+
+#define MAX_DEPTH 64
+
+/* mctrcontrol (v0.1.4) fields */
+#define EN_MSU 0x7ull
+#define RASEMU (1ull << 10)
+#define DEPTH(enc) ((uint64_t)(enc) << 16)
+#define NTBREN (1ull << 36)
+#define INHIBIT(type) (1ull << (40 + (type) - 8)) /* types 8..15 */
+#define TKBRINH (1ull << 37)
+
+typedef struct {
+    const char *name;
+    uint64_t control;
+    unsigned depth;
+    bool check_cycles;
+} variant;
+
+static const variant variants[] = {
+    {"default filters, depth 16", EN_MSU | DEPTH(0), 16, true},
+    {"not-taken branches, returns and direct jumps inhibited, depth 64", EN_MSU | DEPTH(3) | NTBREN |
+     INHIBIT(13) | INHIBIT(11), 64, true},
+    {"calls only, depth 32", EN_MSU | DEPTH(1) | TKBRINH | INHIBIT(10) | INHIBIT(11) | INHIBIT(12) | INHIBIT(13) |
+     INHIBIT(14) | INHIBIT(15) | (0x7ull << 33), 32, true},
+    {"RAS emulation, depth 32", EN_MSU | DEPTH(1) | RASEMU, 32, false},
+};
+
+typedef struct {
+    uint64_t instret, pc;
+    unsigned n;
+    rvt_ctr_record recs[MAX_DEPTH];
+} sample;
+
+typedef struct {
+    sample *s;
+    size_t n, cap;
+} samples;
+
+static void take_sample(void *user, rvt_machine *m, uint64_t instret) {
+    samples *S = user;
+    if (S->n == S->cap) {
+        S->cap = S->cap ? 2 * S->cap : 1024;
+        S->s = realloc(S->s, S->cap * sizeof *S->s);
+        if (!S->s)
+            abort();
+    }
+    sample *s = &S->s[S->n++];
+    s->instret = instret;
+    s->pc = rvt_machine_pc(m, 0);
+    s->n = (unsigned)rvt_machine_ctr_read(m, 0, s->recs, MAX_DEPTH);
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len, cap;
+} bytes;
+
+static int keep_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)pkt;
+    bytes *b = user;
+    if (b->len + len + 1 > b->cap) {
+        b->cap = (b->cap + len + 1) * 2;
+        b->bytes = realloc(b->bytes, b->cap);
+        if (!b->bytes)
+            abort();
+    }
+    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    memcpy(b->bytes + b->len, payload, len);
+    b->len += len;
+    return 0;
+}
+
+static int encode_sink(void *user, const rvt_retire *recs, size_t n) {
+    return rvt_etrace_encoder_push(user, recs, n);
+}
+
+/* The buffer as the specification says it must be, fed from the decoded
+ * flow: logical entry 0 is ring[(wrptr - 1) % depth]. */
+typedef struct {
+    uint64_t source, target, cycles;
+    unsigned type;
+    bool valid, ccv;
+} entry;
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    const variant *v;
+    uint16_t types; /* recorded types outside RAS emulation */
+    entry ring[MAX_DEPTH];
+    unsigned wrptr;
+    uint64_t last_record; /* retired count at the previous record */
+    bool counting;        /* a record since recording was switched on */
+    /* the flow */
+    bool have_pending;
+    uint64_t pending_pc;
+    rvt_insn pending;
+    uint64_t retired, transfers;
+    /* the samples */
+    const samples *S;
+    size_t next;
+    uint64_t checked, failures;
+    char first_failure[512];
+    unsigned blind;             /* records to come before the model is exact again */
+    uint64_t blind_events, unplaced;
+} model;
+
+/* What a 16-bit CC field (4 exponent bits) reports for `n` elapsed cycles:
+ * exact below 4096; above, the 12 bits below the top one bit, scaled back;
+ * saturated beyond the 27-bit counter. */
+static uint64_t reported_cycles(uint64_t n) {
+    if (n < 4096)
+        return n;
+    unsigned top = 63u - (unsigned)__builtin_clzll(n);
+    if (top > 26)
+        return (uint64_t)(4096 + 4095) << 14;
+    unsigned shift = top - 12;
+    return n >> shift << shift;
+}
+
+static void push(model *md, uint64_t source, uint64_t target, unsigned type) {
+    entry *e = &md->ring[md->wrptr];
+    *e = (entry){source, target, reported_cycles(md->retired - md->last_record), type, true, md->counting};
+    md->last_record = md->retired;
+    md->counting = true;
+    md->wrptr = (md->wrptr + 1) % md->v->depth;
+    if (md->blind)
+        md->blind--;
+}
+
+static void pop(model *md) {
+    md->wrptr = (md->wrptr + md->v->depth - 1) % md->v->depth;
+    md->ring[md->wrptr].valid = false;
+}
+
+static void transfer(model *md, uint64_t source, uint64_t target, unsigned type) {
+    md->transfers++;
+    if (!(md->v->control & RASEMU)) {
+        if ((md->types >> type) & 1)
+            push(md, source, target, type);
+    } else if (type == RVT_ITYPE_INFERABLE_CALL || type == RVT_ITYPE_UNINFERABLE_CALL) {
+        push(md, source, target, type);
+    } else if (type == RVT_ITYPE_RETURN) {
+        pop(md);
+    } else if (type == RVT_ITYPE_SWAP) {
+        pop(md);
+        push(md, source, target, type);
+    }
+}
+
+/* Notes a difference in the current sample (the first one is described). */
+static void fail(model *md, bool *sample_failed, const char *fmt, uint64_t a, uint64_t b) {
+    if (*sample_failed)
+        return;
+    *sample_failed = true;
+    if (!md->failures++) {
+        const sample *s = &md->S->s[md->next];
+        snprintf(md->first_failure, sizeof md->first_failure,
+                 "sample at instruction %" PRIu64 " (pc %#" PRIx64 "): ", s->instret, s->pc);
+        size_t len = strlen(md->first_failure);
+        snprintf(md->first_failure + len, sizeof md->first_failure - len, fmt, a, b);
+    }
+}
+
+/* Compares the samples taken after `md->retired` instructions, before the
+ * instruction at `next_pc` (or the trap that comes first). */
+static void check_samples(model *md, uint64_t next_pc) {
+    while (md->next < md->S->n && md->S->s[md->next].instret <= md->retired) {
+        const sample *s = &md->S->s[md->next];
+        unsigned k = 0;
+        bool bad = false;
+        if (md->blind || (next_pc == 0 && s->instret == md->retired)) {
+            md->unplaced++; /* see trap_sink */
+            md->next++;
+            continue;
+        }
+        if (s->instret != md->retired || s->pc != next_pc)
+            fail(md, &bad, "the flow is at %#" PRIx64 " after %" PRIu64 " instructions", next_pc, md->retired);
+        for (unsigned i = 0; i < md->v->depth && !bad; i++) {
+            const entry *e = &md->ring[(md->wrptr + 2 * md->v->depth - 1 - i) % md->v->depth];
+            if (!e->valid)
+                continue;
+            if (k >= s->n) {
+                fail(md, &bad, "CTR has %" PRIu64 " records, the flow gives more (next: from %#" PRIx64 ")", s->n,
+                     e->source);
+                break;
+            }
+            const rvt_ctr_record *r = &s->recs[k++];
+            if (r->source != e->source || r->target != e->target)
+                fail(md, &bad, "record %" PRIu64 ": CTR has it from %#" PRIx64, k - 1, r->source);
+            else if (r->type != e->type)
+                fail(md, &bad, "record %" PRIu64 ": CTR says type %" PRIu64, k - 1, r->type);
+            else if (md->v->check_cycles && (r->ccv != e->ccv || (r->ccv && r->cycles != e->cycles)))
+                fail(md, &bad, "record %" PRIu64 ": CTR counts %" PRIu64 " cycles", k - 1, r->ccv ? r->cycles : 99999999);
+        }
+        if (!bad && k != s->n)
+            fail(md, &bad, "CTR has %" PRIu64 " records, the flow gives %" PRIu64, s->n, k);
+        if (bad && md->failures == 1 && getenv("CTR_CHECK_VERBOSE")) {
+            for (unsigned i = 0; i < s->n && i < 8; i++)
+                printf("  ctr  %u: %#" PRIx64 " -> %#" PRIx64 " type %u cycles %" PRIu64 "\n", i, s->recs[i].source,
+                       s->recs[i].target, s->recs[i].type, s->recs[i].cycles);
+            for (unsigned i = 0, j = 0; i < md->v->depth && j < 8; i++) {
+                const entry *e = &md->ring[(md->wrptr + 2 * md->v->depth - 1 - i) % md->v->depth];
+                if (e->valid)
+                    printf("  flow %u: %#" PRIx64 " -> %#" PRIx64 " type %u cycles %" PRIu64 "\n", j++, e->source,
+                           e->target, e->type, e->cycles);
+            }
+        }
+        md->checked++;
+        md->next++;
+    }
+}
+
+/* The transfer of the last listed instruction, now that its successor is
+ * known (ecall and ebreak do not retire: their trap is the transfer). */
+static void settle(model *md, uint64_t next_pc) {
+    if (md->have_pending && md->pending.cf != RVT_CF_NONE && md->pending.cf != RVT_CF_TRAP) {
+        bool taken = next_pc != md->pending_pc + md->pending.len;
+        transfer(md, md->pending_pc, next_pc, rvt_itype(&md->pending, taken, 4, false));
+    }
+    md->have_pending = false;
+    check_samples(md, next_pc);
+}
+
+static int pc_sink(void *user, uint64_t pc) {
+    model *md = user;
+    settle(md, pc);
+    if (!rvt_program_insn(md->img, md->m, pc, &md->pending))
+        return 1;
+    md->have_pending = true;
+    md->pending_pc = pc;
+    if (md->pending.cf != RVT_CF_TRAP)
+        md->retired++;
+    return 0;
+}
+
+/* An exception is taken at `at`, which did not retire. For an interrupt the
+ * E-Trace flow leaves out the last instruction that retired, and `at` is
+ * its address: the interrupt's epc is the instruction after it, known when
+ * it falls through; after a branch or jump the trace does not say where it
+ * went, and the comparison waits until those records have left the buffer. */
+static int trap_sink(void *user, const rvt_trap_event *ev) {
+    model *md = user;
+    settle(md, ev->at);
+    uint64_t epc = ev->at;
+    if (ev->interrupt) {
+        rvt_insn last;
+        if (!rvt_program_insn(md->img, md->m, ev->at, &last))
+            return 1;
+        md->retired++;
+        check_samples(md, 0); /* taken before the interrupt: its epc is not known yet */
+        if (last.cf != RVT_CF_NONE) {
+            md->blind = md->v->depth + 2;
+            md->blind_events++;
+            return 0;
+        }
+        epc = ev->at + last.len;
+    }
+    transfer(md, epc, ev->handler, ev->interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION);
+    return 0;
+}
+
+static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
+    model *md = user;
+    return rvt_program_insn(md->img, md->m, addr, out);
+}
+
+static bool rom(void *user, uint64_t addr, void *buf, unsigned n) {
+    return rvt_machine_read_rom(((model *)user)->m, addr, buf, n);
+}
+
+static uint16_t recorded_types(uint64_t control) {
+    static const int inhibit_bit[16] = {-1, 33, 34, 35, -1, 37, -1, -1, 40, 41, 42, 43, 44, 45, 46, 47};
+    uint16_t types = (control & NTBREN) ? 1u << RVT_ITYPE_BRANCH_NOT_TAKEN : 0;
+    for (unsigned t = 1; t < 16; t++)
+        if (inhibit_bit[t] >= 0 && !((control >> inhibit_bit[t]) & 1))
+            types |= (uint16_t)(1u << t);
+    return types;
+}
+
+/* One program under one variant; returns the failures. */
+static uint64_t check(const char *path, const variant *v, uint64_t period, uint64_t max_insns, uint64_t *checked,
+                      uint64_t *transfers, uint64_t *unplaced) {
+    program_run pr;
+    if (program_run_open(&pr, path, max_insns))
+        return 1;
+    rvt_diag d = {{0}};
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options_default(&o);
+    p.iaddress_width = rvt_image_xlen(pr.img);
+    p.itype_width = 4;
+    bytes trace = {0};
+    rvt_etrace_encoder *enc;
+    samples S = {0};
+    uint64_t failures = 0;
+    bool rv32 = rvt_image_xlen(pr.img) == 32; /* the upper half through mctrcontrolh */
+    if (rvt_etrace_encoder_new(&enc, &p, &o, keep_packet, &trace) ||
+        rvt_machine_ctr_enable(pr.m, 0, 0xb, v->depth, &d) || (rv32 && !rvt_machine_set(pr.m, 0x382, v->control >> 32)) ||
+        !rvt_machine_set(pr.m, 0x381, v->control)) {
+        fprintf(stderr, "%s: cannot set up: %s\n", path, d.msg);
+        return 1;
+    }
+    rvt_machine_set_sink(pr.m, encode_sink, enc);
+    rvt_machine_sample_every(pr.m, period, take_sample, &S);
+    rvt_run_result res;
+    rvt_machine_run(pr.m, &res, &d);
+    rvt_etrace_encoder_finish(enc, NULL);
+
+    model *md = calloc(1, sizeof *md);
+    md->img = pr.img;
+    md->m = pr.m;
+    md->v = v;
+    md->types = recorded_types(v->control);
+    md->S = &S;
+    rvt_etrace_decoder *dec;
+    rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(pr.img), fetch, pc_sink, md);
+    rvt_etrace_decoder_set_const_memory(dec, rom, md);
+    rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
+    rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(pr.m, 0, 0x305));
+    rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(pr.m, 0, 0x105));
+    rvt_te_raw_cursor cur = {.data = trace.bytes, .size = trace.len};
+    rvt_te_inst pkt;
+    int rc = 0;
+    while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)
+        rc = rvt_etrace_decode(dec, &pkt, &d);
+    rvt_etrace_decoder_free(dec);
+    if (rc) {
+        printf("%s (%s): the E-Trace does not decode: %s\n", path, v->name, d.msg);
+        failures = 1;
+    } else {
+        /* The samples after the last decoded instruction fall in the loop
+         * the program ends in, which E-Trace does not count (a `j .` has
+         * no branch): the flow lists it once. */
+        md->unplaced += S.n - md->next;
+        failures = md->failures;
+        if (failures)
+            printf("%s (%s): %" PRIu64 " of %" PRIu64 " samples differ; first: %s\n", path, v->name, failures,
+                   md->checked, md->first_failure);
+        else if (md->checked == 0)
+            failures = 1, printf("%s (%s): no sample could be placed in the flow (%zu taken)\n", path, v->name, S.n);
+    }
+    *checked += md->checked;
+    *unplaced += md->unplaced;
+    *transfers += md->transfers;
+    free(md);
+    free(S.s);
+    free(trace.bytes);
+    program_run_close(&pr);
+    return failures;
+}
+
+int main(int argc, char **argv) {
+    uint64_t period = 997, max_insns = 5000000;
+    int first = 1;
+    while (first + 1 < argc && argv[first][0] == '-') {
+        if (!strcmp(argv[first], "--period"))
+            period = strtoull(argv[first + 1], NULL, 0);
+        else if (!strcmp(argv[first], "--max-insns"))
+            max_insns = strtoull(argv[first + 1], NULL, 0);
+        else
+            break;
+        first += 2;
+    }
+    if (first >= argc || period == 0) {
+        fprintf(stderr, "usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf...\n");
+        return 2;
+    }
+    uint64_t failures = 0, checked = 0, transfers = 0, unplaced = 0;
+    for (int k = first; k < argc; k++)
+        for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
+            failures += check(argv[k], &variants[i], period, max_insns, &checked, &transfers, &unplaced);
+    printf("ctr check: %d programs x %zu configurations, %" PRIu64 " transfers decoded from E-Trace, %" PRIu64
+           " samples compared (%" PRIu64 " not placeable: in the final loop or next to an interrupt the trace "
+           "cannot place), %" PRIu64 " failing\n",
+           argc - first, sizeof variants / sizeof variants[0], transfers, checked, unplaced, failures);
+    return failures ? 1 : 0;
+}
