@@ -6,8 +6,14 @@
  * model of the buffer fed with them must equal the hart's CTR contents at
  * every sample point: sources, targets, types, and the cycle counts (this
  * model counts one cycle per retired instruction).
- * usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf... */
+ * usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf...
+ *
+ * With --hot-pairs SAMPLES PROGRAM.elf it checks `rvtrace run
+ * --sample-branches` output instead: the source/target pairs that fill the
+ * sampled branch stacks must occur as often as the decoded E-Trace of the
+ * program says the transfers happen (hot_pairs below gives the measure). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +126,7 @@ typedef struct {
     uint64_t checked, failures;
     char first_failure[512];
     unsigned blind;             /* records to come before the model is exact again */
+    struct pair_table *truth;   /* --hot-pairs: the recorded transfers by pair */
     uint64_t blind_events, unplaced;
 } model;
 
@@ -135,6 +142,9 @@ static uint64_t reported_cycles(uint64_t n) {
     unsigned shift = top - 12;
     return n >> shift << shift;
 }
+
+struct pair_table;
+static void pair_add(struct pair_table *t, uint64_t source, uint64_t target);
 
 static void push(model *md, uint64_t source, uint64_t target, unsigned type) {
     entry *e = &md->ring[md->wrptr];
@@ -153,6 +163,8 @@ static void pop(model *md) {
 
 static void transfer(model *md, uint64_t source, uint64_t target, unsigned type) {
     md->transfers++;
+    if (md->truth && ((md->types >> type) & 1))
+        pair_add(md->truth, source, target);
     if (!(md->v->control & RASEMU)) {
         if ((md->types >> type) & 1)
             push(md, source, target, type);
@@ -369,7 +381,214 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     return failures;
 }
 
+/* ---- --hot-pairs: sampled branch stacks against transfer counts ---- */
+
+typedef struct {
+    uint64_t source, target, count;
+} pair_count;
+
+typedef struct pair_table {
+    pair_count *slots;
+    size_t cap, used;
+    uint64_t total;
+} pair_table;
+
+static size_t pair_slot(const pair_table *t, uint64_t source, uint64_t target) {
+    size_t i = (size_t)((source * 0x9e3779b97f4a7c15ull) ^ (target * 0xc2b2ae3d27d4eb4full)) & (t->cap - 1);
+    while (t->slots[i].count && (t->slots[i].source != source || t->slots[i].target != target))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static void pair_add_n(pair_table *t, uint64_t source, uint64_t target, uint64_t n) {
+    if (2 * (t->used + 1) > t->cap) {
+        pair_table bigger = {calloc(t->cap ? 2 * t->cap : 4096, sizeof(pair_count)), t->cap ? 2 * t->cap : 4096, 0, 0};
+        if (!bigger.slots)
+            abort();
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i].count)
+                pair_add_n(&bigger, t->slots[i].source, t->slots[i].target, t->slots[i].count);
+        free(t->slots);
+        *t = bigger;
+    }
+    size_t i = pair_slot(t, source, target);
+    if (!t->slots[i].count) {
+        t->slots[i].source = source;
+        t->slots[i].target = target;
+        t->used++;
+    }
+    t->slots[i].count += n;
+    t->total += n;
+}
+
+static void pair_add(struct pair_table *t, uint64_t source, uint64_t target) { pair_add_n(t, source, target, 1); }
+
+static int by_count(const void *a, const void *b) {
+    uint64_t x = ((const pair_count *)a)->count, y = ((const pair_count *)b)->count;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int hot_pairs(const char *samples_path, const char *program, unsigned top) {
+    FILE *f = fopen(samples_path, "r");
+    if (!f) {
+        perror(samples_path);
+        return 2;
+    }
+    /* Each stack covers the last transfers; its entries' cycle counts give
+     * the instructions between them, so the newest 15 entries over the span
+     * they cover estimate the local rate of each pair; times the period,
+     * summed over the samples, that estimates the pair's count whatever the
+     * density of transfers in the code sampled. */
+    pair_table truth = {0};
+    struct est { uint64_t source, target; double sum, sumsq; } *est = NULL;
+    size_t nest = 0, capest = 0;
+    uint64_t nsamples = 0, period = 0, entries = 0;
+    char line[65536];
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        if (!strncmp(line, "# period ", 9)) {
+            period = strtoull(line + 9, NULL, 10);
+            continue;
+        }
+        strtoull(p, &end, 16); /* the ip */
+        if (end == p)
+            continue;
+        uint64_t from[64], to[64], cycles[64];
+        unsigned n = 0;
+        for (p = end; *p == ' ' && n < 64;) {
+            from[n] = strtoull(p + 1, &end, 16);
+            if (*end != '/')
+                break;
+            to[n] = strtoull(end + 1, &end, 16);
+            char *c = end;
+            for (int slash = 0; *c && slash < 4; c++) /* /P/-/-/CYCLES */
+                slash += *c == '/';
+            cycles[n++] = strtoull(c, &end, 10);
+            p = end;
+        }
+        nsamples++;
+        entries += n;
+        if (n < 2)
+            continue;
+        double span = 0;
+        for (unsigned k = 0; k + 1 < n; k++)
+            span += (double)cycles[k];
+        if (span <= 0)
+            continue;
+        /* per-sample rates, kept per pair with their squares (zero terms
+         * for the samples a pair is absent from are implicit) */
+        for (unsigned k = 0; k + 1 < n; k++) {
+            bool seen = false;
+            for (unsigned j = 0; j < k; j++)
+                seen |= from[j] == from[k] && to[j] == to[k];
+            if (seen)
+                continue;
+            unsigned same = 0;
+            for (unsigned j = k; j + 1 < n; j++)
+                same += from[j] == from[k] && to[j] == to[k];
+            size_t e = 0;
+            while (e < nest && (est[e].source != from[k] || est[e].target != to[k]))
+                e++;
+            if (e == nest) {
+                if (nest == capest) {
+                    capest = capest ? 2 * capest : 256;
+                    est = realloc(est, capest * sizeof *est);
+                    if (!est)
+                        abort();
+                }
+                est[nest++] = (struct est){from[k], to[k], 0, 0};
+            }
+            double rate = same / span;
+            est[e].sum += rate;
+            est[e].sumsq += rate * rate;
+        }
+    }
+    fclose(f);
+    /* the transfers the trace says happened, as the default filters record them */
+    variant all = {"default filters", EN_MSU, 16, false};
+    program_run pr;
+    if (program_run_open(&pr, program, 10000000000ull))
+        return 2;
+    rvt_diag d = {{0}};
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options_default(&o);
+    p.iaddress_width = rvt_image_xlen(pr.img);
+    p.itype_width = 4;
+    bytes trace = {0};
+    rvt_etrace_encoder *enc;
+    if (rvt_etrace_encoder_new(&enc, &p, &o, keep_packet, &trace))
+        return 2;
+    rvt_machine_set_sink(pr.m, encode_sink, enc);
+    rvt_run_result res;
+    rvt_machine_run(pr.m, &res, &d);
+    rvt_etrace_encoder_finish(enc, NULL);
+    samples none = {0};
+    model *md = calloc(1, sizeof *md);
+    md->img = pr.img;
+    md->m = pr.m;
+    md->v = &all;
+    md->types = recorded_types(all.control);
+    md->S = &none;
+    md->truth = &truth;
+    rvt_etrace_decoder *dec;
+    rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(pr.img), fetch, pc_sink, md);
+    rvt_etrace_decoder_set_const_memory(dec, rom, md);
+    rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
+    rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(pr.m, 0, 0x305));
+    rvt_te_raw_cursor cur = {.data = trace.bytes, .size = trace.len};
+    rvt_te_inst pkt;
+    int rc = 0;
+    while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)
+        rc = rvt_etrace_decode(dec, &pkt, &d);
+    rvt_etrace_decoder_free(dec);
+    if (rc || nsamples < 2 || !truth.total) {
+        fprintf(stderr, "%s: %s\n", program, rc ? d.msg : "no samples or no transfers");
+        return 2;
+    }
+    /* The estimate of a pair's count is P * sum(rate); its standard error
+     * P * sqrt(S) * sd(rate) over the S samples. A pair fails beyond 4
+     * standard errors (and 1 % of its count, for pairs the samples see in
+     * nearly every stack, whose spread is tiny). */
+    if (!period) {
+        fprintf(stderr, "%s: no '# period' line\n", samples_path);
+        return 2;
+    }
+    qsort(truth.slots, truth.cap, sizeof *truth.slots, by_count);
+    printf("%-12s %-12s %12s %12s %9s %7s\n", "source", "target", "transfers", "estimated", "error %", "z");
+    int bad = 0;
+    double S = (double)nsamples;
+    for (unsigned i = 0; i < top && i < truth.used; i++) {
+        const pair_count *t = &truth.slots[i];
+        size_t e = 0;
+        while (e < nest && (est[e].source != t->source || est[e].target != t->target))
+            e++;
+        double sum = e < nest ? est[e].sum : 0, sumsq = e < nest ? est[e].sumsq : 0;
+        double mean = sum / S, var = sumsq / S - mean * mean;
+        double estimate = (double)period * sum;
+        double se = (double)period * sqrt(S * (var > 0 ? var : 0));
+        double err = estimate - (double)t->count;
+        double z = se > 0 ? err / se : 0;
+        bool fails = fabs(z) > 4 && fabs(err) > 0.01 * (double)t->count;
+        bad += fails;
+        printf("%#-12" PRIx64 " %#-12" PRIx64 " %12" PRIu64 " %12.0f %9.2f %7.2f%s\n", t->source, t->target, t->count,
+               estimate, 100 * err / (double)t->count, z, fails ? "  <-" : "");
+    }
+    printf("hot pairs: %" PRIu64 " samples (period %" PRIu64 "), %" PRIu64 " stack entries, %" PRIu64
+           " recorded transfers in the trace; %d of the top %u pairs off by more than 4 standard errors\n",
+           nsamples, period, entries, truth.total, bad, top);
+    free(est);
+    free(md);
+    free(trace.bytes);
+    free(truth.slots);
+    program_run_close(&pr);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "--hot-pairs"))
+        return hot_pairs(argv[2], argv[3], 10);
     uint64_t period = 997, max_insns = 5000000;
     int first = 1;
     while (first + 1 < argc && argv[first][0] == '-') {

@@ -374,6 +374,8 @@ int cmd_run(int argc, char **argv) {
         }
         sampler.img = img;
         sampler.symbols = sample_symbols;
+        fprintf(sampler.out, "# period %" PRIu64 " instructions; ip then FROM/TO/P/-/-/CYCLES, youngest first\n",
+                sample_period);
         rvt_machine_sample_every(m, sample_period, write_branch_sample, &sampler);
     }
     if (csv_path && (!(csv = fopen(csv_path, "w")) ||
