@@ -1,11 +1,19 @@
-/* Simulated MIPS of the hart model: without output, and while writing .rvti
- * (single-retire and multiple-retire) to a temporary file. */
+/* Simulated MIPS of the hart model: without output, while writing .rvti
+ * (single-retire and multiple-retire) to a temporary file, and with control
+ * transfer records on in every mode (plus branch-stack sampling every 10007
+ * instructions), beside the plain run. Median of 9 runs, the modes
+ * interleaved so that all see the same machine load. */
 #include "bench_util.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rvtrace/hart.h"
+
+static void read_stack(void *user, rvt_machine *m, uint64_t instret) {
+    (void)instret;
+    rvt_machine_ctr_read(m, 0, user, 16);
+}
 
 static int run(const char *path, int mode, double *mips, uint64_t *insns, long *bytes) {
     rvt_image *img;
@@ -24,9 +32,16 @@ static int run(const char *path, int mode, double *mips, uint64_t *insns, long *
         fprintf(stderr, "%s\n", d.msg);
         return 1;
     }
+    rvt_ctr_record stack[16];
+    if (mode >= 3 && rvt_machine_ctr_enable(m, 0, 0xb, 16, &d)) {
+        fprintf(stderr, "%s\n", d.msg);
+        return 1;
+    }
+    if (mode == 4)
+        rvt_machine_sample_every(m, 10007, read_stack, stack);
     FILE *out = NULL;
     rvt_rvti_writer *w = NULL;
-    if (mode) {
+    if (mode == 1 || mode == 2) {
         out = tmpfile();
         rvt_rvti_writer_new(&w, out, rvt_image_xlen(img), mode == 2);
         rvt_machine_set_sink(m, rvt_rvti_writer_sink, w);
@@ -48,22 +63,33 @@ static int run(const char *path, int mode, double *mips, uint64_t *insns, long *
     return res.reason == RVT_STOP_EXIT ? 0 : 1;
 }
 
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define MODES 5
+#define RUNS 9
+
 int main(int argc, char **argv) {
-    static const char *const modes[] = {"no output", ".rvti single-retire", ".rvti multiple-retire"};
+    static const char *const modes[MODES] = {"no output", ".rvti single-retire", ".rvti multiple-retire",
+                                             "CTR recording (M/S/U)", "CTR + stack sampling"};
     for (int k = 1; k < argc; k++) {
-        for (int mode = 0; mode < 3; mode++) {
-            double best = 0, mips;
-            uint64_t insns = 0;
-            long bytes = 0;
-            for (int rep = 0; rep < 3; rep++) { /* best of three */
-                if (run(argv[k], mode, &mips, &insns, &bytes))
+        double mips[MODES][RUNS], median[MODES];
+        uint64_t insns = 0;
+        long bytes[MODES] = {0};
+        for (int rep = 0; rep < RUNS; rep++)
+            for (int mode = 0; mode < MODES; mode++)
+                if (run(argv[k], mode, &mips[mode][rep], &insns, &bytes[mode]))
                     return 1;
-                if (mips > best)
-                    best = mips;
-            }
-            printf("%-60s %-22s %7.1f MIPS  (%" PRIu64 " instructions", argv[k], modes[mode], best, insns);
-            if (mode)
-                printf(", %.2f bytes/instruction", (double)bytes / (double)insns);
+        for (int mode = 0; mode < MODES; mode++) {
+            qsort(mips[mode], RUNS, sizeof mips[mode][0], by_value);
+            median[mode] = mips[mode][RUNS / 2];
+            printf("%-60s %-22s %7.1f MIPS  (%" PRIu64 " instructions", argv[k], modes[mode], median[mode], insns);
+            if (bytes[mode])
+                printf(", %.2f bytes/instruction", (double)bytes[mode] / (double)insns);
+            if (mode >= 3)
+                printf(", %.1f %% of the plain run", 100 * median[mode] / median[0]);
             printf(")\n");
         }
     }

@@ -9,17 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "hart_internal.h"
-
-#define CTR_ENTRIES 256
-
-/* Field positions of the control register, per version (-1: absent). */
-typedef struct ctr_layout {
-    int m, s, u, clr, mte, ste, rasemu, bpfrz, lcofifrz, eten;
-    int depth_shift;   /* 0.1.4: DEPTH lives in the control register */
-    int stateen_bit;   /* the CTR bit of mstateen0 */
-    unsigned frozen_bit, wrap_bit; /* status register; wrap 0: no WRAP */
-} ctr_layout;
+#include "ctr_internal.h"
 
 static const ctr_layout layout_0_1_4 = {0, 1, 2, 7, 8, 9, 10, 11, 12, 38, 16, 55, 15, 14};
 static const ctr_layout layout_1_0 = {2, 1, 0, -1, 9, 8, 7, 11, 12, -1, -1, 54, 31, 0};
@@ -41,57 +31,18 @@ enum {
     CSR_SCTRCTL = 0x14e, CSR_SCTRSTATUS = 0x14f, CSR_SCTRDEPTH = 0x15f, CSR_MCTRCTL = 0x34e,
 };
 
-typedef struct ctr_entry {
-    uint64_t source, target, data;
-} ctr_entry;
-
-struct ctr_state {
-    const ctr_layout *lay;
-    unsigned version;
-    unsigned min_depth, max_depth, depth;
-    uint64_t control;   /* as software reads it through the M-level register */
-    unsigned wrptr;
-    bool wrap, frozen;
-    uint64_t mstateen0;
-    uint64_t miselect, siselect;
-    uint16_t record_types; /* bit t: type t is recorded outside RAS emulation */
-    uint64_t cycles;       /* CtrCycleCounter up to `mark` */
-    uint64_t mark;         /* minstret when `cycles` was last brought up to date */
-    bool counting;         /* active (an enabled mode, not frozen) since `mark` */
-    bool ccv;              /* the counter holds every active cycle since the last record */
-    ctr_entry e[CTR_ENTRIES];
-    /* the entries when the program stored its exit code (exit_wrptr: the
-     * WRPTR then; exit_depth 0: not yet) */
-    ctr_entry exit_e[CTR_ENTRIES];
-    unsigned exit_wrptr, exit_depth;
-};
-
 static inline uint64_t bit(int pos) { return pos < 0 ? 0 : 1ull << pos; }
 static inline bool has(const ctr_state *c, int pos) { return pos >= 0 && ((c->control >> pos) & 1); }
 
 static uint64_t xmask(const hart *h) { return h->xlen == 32 ? 0xffffffffull : ~0ull; }
 
-static bool mode_enabled(const ctr_state *c, unsigned priv) {
-    return has(c, priv == PRV_M ? c->lay->m : priv == PRV_S ? c->lay->s : c->lay->u);
-}
+static bool mode_enabled(const ctr_state *c, unsigned priv) { return (c->enabled >> priv) & 1; }
 
 /* ------------------------------------------------------------ cycle counting */
 
 uint64_t rvt_ctr_cycles(unsigned cc) {
     unsigned cce = (cc >> 12) & 15, ccm = cc & 0xfff;
     return cce == 0 ? ccm : (uint64_t)(4096 + ccm) << (cce - 1);
-}
-
-/* CCE = index of the counter's top one bit minus 11, CCM the 12 bits below
- * it; 4 exponent bits, saturating at CCE = 15, CCM = 0xfff. */
-static unsigned encode_cycles(uint64_t n) {
-    if (n < 4096)
-        return (unsigned)n;
-    unsigned top = 63u - (unsigned)__builtin_clzll(n);
-    unsigned cce = top - 11;
-    if (cce > 15)
-        return 0xffff;
-    return cce << 12 | (unsigned)((n >> (cce - 1)) & 0xfff);
 }
 
 /* Brings the counter up to the current instruction and re-evaluates, for
@@ -102,8 +53,7 @@ static void sync(hart *h) {
     if (c->counting)
         c->cycles += h->minstret - c->mark;
     c->mark = h->minstret;
-    bool any = has(c, c->lay->m) || has(c, c->lay->s) || has(c, c->lay->u);
-    h->ctr_armed = any && !c->frozen;
+    h->ctr_armed = c->enabled && !c->frozen;
     c->counting = h->ctr_armed && mode_enabled(c, h->priv);
 }
 
@@ -118,15 +68,7 @@ static void push(hart *h, uint64_t source, uint64_t target, unsigned type) {
     if (c->counting)
         c->cycles += h->minstret - c->mark;
     c->mark = h->minstret;
-    ctr_entry *e = &c->e[c->wrptr];
-    e->source = (source & xmask(h)) | 1;
-    e->target = target & xmask(h) & ~1ull;
-    e->data = type | (c->ccv ? 1u << 15 : 0) | (uint64_t)encode_cycles(c->cycles) << 16;
-    c->cycles = 0;
-    c->ccv = true;
-    if (c->wrptr == c->depth - 1)
-        c->wrap = true;
-    c->wrptr = (c->wrptr + 1) & (c->depth - 1);
+    ctr_store(c, (source & xmask(h)) | 1, target & xmask(h) & ~1ull, type);
 }
 
 /* RAS emulation's return: invalidate logical entry 0 and make it the
@@ -148,30 +90,11 @@ static void clear_entries(ctr_state *c) { memset(c->e, 0, sizeof c->e); }
 
 /* ------------------------------------------------------------ recording */
 
-/* Whether a conditional branch that retired was taken: its operands are
- * unchanged, and its target may be the next instruction anyway. */
-static bool branch_taken(const hart *h, const rvt_insn *in) {
-    uint64_t a = h->x[in->rs1], b = h->x[in->rs2];
-    if (h->xlen == 32) {
-        a = (uint64_t)(int64_t)(int32_t)a;
-        b = (uint64_t)(int64_t)(int32_t)b;
-    }
-    switch (in->op) {
-    case RVT_OP_BEQ: return a == b;
-    case RVT_OP_BNE: return a != b;
-    case RVT_OP_BLT: return (int64_t)a < (int64_t)b;
-    case RVT_OP_BGE: return (int64_t)a >= (int64_t)b;
-    case RVT_OP_BLTU: return (h->xlen == 32 ? (uint32_t)a < (uint32_t)b : a < b);
-    case RVT_OP_BGEU: return (h->xlen == 32 ? (uint32_t)a >= (uint32_t)b : a >= b);
-    default: return false;
-    }
-}
-
 /* After an instruction with a control transfer retired: `pc` and `from`
  * are its address and privilege, h->pc and h->priv where it went. */
-void ctr_transfer(hart *h, const rvt_insn *in, uint64_t pc, unsigned from) {
+void ctr_transfer_slow(hart *h, const rvt_insn *in, uint64_t pc, unsigned from) {
     ctr_state *c = h->ctr;
-    bool rasemu = has(c, c->lay->rasemu);
+    bool rasemu = c->rasemu;
     if (in->cf == RVT_CF_XRET) {
         /* Enabled -> enabled: recorded; enabled -> disabled: the target is
          * left out; from a disabled mode: never. */
@@ -182,7 +105,11 @@ void ctr_transfer(hart *h, const rvt_insn *in, uint64_t pc, unsigned from) {
     }
     if (!mode_enabled(c, from))
         return;
-    unsigned type = rvt_itype(in, in->cf == RVT_CF_BRANCH && branch_taken(h, in), 4, false);
+    unsigned type;
+    if (in->cf == RVT_CF_BRANCH) /* the target may be the next instruction */
+        type = h->pc != pc + in->len || ctr_branch_taken(h, in) ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN;
+    else
+        type = ctr_jump_type(in);
     if (!rasemu) {
         if ((c->record_types >> type) & 1)
             push(h, pc, h->pc, type);
@@ -235,7 +162,7 @@ void ctr_trap(hart *h, bool interrupt, uint64_t code, uint64_t epc, unsigned fro
             c->cycles += h->minstret - c->mark;
         c->mark = h->minstret;
         c->frozen = true;
-    } else if (has(c, l->rasemu)) {
+    } else if (c->rasemu) {
         /* traps are not calls or returns */
     } else if (src && dst) {
         if ((c->record_types >> type) & 1)
@@ -284,6 +211,9 @@ static unsigned depth_encoding(const ctr_state *c) {
 
 static void recompute_filter(ctr_state *c) {
     uint64_t v = c->control;
+    c->enabled = (uint8_t)((has(c, c->lay->m) ? 1u << PRV_M : 0) | (has(c, c->lay->s) ? 1u << PRV_S : 0) |
+                           (has(c, c->lay->u) ? 1u << PRV_U : 0));
+    c->rasemu = has(c, c->lay->rasemu);
     uint16_t types = 0;
     static const int inhibit_bit[16] = {-1, 33, 34, 35, -1, 37, -1, -1, 40, 41, 42, 43, 44, 45, 46, 47};
     for (unsigned t = 1; t < 16; t++)

@@ -2,7 +2,7 @@
  * system instructions, traps and interrupts, following the RISC-V
  * unprivileged and privileged specifications and spike's stepping rules
  * (when interrupts are sampled, what ends a scheduling quantum). */
-#include "hart_internal.h"
+#include "ctr_internal.h"
 
 #include <stdlib.h>
 

@@ -232,8 +232,10 @@ bool ctr_depth_valid(unsigned depth);
 int ctr_csr_read(hart *h, unsigned csr, uint64_t *val);
 int ctr_csr_write(hart *h, unsigned csr, uint64_t val);
 /* Recording, called only while h->ctr_armed: after a retired instruction
- * with a control transfer, and after a trap was taken. */
-void ctr_transfer(hart *h, const rvt_insn *in, uint64_t pc, unsigned from);
+ * with a control transfer (ctr_transfer in ctr_internal.h, which leaves
+ * trap returns and RAS emulation to ctr_transfer_slow), and after a trap
+ * was taken. */
+void ctr_transfer_slow(hart *h, const rvt_insn *in, uint64_t pc, unsigned from);
 void ctr_trap(hart *h, bool interrupt, uint64_t code, uint64_t epc, unsigned from);
 /* SCTRCLR; false when it is illegal here. */
 bool ctr_sctrclr(hart *h);
