@@ -87,6 +87,7 @@ static void test_ctr(void **state) {
     static const struct { const char *name; unsigned version; } programs[] = {
         {"ctr64.elf", RVT_CTR_0_1_4}, {"ctr32.elf", RVT_CTR_0_1_4},
         {"ctr10_64.elf", RVT_CTR_1_0}, {"ctr10_32.elf", RVT_CTR_1_0},
+        {"ctr_calls64.elf", RVT_CTR_0_1_4}, {"ctr_calls32.elf", RVT_CTR_0_1_4}, /* C, call stacks */
     };
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
         tally t;
