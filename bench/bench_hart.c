@@ -1,8 +1,8 @@
 /* Simulated MIPS of the hart model: without output, while writing .rvti
- * (single-retire and multiple-retire) to a temporary file, and with control
+ * (single-retire and multiple-retire) to a temporary file, with control
  * transfer records on in every mode (plus branch-stack sampling every 10007
- * instructions), beside the plain run. Median of 9 runs, the modes
- * interleaved so that all see the same machine load. */
+ * instructions), and with four performance counters counting. Median of 9
+ * runs, the modes interleaved so that all see the same machine load. */
 #include "bench_util.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,12 +33,20 @@ static int run(const char *path, int mode, double *mips, uint64_t *insns, long *
         return 1;
     }
     rvt_ctr_record stack[16];
-    if (mode >= 3 && rvt_machine_ctr_enable(m, 0, 0xb, 16, &d)) {
+    if ((mode == 3 || mode == 4) && rvt_machine_ctr_enable(m, 0, 0xb, 16, &d)) {
         fprintf(stderr, "%s\n", d.msg);
         return 1;
     }
     if (mode == 4)
         rvt_machine_sample_every(m, 10007, read_stack, stack);
+    static const char *const events[] = {"instructions", "branches", "loads", "stores"};
+    for (unsigned e = 0; mode == 5 && e < 4; e++) {
+        uint64_t code = 0;
+        if (!rvt_pmu_event_code(events[e], &code) || rvt_machine_hpm_program(m, 0, 3 + e, code, &d)) {
+            fprintf(stderr, "%s\n", d.msg);
+            return 1;
+        }
+    }
     FILE *out = NULL;
     rvt_rvti_writer *w = NULL;
     if (mode == 1 || mode == 2) {
@@ -68,12 +76,13 @@ static int by_value(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-#define MODES 5
+#define MODES 6
 #define RUNS 9
 
 int main(int argc, char **argv) {
     static const char *const modes[MODES] = {"no output", ".rvti single-retire", ".rvti multiple-retire",
-                                             "CTR recording (M/S/U)", "CTR + stack sampling"};
+                                             "CTR recording (M/S/U)", "CTR + stack sampling",
+                                             "4 counters counting"};
     for (int k = 1; k < argc; k++) {
         double mips[MODES][RUNS], median[MODES];
         uint64_t insns = 0;

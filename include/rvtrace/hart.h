@@ -81,6 +81,10 @@ typedef struct rvt_run_result {
 
 int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);
 
+/* Whether a hart stored an exit code to tohost (the program ended, though
+ * the run may have stopped before the host saw it). */
+bool rvt_machine_exited(const rvt_machine *m);
+
 /* Low-level access for tests and tools. */
 uint64_t rvt_machine_reg(const rvt_machine *m, unsigned hart, unsigned reg);
 uint64_t rvt_machine_pc(const rvt_machine *m, unsigned hart);
@@ -130,6 +134,36 @@ uint64_t rvt_ctr_cycles(unsigned cc);
  * interrupt. 0 detaches. */
 typedef void (*rvt_sample_fn)(void *user, rvt_machine *m, uint64_t instret);
 void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user);
+
+/* ---- Performance counters ---- */
+
+/* mhpmevent selectors of the events beyond the SBI general ones (1 cycles,
+ * 2 instructions, 5 branch instructions, 10 reference cycles): raw events
+ * (SBI type 3 event_data); docs/pmu.md. */
+enum {
+    RVT_PMU_RAW_BRANCHES = 0x8000001,       /* conditional branches retired */
+    RVT_PMU_RAW_TAKEN_BRANCHES = 0x8000002, /* ... of them taken */
+    RVT_PMU_RAW_JUMPS = 0x8000003,          /* jal, jalr and their compressed forms */
+    RVT_PMU_RAW_LOADS = 0x8000004,          /* integer and FP loads, LR */
+    RVT_PMU_RAW_STORES = 0x8000005,         /* integer and FP stores, SC */
+    RVT_PMU_RAW_AMOS = 0x8000006,           /* read-modify-write AMOs */
+    RVT_PMU_RAW_EXCEPTIONS = 0x8000007,     /* exceptions taken (in the mode they came from) */
+    RVT_PMU_RAW_INTERRUPTS = 0x8000008,     /* interrupts taken */
+};
+
+/* Counter `counter` of a hart (0 mcycle, 2 minstret, 3..31 mhpmcounterN)
+ * and, in *event, the event its mhpmevent selects (0: none). With `at_exit`
+ * the value when the program stored its exit code to tohost (the current
+ * one when it has not). */
+uint64_t rvt_machine_hpm_counter(rvt_machine *m, unsigned hart, unsigned counter, uint64_t *event, bool at_exit);
+/* Programs mhpmcounter`counter` (3..31) to count `code` from 0, as M-mode
+ * software would; RVT_E_UNSUPP for an event the model does not count. */
+int rvt_machine_hpm_program(rvt_machine *m, unsigned hart, unsigned counter, uint64_t code, rvt_diag *diag);
+/* perf's spelling of an event (cycles, instructions, branches, ref-cycles)
+ * or this model's name for a raw one (cond-branches, taken-branches, jumps,
+ * loads, stores, amos, exceptions, interrupts); NULL when there is none. */
+const char *rvt_pmu_event_name(uint64_t code);
+bool rvt_pmu_event_code(const char *name, uint64_t *code);
 
 /* ---- Observation and single steps, for tandem verification ---- */
 

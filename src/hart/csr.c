@@ -19,12 +19,13 @@ enum {
     CSR_DCSR = 0x7b0, CSR_DPC = 0x7b1, CSR_DSCRATCH0 = 0x7b2, CSR_DSCRATCH1 = 0x7b3,
     CSR_MCYCLE = 0xb00, CSR_MINSTRET = 0xb02, CSR_MHPMCOUNTER3 = 0xb03, CSR_MHPMCOUNTER31 = 0xb1f,
     CSR_MCYCLEH = 0xb80, CSR_MINSTRETH = 0xb82, CSR_MHPMCOUNTER3H = 0xb83, CSR_MHPMCOUNTER31H = 0xb9f,
+    CSR_MHPMEVENT3H = 0x723, CSR_MHPMEVENT31H = 0x73f, CSR_SCOUNTOVF = 0xda0,
     CSR_MVENDORID = 0xf11, CSR_MARCHID = 0xf12, CSR_MIMPID = 0xf13, CSR_MHARTID = 0xf14, CSR_MCONFIGPTR = 0xf15,
 };
 
 #define SSTATUS_MASK64 (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_UBE | MSTATUS_SPP | MSTATUS_FS | MSTATUS_XS | \
                         MSTATUS_SUM | MSTATUS_MXR | (3ull << 32))
-#define MIP_S_MASK ((1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT))
+#define MIP_S_MASK ((1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF))
 #define MIE_MASK (MIP_S_MASK | (1ull << IRQ_M_SOFT) | (1ull << IRQ_M_TIMER) | (1ull << IRQ_M_EXT))
 
 static uint64_t sd_bit(const hart *h) { return 1ull << (h->xlen - 1); }
@@ -135,23 +136,39 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
             v = h->pmpaddr[csr - CSR_PMPADDR0];
             break;
         }
-        if ((csr >= CSR_MHPMCOUNTER3 && csr <= CSR_MHPMCOUNTER31) || (csr >= CSR_MHPMEVENT3 && csr <= CSR_MHPMEVENT31)) {
-            v = 0;
+        if (csr >= CSR_MHPMCOUNTER3 && csr <= CSR_MHPMCOUNTER31) {
+            v = pmu_counter(h, csr - CSR_MHPMCOUNTER3);
+            if (rv32) v = (uint32_t)v;
+            break;
+        }
+        if (csr >= CSR_MHPMEVENT3 && csr <= CSR_MHPMEVENT31) {
+            v = h->hpm_event[csr - CSR_MHPMEVENT3];
+            if (rv32) v = (uint32_t)v;
+            break;
+        }
+        if (csr >= CSR_MHPMEVENT3H && csr <= CSR_MHPMEVENT31H) {
+            if (!rv32) return -1;
+            v = h->hpm_event[csr - CSR_MHPMEVENT3H] >> 32;
             break;
         }
         if (csr >= CSR_MHPMCOUNTER3H && csr <= CSR_MHPMCOUNTER31H) {
             if (!rv32) return -1;
-            v = 0;
+            v = pmu_counter(h, csr - CSR_MHPMCOUNTER3H) >> 32;
             break;
         }
         if (csr >= CSR_HPMCOUNTER3 && csr <= CSR_HPMCOUNTER31) {
             if (!counter_enabled(h, csr - CSR_CYCLE)) return -1;
-            v = 0;
+            v = pmu_counter(h, csr - CSR_HPMCOUNTER3);
+            if (rv32) v = (uint32_t)v;
             break;
         }
         if (csr >= CSR_HPMCOUNTER3H && csr <= CSR_HPMCOUNTER31H) {
             if (!rv32 || !counter_enabled(h, csr - CSR_CYCLEH)) return -1;
-            v = 0;
+            v = pmu_counter(h, csr - CSR_HPMCOUNTER3H) >> 32;
+            break;
+        }
+        if (csr == CSR_SCOUNTOVF) { /* Sscofpmf: below M, only what mcounteren lets through */
+            v = pmu_overflow_bits(h) & (h->priv == PRV_M ? ~0ull : h->mcounteren);
             break;
         }
         if (ctr_csr_read(h, csr, &v) == 0)
@@ -214,7 +231,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     }
     case CSR_SIE: h->mie = (h->mie & ~h->mideleg) | (val & h->mideleg & MIP_S_MASK); break;
     case CSR_SIP: {
-        uint64_t mask = h->mideleg & (1ull << IRQ_S_SOFT);
+        uint64_t mask = h->mideleg & ((1ull << IRQ_S_SOFT) | (1ull << IRQ_LCOF));
         h->mip = (h->mip & ~mask) | (val & mask);
         break;
     }
@@ -255,7 +272,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     case CSR_MIP: h->mip = (h->mip & ~MIP_S_MASK) | (val & MIP_S_MASK); break;
     case CSR_MTVEC: h->mtvec = val & ~2ull; break;
     case CSR_MCOUNTEREN: h->mcounteren = (uint32_t)val; break;
-    case CSR_MCOUNTINHIBIT: h->mcountinhibit = val & ~2ull; break;
+    case CSR_MCOUNTINHIBIT: pmu_write_inhibit(h, val); break;
     case CSR_MENVCFG: h->menvcfg = rv32 ? (h->menvcfg & ~0xffffffffull) | (val & 1) : val & 1; break;
     case CSR_MENVCFGH: if (!rv32) return -1; break;
     case CSR_MSCRATCH: h->mscratch = val; break;
@@ -294,10 +311,22 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
             h->pmp_gen++;
             break;
         }
-        if ((csr >= CSR_MHPMCOUNTER3 && csr <= CSR_MHPMCOUNTER31) ||
-            (csr >= CSR_MHPMEVENT3 && csr <= CSR_MHPMEVENT31) ||
-            (rv32 && csr >= CSR_MHPMCOUNTER3H && csr <= CSR_MHPMCOUNTER31H))
-            break; /* hardwired to zero */
+        if (csr >= CSR_MHPMCOUNTER3 && csr <= CSR_MHPMCOUNTER31) {
+            pmu_write_counter(h, csr - CSR_MHPMCOUNTER3, val, rv32 ? 1 : 0);
+            break;
+        }
+        if (rv32 && csr >= CSR_MHPMCOUNTER3H && csr <= CSR_MHPMCOUNTER31H) {
+            pmu_write_counter(h, csr - CSR_MHPMCOUNTER3H, val, 2);
+            break;
+        }
+        if (csr >= CSR_MHPMEVENT3 && csr <= CSR_MHPMEVENT31) {
+            pmu_write_event(h, csr - CSR_MHPMEVENT3, val, rv32 ? 1 : 0);
+            break;
+        }
+        if (rv32 && csr >= CSR_MHPMEVENT3H && csr <= CSR_MHPMEVENT31H) {
+            pmu_write_event(h, csr - CSR_MHPMEVENT3H, val, 2);
+            break;
+        }
         return ctr_csr_write(h, csr, val) == 0 ? 0 : -1;
     }
     return 0;

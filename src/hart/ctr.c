@@ -54,6 +54,7 @@ static void sync(hart *h) {
         c->cycles += h->minstret - c->mark;
     c->mark = h->minstret;
     h->ctr_armed = c->enabled && !c->frozen;
+    h->ctr_modes = h->ctr_armed ? c->enabled : 0;
     c->counting = h->ctr_armed && mode_enabled(c, h->priv);
 }
 
@@ -107,7 +108,7 @@ void ctr_transfer_slow(hart *h, const rvt_insn *in, uint64_t pc, unsigned from) 
         return;
     unsigned type;
     if (in->cf == RVT_CF_BRANCH) /* the target may be the next instruction */
-        type = h->pc != pc + in->len || ctr_branch_taken(h, in) ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN;
+        type = branch_went(h, in, pc) ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN;
     else
         type = ctr_jump_type(in);
     if (!rasemu) {

@@ -69,25 +69,6 @@ static inline unsigned ctr_jump_type(const rvt_insn *in) {
     return types[in->cf == RVT_CF_JAL][in->jclass < 6 ? in->jclass : 5];
 }
 
-/* Whether a conditional branch that retired was taken: its operands are
- * unchanged, and its target may be the next instruction anyway. */
-static inline bool ctr_branch_taken(const hart *h, const rvt_insn *in) {
-    uint64_t a = h->x[in->rs1], b = h->x[in->rs2];
-    if (h->xlen == 32) {
-        a = (uint64_t)(int64_t)(int32_t)a;
-        b = (uint64_t)(int64_t)(int32_t)b;
-    }
-    switch (in->op) {
-    case RVT_OP_BEQ: return a == b;
-    case RVT_OP_BNE: return a != b;
-    case RVT_OP_BLT: return (int64_t)a < (int64_t)b;
-    case RVT_OP_BGE: return (int64_t)a >= (int64_t)b;
-    case RVT_OP_BLTU: return (h->xlen == 32 ? (uint32_t)a < (uint32_t)b : a < b);
-    case RVT_OP_BGEU: return (h->xlen == 32 ? (uint32_t)a >= (uint32_t)b : a >= b);
-    default: return false;
-    }
-}
-
 /* Writes the record at WRPTR with the cycles counted so far and moves on. */
 static inline void ctr_store(ctr_state *c, uint64_t source, uint64_t target, unsigned type) {
     ctr_entry *e = &c->e[c->wrptr];
@@ -96,9 +77,9 @@ static inline void ctr_store(ctr_state *c, uint64_t source, uint64_t target, uns
     e->data = type | (c->ccv ? 1u << 15 : 0) | (uint64_t)encode_cycles(c->cycles) << 16;
     c->cycles = 0;
     c->ccv = true;
-    if (c->wrptr == c->depth - 1)
-        c->wrap = true;
-    c->wrptr = (c->wrptr + 1) & (c->depth - 1);
+    unsigned last = c->depth - 1;
+    c->wrap |= c->wrptr == last;
+    c->wrptr = (c->wrptr + 1) & last;
 }
 
 /* A retired instruction with a control transfer, while h->ctr_armed: `pc`
@@ -115,9 +96,7 @@ static inline void ctr_transfer(hart *h, const rvt_insn *in, uint64_t pc, unsign
         return;
     unsigned type;
     if (in->cf == RVT_CF_BRANCH) {
-        /* a taken branch may end at the next instruction too */
-        bool taken = h->pc != pc + in->len || (in->imm == in->len && ctr_branch_taken(h, in));
-        type = taken ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN;
+        type = branch_went(h, in, pc) ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN;
     } else {
         type = ctr_jump_type(in);
     }

@@ -30,6 +30,7 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
         h->pmpcfg[0] = 0x1f; /* NAPOT, R, W, X */
     }
     ctr_reset(h);
+    pmu_reset(h);
 }
 
 /* ------------------------------------------------------------ traps */
@@ -116,6 +117,10 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         h->priv = PRV_M;
     }
     h->resv_valid = false;
+    if (h->hpm_counting) {
+        h->ev[priv_before][interrupt ? PMU_EV_INTERRUPTS : PMU_EV_EXCEPTIONS]++;
+        pmu_check_overflow(h);
+    }
     if (h->ctr_armed)
         ctr_trap(h, interrupt, code, epc, priv_before);
     if (m->observer)
@@ -135,8 +140,8 @@ static bool pending_interrupt(const hart *h, uint64_t *cause) {
     }
     if (!enabled)
         return false;
-    static const unsigned order[6] = {IRQ_M_EXT, IRQ_M_SOFT, IRQ_M_TIMER, IRQ_S_EXT, IRQ_S_SOFT, IRQ_S_TIMER};
-    for (unsigned i = 0; i < 6; i++)
+    static const unsigned order[7] = {IRQ_M_EXT, IRQ_M_SOFT, IRQ_M_TIMER, IRQ_S_EXT, IRQ_S_SOFT, IRQ_S_TIMER, IRQ_LCOF};
+    for (unsigned i = 0; i < 7; i++)
         if (enabled & (1ull << order[i])) {
             *cause = xlen_msb(h) | order[i];
             return true;
@@ -300,12 +305,23 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
     return true;
 }
 
+/* memcpy of 1, 2, 4 or 8 bytes with constant sizes, so that it compiles to
+ * one load and store instead of a library call. */
+static inline __attribute__((always_inline)) void copy_small(void *dst, const void *src, unsigned len) {
+    switch (len) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    default: memcpy(dst, src, 8); break;
+    }
+}
+
 /* Direct RAM access when translation is off and the last region fits. */
 static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va, void *out, unsigned len) {
     mem_region *r = h->dreg;
     uint64_t off = va - (r ? r->base : 0);
     if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
-        memcpy(out, r->data + off, len);
+        copy_small(out, r->data + off, len);
         return true;
     }
     return load(h, va, out, len);
@@ -315,7 +331,7 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
     mem_region *r = h->dreg;
     uint64_t off = va - (r ? r->base : 0);
     if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
-        memcpy(r->data + off, in, len);
+        copy_small(r->data + off, in, len);
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
             region_invalidate_code(r, off, len);
         if (__builtin_expect(va == h->m->tohost_addr, 0) && h->m->has_tohost)
@@ -819,7 +835,7 @@ static unsigned satp_mode(const hart *h) {
  * an exception; specialised per XLEN and per whether records are emitted. */
 static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t limit, uint64_t *retired,
                                                             const unsigned XLEN, const bool EMIT,
-                                                            const bool BLOCKS) {
+                                                            const bool BLOCKS, const bool COUNT) {
     rvt_machine *m = h->m;
     /* Decoded pages are shared with the physical memory they came from, so
      * they serve fetches only while fetch addresses are physical and every
@@ -869,8 +885,11 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         }
         done++;
         h->minstret++;
-        if (in->cf != RVT_CF_NONE && h->ctr_armed)
+        if (in->cf != RVT_CF_NONE &&
+            (((h->ctr_modes >> priv) & 1) || (in->cf == RVT_CF_XRET && h->ctr_armed)))
             ctr_transfer(h, in, pc, priv);
+        if (COUNT)
+            pmu_count(h, in, pc, priv);
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
@@ -981,19 +1000,33 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         }
         if (m->sample_fn && m->sample_next - m->instret_total < limit)
             limit = m->sample_next - m->instret_total;
+        if (h->hpm_counting && h->hpm_until_check < limit) /* no counter passes 2^64 unseen */
+            limit = h->hpm_until_check;
         uint64_t done;
         int st;
         bool blocks = m->sink && m->cfg.merge_blocks && !m->observer;
         bool emit = m->sink || m->observer;
+        bool count = h->hpm_counting;
         uint64_t pc_before = h->pc;
         unsigned priv_before = h->priv;
         if (h->xlen == 64)
-            st = blocks ? run_inner(h, limit, &done, 64, true, true)
-                 : emit ? run_inner(h, limit, &done, 64, true, false) : run_inner(h, limit, &done, 64, false, false);
+            st = blocks ? (count ? run_inner(h, limit, &done, 64, true, true, true)
+                                 : run_inner(h, limit, &done, 64, true, true, false))
+                 : emit ? (count ? run_inner(h, limit, &done, 64, true, false, true)
+                                 : run_inner(h, limit, &done, 64, true, false, false))
+                        : (count ? run_inner(h, limit, &done, 64, false, false, true)
+                                 : run_inner(h, limit, &done, 64, false, false, false));
         else
-            st = blocks ? run_inner(h, limit, &done, 32, true, true)
-                 : emit ? run_inner(h, limit, &done, 32, true, false) : run_inner(h, limit, &done, 32, false, false);
+            st = blocks ? (count ? run_inner(h, limit, &done, 32, true, true, true)
+                                 : run_inner(h, limit, &done, 32, true, true, false))
+                 : emit ? (count ? run_inner(h, limit, &done, 32, true, false, true)
+                                 : run_inner(h, limit, &done, 32, true, false, false))
+                        : (count ? run_inner(h, limit, &done, 32, false, false, true)
+                                 : run_inner(h, limit, &done, 32, false, false, false));
         m->instret_total += done;
+        /* an overflow interrupt is taken at once, not at the next point
+         * where spike would sample interrupts */
+        bool overflowed = count && pmu_check_overflow(h);
         if (done)
             h->traps_in_a_row = 0;
         if (m->sample_fn && m->instret_total >= m->sample_next) {
@@ -1017,7 +1050,7 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         }
         if (st == EXEC_WFI || m->stop)
             return;
-        sample_interrupts = st == EXEC_SERIALIZE && !flushed; /* fence.i only ends the run */
+        sample_interrupts = (st == EXEC_SERIALIZE && !flushed) || overflowed; /* fence.i only ends the run */
         n -= done;
     }
 }

@@ -49,6 +49,13 @@ enum { IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7, IRQ_S_E
 
 enum access { ACC_FETCH, ACC_LOAD, ACC_STORE };
 
+/* Events the performance counters count (pmu.c, docs/pmu.md). */
+#define PMU_COUNTERS 29 /* mhpmcounter3..31 */
+enum pmu_event {
+    PMU_EV_NONE, PMU_EV_INSTRUCTIONS, PMU_EV_TRANSFERS, PMU_EV_BRANCHES, PMU_EV_TAKEN, PMU_EV_JUMPS,
+    PMU_EV_LOADS, PMU_EV_STORES, PMU_EV_AMOS, PMU_EV_EXCEPTIONS, PMU_EV_INTERRUPTS, PMU_EV_COUNT
+};
+
 #define RVT_TRIGGERS 4 /* spike's default trigger count */
 typedef struct trigger {
     uint64_t tdata1; /* legalised, as software reads it */
@@ -146,9 +153,24 @@ typedef struct hart {
 
     /* Control transfer records (ctr.c); NULL when the machine has none.
      * ctr_armed: some mode is enabled and CTR is not frozen, so a transfer
-     * may be recorded (checked on every retired control transfer). */
+     * may be recorded; the interpreter checks ctr_modes for the privilege an
+     * instruction ran in (and ctr_armed for trap returns, which change it). */
     struct ctr_state *ctr;
     bool ctr_armed;
+    uint8_t ctr_modes; /* bit p: privilege p records now (0 while frozen) */
+
+    /* Performance counters (pmu.c): mhpmevent3..31, and per counter its
+     * value and event total at the last configuration change; the event
+     * totals per privilege, kept while hpm_counting. */
+    uint64_t hpm_event[PMU_COUNTERS];
+    uint64_t hpm_base[PMU_COUNTERS], hpm_snap[PMU_COUNTERS];
+    uint64_t ev[4][PMU_EV_COUNT];
+    bool hpm_counting;
+    uint64_t hpm_until_check; /* instructions that may run before an overflow check */
+    /* every counter (by CSR offset: mcycle 0, minstret 2, 3..31) when the
+     * program stored its exit code */
+    uint64_t hpm_exit[32];
+    bool hpm_exit_valid;
 } hart;
 
 typedef struct rvt_machine {
@@ -243,6 +265,62 @@ bool ctr_sctrclr(hart *h);
 void ctr_note_exit(hart *h);
 /* A store of the hart reached tohost (machine.c). */
 void machine_tohost_stored(hart *h);
+
+/* Whether a conditional branch that retired was taken: its operands are
+ * unchanged, and its target may be the next instruction anyway. */
+static inline bool branch_taken(const hart *h, const rvt_insn *in) {
+    uint64_t a = h->x[in->rs1], b = h->x[in->rs2];
+    if (h->xlen == 32) {
+        a = (uint64_t)(int64_t)(int32_t)a;
+        b = (uint64_t)(int64_t)(int32_t)b;
+    }
+    switch (in->op) {
+    case RVT_OP_BEQ: return a == b;
+    case RVT_OP_BNE: return a != b;
+    case RVT_OP_BLT: return (int64_t)a < (int64_t)b;
+    case RVT_OP_BGE: return (int64_t)a >= (int64_t)b;
+    case RVT_OP_BLTU: return (h->xlen == 32 ? (uint32_t)a < (uint32_t)b : a < b);
+    case RVT_OP_BGEU: return (h->xlen == 32 ? (uint32_t)a >= (uint32_t)b : a >= b);
+    default: return false;
+    }
+}
+
+/* Whether a retired conditional branch went to its target (which may be
+ * the next instruction). */
+static inline bool branch_went(const hart *h, const rvt_insn *in, uint64_t pc) {
+    return h->pc != pc + in->len || (in->imm == in->len && branch_taken(h, in));
+}
+
+/* The event other than instructions and transfers an operation counts as
+ * (loads, stores, AMOs), or PMU_EV_NONE (pmu.c). */
+extern const uint8_t pmu_op_event[RVT_OP_COUNT];
+
+/* Adds a retired instruction to the event totals of its privilege. */
+static inline void pmu_count(hart *h, const rvt_insn *in, uint64_t pc, unsigned priv) {
+    uint64_t *ev = h->ev[priv];
+    ev[PMU_EV_INSTRUCTIONS]++;
+    ev[pmu_op_event[in->op]]++; /* PMU_EV_NONE is a slot nobody reads */
+    if (in->cf == RVT_CF_BRANCH) {
+        ev[PMU_EV_TRANSFERS]++;
+        ev[PMU_EV_BRANCHES]++;
+        ev[PMU_EV_TAKEN] += branch_went(h, in, pc);
+    } else if (in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR) {
+        ev[PMU_EV_TRANSFERS]++;
+        ev[PMU_EV_JUMPS]++;
+    }
+}
+
+/* Performance counters (pmu.c); counter index i is mhpmcounter(i + 3).
+ * `half`: 0 the whole value, 1 the low 32 bits, 2 the high ones (RV32). */
+unsigned pmu_event_of(uint64_t code);
+uint64_t pmu_counter(const hart *h, unsigned i);
+void pmu_write_counter(hart *h, unsigned i, uint64_t val, int half);
+void pmu_write_event(hart *h, unsigned i, uint64_t val, int half);
+void pmu_write_inhibit(hart *h, uint64_t val);
+uint64_t pmu_overflow_bits(const hart *h); /* OF of counter i at bit i + 3 */
+bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
+void pmu_reset(hart *h);
+void pmu_note_exit(hart *h); /* keeps every counter as it is now */
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };

@@ -30,15 +30,18 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
 
 /* The program's exit code reached tohost (bit 0 set, device and command 0):
  * where the program ends, as spike's trace does, whatever the hart runs
- * until the host sees it. The CTR contents are kept as they are here. */
+ * until the host sees it. CTR and the counters are kept as they are here. */
 void machine_tohost_stored(hart *h) {
     rvt_machine *m = h->m;
     uint64_t v = 0;
-    if (m->exit_seen || !phys_load(m, m->tohost_addr, &v, 8) || !(v & 1) || (v >> 48) != 0)
-        return;
+    if (!phys_load(m, m->tohost_addr, &v, 8) || !(v & 1) || (v >> 48) != 0)
+        return; /* the last such store counts: RV32 writes the two halves one after the other */
     m->exit_seen = true;
     ctr_note_exit(h);
+    pmu_note_exit(h);
 }
+
+bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
 
 void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user) {
     m->sample_fn = period ? fn : NULL;

@@ -5,7 +5,9 @@
  * (types from the decoded instructions, traps from the trap packets), and a
  * model of the buffer fed with them must equal the hart's CTR contents at
  * every sample point: sources, targets, types, and the cycle counts (this
- * model counts one cycle per retired instruction).
+ * model counts one cycle per retired instruction). The first configuration
+ * also programs the performance counters (instructions, branches, jumps,
+ * loads, stores, AMOs, traps), which must equal the flow's counts.
  * usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf...
  *
  * With --hot-pairs SAMPLES PROGRAM.elf it checks `rvtrace run
@@ -38,21 +40,33 @@ typedef struct {
     uint64_t control;
     unsigned depth;
     bool check_cycles;
+    bool counters; /* the performance counters are programmed and compared too */
 } variant;
 
 static const variant variants[] = {
-    {"default filters, depth 16", EN_MSU | DEPTH(0), 16, true},
+    {"default filters, depth 16", EN_MSU | DEPTH(0), 16, true, true},
     {"not-taken branches, returns and direct jumps inhibited, depth 64", EN_MSU | DEPTH(3) | NTBREN |
-     INHIBIT(13) | INHIBIT(11), 64, true},
+     INHIBIT(13) | INHIBIT(11), 64, true, false},
     {"calls only, depth 32", EN_MSU | DEPTH(1) | TKBRINH | INHIBIT(10) | INHIBIT(11) | INHIBIT(12) | INHIBIT(13) |
-     INHIBIT(14) | INHIBIT(15) | (0x7ull << 33), 32, true},
-    {"RAS emulation, depth 32", EN_MSU | DEPTH(1) | RASEMU, 32, false},
+     INHIBIT(14) | INHIBIT(15) | (0x7ull << 33), 32, true, false},
+    {"RAS emulation, depth 32", EN_MSU | DEPTH(1) | RASEMU, 32, false, false},
 };
+
+/* The performance counters the first configuration also programs
+ * (mhpmcounter3..11), with the events of docs/pmu.md. */
+enum { PMU_INSTRUCTIONS, PMU_BRANCHES, PMU_TAKEN, PMU_JUMPS, PMU_LOADS, PMU_STORES, PMU_AMOS, PMU_EXCEPTIONS,
+       PMU_INTERRUPTS, PMU_EVENTS };
+static const uint64_t pmu_codes[PMU_EVENTS] = {
+    2, RVT_PMU_RAW_BRANCHES, RVT_PMU_RAW_TAKEN_BRANCHES, RVT_PMU_RAW_JUMPS, RVT_PMU_RAW_LOADS,
+    RVT_PMU_RAW_STORES, RVT_PMU_RAW_AMOS, RVT_PMU_RAW_EXCEPTIONS, RVT_PMU_RAW_INTERRUPTS};
+static const char *const pmu_names[PMU_EVENTS] = {"instructions", "branches", "taken branches", "jumps", "loads",
+                                                  "stores", "AMOs", "exceptions", "interrupts"};
 
 typedef struct {
     uint64_t instret, pc;
     unsigned n;
     rvt_ctr_record recs[MAX_DEPTH];
+    uint64_t counters[PMU_EVENTS];
 } sample;
 
 typedef struct {
@@ -72,6 +86,8 @@ static void take_sample(void *user, rvt_machine *m, uint64_t instret) {
     s->instret = instret;
     s->pc = rvt_machine_pc(m, 0);
     s->n = (unsigned)rvt_machine_ctr_read(m, 0, s->recs, MAX_DEPTH);
+    for (unsigned e = 0; e < PMU_EVENTS; e++)
+        s->counters[e] = rvt_machine_hpm_counter(m, 0, 3 + e, NULL, false);
 }
 
 typedef struct {
@@ -126,6 +142,7 @@ typedef struct {
     uint64_t checked, failures;
     char first_failure[512];
     unsigned blind;             /* records to come before the model is exact again */
+    uint64_t events[PMU_EVENTS]; /* what the counters must show */
     struct pair_table *truth;   /* --hot-pairs: the recorded transfers by pair */
     uint64_t blind_events, unplaced;
 } model;
@@ -225,6 +242,13 @@ static void check_samples(model *md, uint64_t next_pc) {
         }
         if (!bad && k != s->n)
             fail(md, &bad, "CTR has %" PRIu64 " records, the flow gives %" PRIu64, s->n, k);
+        for (unsigned e = 0; e < PMU_EVENTS && md->v->counters && !bad; e++)
+            if (s->counters[e] != md->events[e]) {
+                fail(md, &bad, "a performance counter reads %" PRIu64 ", the flow gives %" PRIu64 ": ",
+                     s->counters[e], md->events[e]);
+                if (md->failures == 1)
+                    strncat(md->first_failure, pmu_names[e], sizeof md->first_failure - strlen(md->first_failure) - 1);
+            }
         if (bad && md->failures == 1 && getenv("CTR_CHECK_VERBOSE")) {
             for (unsigned i = 0; i < s->n && i < 8; i++)
                 printf("  ctr  %u: %#" PRIx64 " -> %#" PRIx64 " type %u cycles %" PRIu64 "\n", i, s->recs[i].source,
@@ -246,10 +270,31 @@ static void check_samples(model *md, uint64_t next_pc) {
 static void settle(model *md, uint64_t next_pc) {
     if (md->have_pending && md->pending.cf != RVT_CF_NONE && md->pending.cf != RVT_CF_TRAP) {
         bool taken = next_pc != md->pending_pc + md->pending.len;
+        md->events[PMU_TAKEN] += md->pending.cf == RVT_CF_BRANCH && taken;
         transfer(md, md->pending_pc, next_pc, rvt_itype(&md->pending, taken, 4, false));
     }
     md->have_pending = false;
     check_samples(md, next_pc);
+}
+
+/* An instruction of the flow that retired, by the events it counts as. */
+static void retire(model *md, const rvt_insn *in) {
+    unsigned op = in->op;
+    md->retired++;
+    md->events[PMU_INSTRUCTIONS]++;
+    if (in->cf == RVT_CF_BRANCH)
+        md->events[PMU_BRANCHES]++;
+    else if (in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR)
+        md->events[PMU_JUMPS]++;
+    else if (op == RVT_OP_LB || op == RVT_OP_LH || op == RVT_OP_LW || op == RVT_OP_LD || op == RVT_OP_LBU ||
+             op == RVT_OP_LHU || op == RVT_OP_LWU || op == RVT_OP_FLW || op == RVT_OP_FLD || op == RVT_OP_LR_W ||
+             op == RVT_OP_LR_D)
+        md->events[PMU_LOADS]++;
+    else if (op == RVT_OP_SB || op == RVT_OP_SH || op == RVT_OP_SW || op == RVT_OP_SD || op == RVT_OP_FSW ||
+             op == RVT_OP_FSD || op == RVT_OP_SC_W || op == RVT_OP_SC_D)
+        md->events[PMU_STORES]++;
+    else if ((op >= RVT_OP_AMOSWAP_W && op <= RVT_OP_AMOMAXU_W) || (op >= RVT_OP_AMOSWAP_D && op <= RVT_OP_AMOMAXU_D))
+        md->events[PMU_AMOS]++;
 }
 
 static int pc_sink(void *user, uint64_t pc) {
@@ -260,7 +305,7 @@ static int pc_sink(void *user, uint64_t pc) {
     md->have_pending = true;
     md->pending_pc = pc;
     if (md->pending.cf != RVT_CF_TRAP)
-        md->retired++;
+        retire(md, &md->pending);
     return 0;
 }
 
@@ -277,8 +322,9 @@ static int trap_sink(void *user, const rvt_trap_event *ev) {
         rvt_insn last;
         if (!rvt_program_insn(md->img, md->m, ev->at, &last))
             return 1;
-        md->retired++;
+        retire(md, &last);
         check_samples(md, 0); /* taken before the interrupt: its epc is not known yet */
+        md->events[PMU_INTERRUPTS]++;
         if (last.cf != RVT_CF_NONE) {
             md->blind = md->v->depth + 2;
             md->blind_events++;
@@ -286,6 +332,8 @@ static int trap_sink(void *user, const rvt_trap_event *ev) {
         }
         epc = ev->at + last.len;
     }
+    if (!ev->interrupt)
+        md->events[PMU_EXCEPTIONS]++;
     transfer(md, epc, ev->handler, ev->interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION);
     return 0;
 }
@@ -332,6 +380,11 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
         fprintf(stderr, "%s: cannot set up: %s\n", path, d.msg);
         return 1;
     }
+    for (unsigned e = 0; e < PMU_EVENTS && v->counters; e++)
+        if (!rvt_machine_set(pr.m, 0x323 + e, pmu_codes[e])) { /* mhpmevent3.. */
+            fprintf(stderr, "%s: cannot program the performance counters\n", path);
+            return 1;
+        }
     rvt_machine_set_sink(pr.m, encode_sink, enc);
     rvt_machine_sample_every(pr.m, period, take_sample, &S);
     rvt_run_result res;
@@ -505,7 +558,7 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
     }
     fclose(f);
     /* the transfers the trace says happened, as the default filters record them */
-    variant all = {"default filters", EN_MSU, 16, false};
+    variant all = {"default filters", EN_MSU, 16, false, false};
     program_run pr;
     if (program_run_open(&pr, program, 10000000000ull))
         return 2;

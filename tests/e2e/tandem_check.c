@@ -27,25 +27,6 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-/* Extra machine options of a program (tests/e2e/spike_trace_options.txt):
- * only --pmpregions matters here. */
-static unsigned pmp_regions_for(const char *options_file, const char *program) {
-    FILE *f = fopen(options_file, "r");
-    unsigned regions = 16;
-    if (!f)
-        return regions;
-    char line[512], name[128];
-    size_t plen = strcspn(base_name(program), ".");
-    while (fgets(line, sizeof line, f)) {
-        unsigned n;
-        if (line[0] != '#' && sscanf(line, "%127s --pmpregions %u", name, &n) == 2 && strlen(name) == plen &&
-            !strncmp(name, base_name(program), plen))
-            regions = n;
-    }
-    fclose(f);
-    return regions;
-}
-
 typedef struct subject {
     const char *path;
     unsigned pmp_regions;
@@ -53,23 +34,7 @@ typedef struct subject {
 } subject;
 
 static int open_machine(const subject *s, program_run *p) {
-    if (program_run_open(p, s->path, s->max_insns))
-        return -1;
-    if (s->pmp_regions != 16) {
-        /* Rebuild with the program's PMP entries. */
-        rvt_machine_free(p->m);
-        rvt_machine_config cfg;
-        rvt_machine_config_default(&cfg);
-        cfg.console = p->console;
-        cfg.max_insns = s->max_insns;
-        cfg.pmp_regions = s->pmp_regions;
-        rvt_diag d = {{0}};
-        if (rvt_machine_new(&p->m, &cfg, p->img, &d)) {
-            fprintf(stderr, "%s: %s\n", s->path, d.msg);
-            return -1;
-        }
-    }
-    return 0;
+    return program_run_open_pmp(p, s->path, s->max_insns, s->pmp_regions) ? -1 : 0;
 }
 
 static int write_trace(const subject *s, const rvt_tv_writer_options *opt, rvt_membuf *out) {
@@ -447,7 +412,7 @@ int main(int argc, char **argv) {
             subjects[nsubjects++] = (subject){argv[i], 16, RUN_CAP};
     }
     for (size_t i = 0; i < nsubjects; i++)
-        subjects[i].pmp_regions = pmp_regions_for(options_file, subjects[i].path);
+        subjects[i].pmp_regions = program_pmp_regions(options_file, subjects[i].path);
 
     for (size_t i = 0; i < nsubjects; i++)
         check_program(&subjects[i]);

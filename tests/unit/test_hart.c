@@ -104,6 +104,13 @@ static void test_ctr(void **state) {
     assert_false(res.reason == RVT_STOP_EXIT && res.exit_code == 0);
 }
 
+/* Performance counters with Sscofpmf (programs/hart/pmu.S). */
+static void test_pmu(void **state) {
+    (void)state;
+    expect_pass("pmu64.elf");
+    expect_pass("pmu32.elf");
+}
+
 /* The spec's cycle-count test vectors (CCE, CCM -> cycles). */
 static void test_ctr_cycle_encoding(void **state) {
     (void)state;
@@ -276,6 +283,7 @@ int main(void) {
         cmocka_unit_test(test_pmp),
         cmocka_unit_test(test_ctr),
         cmocka_unit_test(test_ctr_cycle_encoding),
+        cmocka_unit_test(test_pmu),
         cmocka_unit_test(test_row_conventions),
         cmocka_unit_test(test_fetch_faults_fold),
         cmocka_unit_test(test_no_progress),

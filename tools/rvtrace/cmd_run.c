@@ -60,6 +60,14 @@ static void run_usage(FILE *out) {
             "                     (--ctr-enable, or the program's own set-up)\n"
             "  --sample-symbols   samples as `perf script -F ip,brstacksym` instead\n"
             "  -o FILE            where --sample-branches writes\n"
+            "  --pmu-events LIST  program mhpmcounter3.. at reset to count these events\n"
+            "                     (cycles, instructions, branches, ref-cycles,\n"
+            "                     cond-branches, taken-branches, jumps, loads, stores,\n"
+            "                     amos, exceptions, interrupts; docs/pmu.md), as perf stat\n"
+            "  --pmu-report FILE  the counters when the program stored its exit code, as\n"
+            "                     CSV counter,event,value (mcycle, minstret and every\n"
+            "                     programmed mhpmcounter); '-': a perf stat summary on\n"
+            "                     standard error\n"
             "  --max-insns N      stop after N retired instructions (default 10000000000)\n"
             "  -h, --help         show this help\n"
             "\n"
@@ -167,6 +175,45 @@ static int write_ctr_dump(const char *path, rvt_machine *m) {
     return fclose(f);
 }
 
+/* --pmu-report: the counters of hart 0 at the exit store. */
+static int write_pmu_report(const char *path, rvt_machine *m, const char *program) {
+    bool summary = !strcmp(path, "-");
+    FILE *f = summary ? stderr : fopen(path, "w");
+    if (!f)
+        return -1;
+    if (summary)
+        fprintf(f, "\n Performance counter stats for '%s':\n\n", program);
+    else
+        fprintf(f, "counter,event,value\n");
+    for (unsigned c = 0; c < 32; c++) {
+        uint64_t event = 0;
+        uint64_t v = rvt_machine_hpm_counter(m, 0, c, &event, true);
+        if (c == 1 || (c >= 3 && !event))
+            continue;
+        const char *name = c == 0 ? "cycles" : c == 2 ? "instructions" : rvt_pmu_event_name(event);
+        char counter[24];
+        snprintf(counter, sizeof counter, c == 0 ? "mcycle" : c == 2 ? "minstret" : "mhpmcounter%u", c);
+        if (summary) {
+            char digits[32], grouped[48];
+            int n = snprintf(digits, sizeof digits, "%" PRIu64, v), k = 0;
+            for (int i = 0; i < n; i++) {
+                grouped[k++] = digits[i];
+                if ((n - 1 - i) % 3 == 0 && i != n - 1)
+                    grouped[k++] = ',';
+            }
+            grouped[k] = 0;
+            fprintf(f, "  %20s      %-16s (%s)\n", grouped, name, counter);
+        } else {
+            fprintf(f, "%s,%s,%" PRIu64 "\n", counter, name, v);
+        }
+    }
+    if (summary) {
+        fputc('\n', f);
+        return 0;
+    }
+    return fclose(f);
+}
+
 /* "M", "SU", ...: a mask of 1 << privilege. */
 static int parse_ctr_modes(const char *s, unsigned *modes) {
     *modes = 0;
@@ -205,7 +252,7 @@ int cmd_run(int argc, char **argv) {
     rvt_diag diag = {{0}};
     rvt_tv_params tvp = {0};
     rvt_tv_writer_options tvo = {0};
-    const char *ctr_dump = NULL, *sample_path = NULL;
+    const char *ctr_dump = NULL, *sample_path = NULL, *pmu_events = NULL, *pmu_report = NULL;
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
     bool sample_symbols = false;
@@ -307,6 +354,10 @@ int cmd_run(int argc, char **argv) {
             sample_symbols = true;
         } else if (!strcmp(a, "-o") && val) {
             sample_path = val, i++;
+        } else if (!strcmp(a, "--pmu-events") && val) {
+            pmu_events = val, i++;
+        } else if (!strcmp(a, "--pmu-report") && val) {
+            pmu_report = val, i++;
         } else if (!strcmp(a, "--max-insns") && val) {
             if (parse_u64(a, val, &n))
                 return 2;
@@ -366,6 +417,22 @@ int cmd_run(int argc, char **argv) {
     if (ctr_modes && rvt_machine_ctr_enable(m, 0, ctr_modes, ctr_depth, &diag)) {
         fprintf(stderr, "rvtrace run: --ctr-enable: %s\n", diag.msg);
         goto out;
+    }
+    if (pmu_events) { /* counters 3, 4, ... in the order given */
+        char list[512];
+        snprintf(list, sizeof list, "%s", pmu_events);
+        unsigned counter = 3;
+        for (char *name = strtok(list, ","); name; name = strtok(NULL, ","), counter++) {
+            uint64_t code;
+            if (!rvt_pmu_event_code(name, &code)) {
+                fprintf(stderr, "rvtrace run: --pmu-events: unknown event '%s' (docs/pmu.md lists them)\n", name);
+                goto out;
+            }
+            if (counter > 31 || rvt_machine_hpm_program(m, 0, counter, code, &diag)) {
+                fprintf(stderr, "rvtrace run: --pmu-events: %s\n", counter > 31 ? "at most 29 events" : diag.msg);
+                goto out;
+            }
+        }
     }
     if (sample_period) {
         if (!(sampler.out = fopen(sample_path, "w"))) {
@@ -451,6 +518,10 @@ int cmd_run(int argc, char **argv) {
     }
     if (ctr_dump && write_ctr_dump(ctr_dump, m)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", ctr_dump, strerror(errno));
+        goto out;
+    }
+    if (pmu_report && write_pmu_report(pmu_report, m, program)) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", pmu_report, strerror(errno));
         goto out;
     }
     switch (res.reason) {
