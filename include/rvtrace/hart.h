@@ -32,6 +32,9 @@ typedef struct rvt_machine_config {
     unsigned ctr_version;       /* enum rvt_ctr_version; default RVT_CTR_0_1_4 */
     unsigned ctr_min_depth, ctr_max_depth; /* supported CTR depths (16..256, powers of two);
                                             * default 16..256 */
+    bool sbi;                   /* the program is an S-mode payload: it starts in S-mode at
+                                 * its entry and its ecalls are answered by a supervisor
+                                 * execution environment in the host (docs/sbi.md); one hart */
 } rvt_machine_config;
 
 /* Control Transfer Records (Smctr/Ssctr): which version of the extension's

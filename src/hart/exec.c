@@ -557,6 +557,11 @@ static int exec_amo(hart *h, const rvt_insn *in) {
 static int exec_system(hart *h, const rvt_insn *in) {
     switch (in->op) {
     case RVT_OP_ECALL:
+        if (h->m->sbi && h->priv == PRV_S) { /* the environment in the host answers */
+            sbi_ecall(h);
+            h->pc = mask_xlen(h, h->pc + in->len);
+            return EXEC_SERIALIZE;
+        }
         h->exc_cause = h->priv == PRV_U ? CAUSE_USER_ECALL : h->priv == PRV_S ? CAUSE_SUPERVISOR_ECALL
                                                                               : CAUSE_MACHINE_ECALL;
         h->exc_tval = 0;

@@ -214,6 +214,9 @@ typedef struct rvt_machine {
     void *sample_user;
     uint64_t sample_period, sample_next;
     bool exit_seen; /* the program stored its exit code to tohost */
+
+    /* The supervisor execution environment of --sbi (sbi.c); NULL without. */
+    struct sbi_state *sbi;
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -321,6 +324,14 @@ uint64_t pmu_overflow_bits(const hart *h); /* OF of counter i at bit i + 3 */
 bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
 void pmu_reset(hart *h);
 void pmu_note_exit(hart *h); /* keeps every counter as it is now */
+
+/* Supervisor execution environment in the host (sbi.c). */
+int sbi_attach(struct rvt_machine *m);
+void sbi_free(struct rvt_machine *m);
+void sbi_boot(hart *h, uint64_t entry);     /* the payload's start in S-mode */
+void sbi_ecall(hart *h);                    /* answers an ecall from S-mode */
+void sbi_update_timer(struct rvt_machine *m);
+void sbi_count_fw_event(struct rvt_machine *m, unsigned event);
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };

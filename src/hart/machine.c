@@ -102,6 +102,8 @@ void update_timer_irq(rvt_machine *m) {
         bit = 1ull << IRQ_M_SOFT;
         h->mip = (m->msip[i] & 1) ? h->mip | bit : h->mip & ~bit;
     }
+    if (m->sbi)
+        sbi_update_timer(m);
 }
 
 static bool clint_access(rvt_machine *m, uint64_t off, void *data, unsigned len, bool write) {
@@ -397,6 +399,13 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
             goto fail;
         hart_reset(&m->harts[i], m, i);
     }
+    if (cfg->sbi) {
+        if ((rc = sbi_attach(m)) != RVT_OK) {
+            rc = rvt_diag_set(diag, rc, "--sbi runs one hart");
+            goto fail;
+        }
+        sbi_boot(&m->harts[0], rvt_image_entry(img));
+    }
     update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
     *out = m;
     return RVT_OK;
@@ -416,6 +425,7 @@ void rvt_machine_free(rvt_machine *m) {
         free(m->regions[i].icache);
     }
     free(m->obs);
+    sbi_free(m);
     for (unsigned i = 0; m->harts && i < m->nharts; i++)
         ctr_free(&m->harts[i]);
     free(m->harts);

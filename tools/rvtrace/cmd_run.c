@@ -43,6 +43,10 @@ static void run_usage(FILE *out) {
             "  --tandem-omit-end  leave out end-group records a begin group implies\n"
             "  --flen N, --mlen N the tandem trace's FLEN and MLEN (default 64, and MLEN\n"
             "                     34 for RV32 programs)\n"
+            "  --sbi              PROGRAM is an S-mode payload: it starts in S-mode at its\n"
+            "                     entry (a0 = hartid) and an SBI v3.0 environment in the\n"
+            "                     host answers its ecalls (docs/sbi.md); exit code from SBI\n"
+            "                     system reset; RAM 128 MiB at 0x80000000 unless -m says\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
@@ -255,7 +259,7 @@ int cmd_run(int argc, char **argv) {
     const char *ctr_dump = NULL, *sample_path = NULL, *pmu_events = NULL, *pmu_report = NULL;
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
-    bool sample_symbols = false;
+    bool sample_symbols = false, memory_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -289,15 +293,19 @@ int cmd_run(int argc, char **argv) {
             tvo.omit_end = true;
         } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
             continue;
+        } else if (!strcmp(a, "--sbi")) {
+            cfg.sbi = true;
         } else if (!strcmp(a, "--blocks")) {
             cfg.merge_blocks = true;
         } else if (!strcmp(a, "-m") && val) {
+            memory_given = true;
             if (rvt_parse_mem_regions(val, &cfg, &diag)) {
                 fprintf(stderr, "rvtrace run: %s\n", diag.msg);
                 return 2;
             }
             i++;
         } else if (!strncmp(a, "-m", 2) && a[2]) {
+            memory_given = true;
             if (rvt_parse_mem_regions(a + 2, &cfg, &diag)) {
                 fprintf(stderr, "rvtrace run: %s\n", diag.msg);
                 return 2;
@@ -376,6 +384,10 @@ int cmd_run(int argc, char **argv) {
     if (!program) {
         run_usage(stderr);
         return 2;
+    }
+    if (cfg.sbi && !memory_given) { /* room for an operating system */
+        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
+        cfg.nram = 1;
     }
     if (sample_period && !sample_path) {
         fprintf(stderr, "rvtrace run: --sample-branches needs -o FILE for the samples\n");

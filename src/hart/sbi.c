@@ -1,0 +1,571 @@
+/* A supervisor execution environment in the host (`rvtrace run --sbi`): the
+ * payload starts in S-mode and its `ecall`s are answered here, as SBI v3.0
+ * says, instead of by M-mode firmware: BASE, TIME, IPI, RFENCE, HSM (one
+ * hart), SRST, DBCN and PMU with every function of the PMU chapter. An SBI
+ * call retires like any instruction (there are no M-mode instructions in
+ * between); everything the payload does not handle itself is delegated to
+ * it, as OpenSBI does. docs/sbi.md lists the choices. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hart_internal.h"
+
+enum {
+    SBI_SUCCESS = 0, SBI_ERR_FAILED = -1, SBI_ERR_NOT_SUPPORTED = -2, SBI_ERR_INVALID_PARAM = -3,
+    SBI_ERR_DENIED = -4, SBI_ERR_INVALID_ADDRESS = -5, SBI_ERR_ALREADY_AVAILABLE = -6,
+    SBI_ERR_ALREADY_STARTED = -7, SBI_ERR_ALREADY_STOPPED = -8, SBI_ERR_NO_SHMEM = -9,
+};
+
+enum {
+    EXT_BASE = 0x10, EXT_TIME = 0x54494d45, EXT_IPI = 0x735049, EXT_RFENCE = 0x52464e43, EXT_HSM = 0x48534d,
+    EXT_SRST = 0x53525354, EXT_DBCN = 0x4442434e, EXT_PMU = 0x504d55,
+};
+
+#define SBI_IMPL_ID 0x7276 /* "rv": not a registered implementation ID */
+#define HW_COUNTERS PMU_COUNTERS /* SBI counter i < 29 is mhpmcounter(i + 3) */
+#define FW_COUNTERS 16
+#define NUM_COUNTERS (HW_COUNTERS + FW_COUNTERS)
+#define SNAPSHOT_SIZE 4096
+
+/* Firmware events this environment performs, and so counts (SBI type 15):
+ * timer set-ups, IPIs and remote fences. The misaligned-access, access
+ * fault and illegal-instruction events count 0: those traps go to the
+ * payload, the environment emulates nothing. The H-extension fences are
+ * not offered. */
+#define FW_EVENTS 14
+
+struct sbi_state {
+    uint64_t timer;             /* the stime value of the last set_timer */
+    bool timer_set;
+    uint64_t fw_value[FW_COUNTERS];
+    int fw_event[FW_COUNTERS];  /* -1: not configured */
+    bool fw_started[FW_COUNTERS];
+    bool hw_configured[HW_COUNTERS];
+    uint64_t snapshot;          /* physical base of the snapshot area, or all-ones */
+    bool snapshot_set;
+};
+
+struct sbiret {
+    int64_t error;
+    uint64_t value;
+};
+
+static struct sbiret ret(int64_t error, uint64_t value) { return (struct sbiret){error, value}; }
+
+/* ------------------------------------------------------------ set-up */
+
+int sbi_attach(rvt_machine *m) {
+    if (m->nharts != 1)
+        return RVT_E_UNSUPP;
+    struct sbi_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return RVT_E_NOMEM;
+    for (unsigned i = 0; i < FW_COUNTERS; i++)
+        s->fw_event[i] = -1;
+    m->sbi = s;
+    return RVT_OK;
+}
+
+void sbi_free(rvt_machine *m) {
+    free(m->sbi);
+    m->sbi = NULL;
+}
+
+/* The hart as the environment hands it to the payload: S-mode at the entry,
+ * a0 = hartid, a1 = the device tree (0: none), every exception but the
+ * environment calls to M and every S-level interrupt delegated, counters
+ * readable from S. */
+void sbi_boot(hart *h, uint64_t entry) {
+    h->priv = PRV_S;
+    h->pc = entry;
+    h->x[10] = h->id;
+    h->x[11] = 0;
+    h->medeleg = 0xb1ff; /* causes 0-8 (U ecall included), 12, 13, 15 */
+    h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
+    h->mcounteren = 0xffffffff;
+    /* the hpm counters stay stopped until the payload starts them */
+    pmu_write_inhibit(h, ~7ull & 0xffffffffull);
+}
+
+/* S-mode's timer interrupt from the time the payload asked for. */
+void sbi_update_timer(rvt_machine *m) {
+    struct sbi_state *s = m->sbi;
+    hart *h = &m->harts[0];
+    uint64_t bit = 1ull << IRQ_S_TIMER;
+    if (s->timer_set && m->mtime >= s->timer)
+        h->mip |= bit;
+    else
+        h->mip &= ~bit;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* A 64-bit argument: one register on RV64, two (low first) on RV32. */
+static uint64_t arg64(const hart *h, unsigned reg) {
+    return h->xlen == 64 ? h->x[reg] : (uint32_t)h->x[reg] | (uint64_t)(uint32_t)h->x[reg + 1] << 32;
+}
+
+static uint64_t xlen_value(const hart *h, uint64_t v) { return h->xlen == 32 ? (uint32_t)v : v; }
+
+/* A physical range S-mode may read (and write): inside one RAM region,
+ * with PMP allowing S. */
+static bool shmem_ok(hart *h, uint64_t pa, uint64_t len, bool write) {
+    if (len == 0)
+        return true;
+    mem_region *r = phys_region(h->m, pa, 1);
+    if (!r || pa + len < pa || pa + len > r->base + r->size || (write && r->rom))
+        return false;
+    return pmp_ok(h, pa, len, ACC_LOAD, PRV_S) && (!write || pmp_ok(h, pa, len, ACC_STORE, PRV_S));
+}
+
+/* The physical address of a shared-memory argument pair (lo, hi). */
+static bool shmem_address(const hart *h, uint64_t lo, uint64_t hi, uint64_t *pa) {
+    if (h->xlen == 64) {
+        if (hi != 0)
+            return false; /* beyond 64 bits */
+        *pa = lo;
+        return true;
+    }
+    *pa = (uint64_t)(uint32_t)lo | (uint64_t)(uint32_t)hi << 32;
+    return true;
+}
+
+static bool all_ones(const hart *h, uint64_t v) { return xlen_value(h, v) == xlen_value(h, ~0ull); }
+
+/* ------------------------------------------------------------ PMU */
+
+static bool is_fw(unsigned idx) { return idx >= HW_COUNTERS && idx < NUM_COUNTERS; }
+
+/* The counters of a set (base, mask); false when one is not a counter. */
+static bool counter_set(uint64_t base, uint64_t mask, unsigned xlen, uint64_t *set) {
+    *set = 0;
+    for (unsigned i = 0; i < xlen; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        if (base + i < base || base + i >= NUM_COUNTERS)
+            return false;
+        *set |= 1ull << (base + i);
+    }
+    return true;
+}
+
+/* The mhpmevent value for a hardware event, or 0 when the model cannot
+ * count it; *invalid for encodings the chapter rules out. */
+static uint64_t hw_event_code(unsigned type, unsigned code, uint64_t data, bool *invalid) {
+    *invalid = false;
+    switch (type) {
+    case 0:
+        if (data != 0) {
+            *invalid = true;
+            return 0;
+        }
+        return pmu_event_of(code) != PMU_EV_NONE ? code : 0;
+    case 1: /* no caches, TLBs or predictor */
+        if (data != 0)
+            *invalid = true;
+        return 0;
+    case 2: case 3: {
+        if (code != 0) {
+            *invalid = true;
+            return 0;
+        }
+        uint64_t raw = data & (type == 2 ? (1ull << 48) - 1 : (1ull << 56) - 1);
+        return pmu_event_of(raw) != PMU_EV_NONE ? raw : 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+static int64_t fw_event_check(unsigned code, uint64_t data) {
+    if (code == 0xffff)
+        return SBI_ERR_NOT_SUPPORTED; /* no platform-specific firmware events */
+    if (data != 0)
+        return SBI_ERR_INVALID_PARAM;
+    if (code >= FW_EVENTS)
+        return SBI_ERR_NOT_SUPPORTED;
+    return SBI_SUCCESS;
+}
+
+static int64_t event_validity(unsigned long event_idx, uint64_t data, uint64_t *hw_code) {
+    unsigned type = (unsigned)(event_idx >> 16) & 0xf, code = (unsigned)event_idx & 0xffff;
+    if (event_idx >> 20)
+        return SBI_ERR_INVALID_PARAM;
+    if (type == 15)
+        return fw_event_check(code, data);
+    if (type > 3)
+        return SBI_ERR_INVALID_PARAM;
+    bool invalid;
+    *hw_code = hw_event_code(type, code, data, &invalid);
+    if (invalid)
+        return SBI_ERR_INVALID_PARAM;
+    return *hw_code ? SBI_SUCCESS : SBI_ERR_NOT_SUPPORTED;
+}
+
+void sbi_count_fw_event(rvt_machine *m, unsigned event) {
+    struct sbi_state *s = m->sbi;
+    if (!s)
+        return;
+    for (unsigned i = 0; i < FW_COUNTERS; i++)
+        if (s->fw_started[i] && s->fw_event[i] == (int)event)
+            s->fw_value[i]++;
+}
+
+static bool counter_started(const hart *h, const struct sbi_state *s, unsigned idx) {
+    return is_fw(idx) ? s->fw_started[idx - HW_COUNTERS] : !((h->mcountinhibit >> (idx + 3)) & 1);
+}
+
+static void set_started(hart *h, struct sbi_state *s, unsigned idx, bool on) {
+    if (is_fw(idx)) {
+        s->fw_started[idx - HW_COUNTERS] = on;
+        return;
+    }
+    uint64_t bit = 1ull << (idx + 3);
+    pmu_write_inhibit(h, on ? h->mcountinhibit & ~bit : h->mcountinhibit | bit);
+}
+
+static uint64_t counter_value(const hart *h, const struct sbi_state *s, unsigned idx) {
+    return is_fw(idx) ? s->fw_value[idx - HW_COUNTERS] : pmu_counter(h, idx);
+}
+
+static void set_value(hart *h, struct sbi_state *s, unsigned idx, uint64_t v) {
+    if (is_fw(idx))
+        s->fw_value[idx - HW_COUNTERS] = v;
+    else
+        pmu_write_counter(h, idx, v, 0);
+}
+
+static struct sbiret pmu_config_matching(hart *h, struct sbi_state *s) {
+    uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
+    unsigned long event_idx = (unsigned long)xlen_value(h, h->x[13]);
+    uint64_t data = arg64(h, 14), set, hw_code = 0;
+    if ((flags >> 8) || !counter_set(base, mask, h->xlen, &set))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    int64_t valid = event_validity(event_idx, data, &hw_code);
+    if (valid != SBI_SUCCESS)
+        return ret(valid, 0);
+    bool fw = (event_idx >> 16) == 15;
+    int chosen = -1;
+    for (unsigned idx = 0; idx < NUM_COUNTERS && chosen < 0; idx++) {
+        if (!((set >> idx) & 1))
+            continue;
+        if (flags & 1) { /* SKIP_MATCH: the first of the set, as it is */
+            chosen = (int)idx;
+            break;
+        }
+        bool free_counter = is_fw(idx) ? s->fw_event[idx - HW_COUNTERS] < 0 : !s->hw_configured[idx];
+        if (is_fw(idx) == fw && free_counter && !counter_started(h, s, idx))
+            chosen = (int)idx;
+    }
+    if (chosen < 0 || is_fw((unsigned)chosen) != fw)
+        return ret(SBI_ERR_NOT_SUPPORTED, 0);
+    unsigned idx = (unsigned)chosen;
+    if (fw) {
+        s->fw_event[idx - HW_COUNTERS] = (int)(event_idx & 0xffff);
+    } else {
+        /* filter hints 5..7: U, S, M inhibit (3, 4 are VU/VS: no H) */
+        uint64_t filters = ((flags >> 5) & 1 ? 1ull << 60 : 0) | ((flags >> 6) & 1 ? 1ull << 61 : 0) |
+                           ((flags >> 7) & 1 ? 1ull << 62 : 0);
+        uint64_t cur = pmu_counter(h, idx);
+        pmu_write_event(h, idx, hw_code | filters, 0);
+        pmu_write_counter(h, idx, cur, 0);
+        s->hw_configured[idx] = true;
+    }
+    if (flags & 2) /* CLEAR_VALUE */
+        set_value(h, s, idx, 0);
+    if (flags & 4) /* AUTO_START */
+        set_started(h, s, idx, true);
+    return ret(SBI_SUCCESS, idx);
+}
+
+static bool read_snapshot_value(hart *h, const struct sbi_state *s, unsigned slot, uint64_t *v) {
+    return phys_load(h->m, s->snapshot + 8 + 8ull * slot, v, 8);
+}
+
+static struct sbiret pmu_start(hart *h, struct sbi_state *s) {
+    uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
+    uint64_t init = arg64(h, 13), set;
+    if ((flags >> 2) || (flags & 3) == 3 || !counter_set(base, mask, h->xlen, &set))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if ((flags & 2) && !s->snapshot_set)
+        return ret(SBI_ERR_NO_SHMEM, 0);
+    int64_t err = SBI_SUCCESS;
+    for (unsigned idx = 0; idx < NUM_COUNTERS; idx++) {
+        if (!((set >> idx) & 1))
+            continue;
+        if (counter_started(h, s, idx)) {
+            err = SBI_ERR_ALREADY_STARTED;
+            continue;
+        }
+        uint64_t v;
+        if (flags & 1)
+            set_value(h, s, idx, init);
+        else if ((flags & 2) && read_snapshot_value(h, s, (unsigned)(idx - base), &v))
+            set_value(h, s, idx, v);
+        set_started(h, s, idx, true);
+    }
+    return ret(err, 0);
+}
+
+static struct sbiret pmu_stop(hart *h, struct sbi_state *s) {
+    uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
+    uint64_t set;
+    if ((flags >> 2) || !counter_set(base, mask, h->xlen, &set))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if ((flags & 2) && !s->snapshot_set)
+        return ret(SBI_ERR_NO_SHMEM, 0);
+    int64_t err = SBI_SUCCESS;
+    uint64_t overflow = 0;
+    if (flags & 2)
+        phys_load(h->m, s->snapshot, &overflow, 8);
+    for (unsigned idx = 0; idx < NUM_COUNTERS; idx++) {
+        if (!((set >> idx) & 1))
+            continue;
+        unsigned slot = (unsigned)(idx - base);
+        bool was_started = counter_started(h, s, idx);
+        if (!was_started)
+            err = SBI_ERR_ALREADY_STOPPED; /* a RESET still drops its event, as OpenSBI does */
+        else
+            set_started(h, s, idx, false);
+        if ((flags & 2) && was_started) {
+            uint64_t v = counter_value(h, s, idx);
+            phys_store(h->m, h, s->snapshot + 8 + 8ull * slot, &v, 8);
+            bool of = !is_fw(idx) && (h->hpm_event[idx] >> 63);
+            overflow = of ? overflow | (1ull << slot) : overflow & ~(1ull << slot);
+        }
+        if (flags & 1) { /* RESET: the counter forgets its event */
+            if (is_fw(idx)) {
+                s->fw_event[idx - HW_COUNTERS] = -1;
+            } else {
+                uint64_t cur = pmu_counter(h, idx);
+                pmu_write_event(h, idx, 0, 0);
+                pmu_write_counter(h, idx, cur, 0);
+                s->hw_configured[idx] = false;
+            }
+        }
+    }
+    if (flags & 2)
+        phys_store(h->m, h, s->snapshot, &overflow, 8);
+    return ret(err, 0);
+}
+
+static struct sbiret pmu_get_info(hart *h) {
+    uint64_t idx = xlen_value(h, h->x[10]);
+    if (idx >= NUM_COUNTERS)
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if (is_fw((unsigned)idx))
+        return ret(SBI_SUCCESS, 1ull << (h->xlen - 1));
+    return ret(SBI_SUCCESS, (0xc03 + idx) | (63ull << 12));
+}
+
+static struct sbiret pmu_fw_read(hart *h, struct sbi_state *s, bool high) {
+    uint64_t idx = xlen_value(h, h->x[10]);
+    if (idx >= NUM_COUNTERS || !is_fw((unsigned)idx))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    uint64_t v = s->fw_value[idx - HW_COUNTERS];
+    if (high)
+        return ret(SBI_SUCCESS, h->xlen == 32 ? v >> 32 : 0);
+    return ret(SBI_SUCCESS, xlen_value(h, v));
+}
+
+static struct sbiret pmu_set_shmem(hart *h, struct sbi_state *s) {
+    uint64_t lo = xlen_value(h, h->x[10]), hi = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]), pa;
+    if (flags != 0)
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if (all_ones(h, lo) && all_ones(h, hi)) {
+        s->snapshot_set = false;
+        return ret(SBI_SUCCESS, 0);
+    }
+    if (lo & (SNAPSHOT_SIZE - 1))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if (!shmem_address(h, lo, hi, &pa) || !shmem_ok(h, pa, SNAPSHOT_SIZE, true))
+        return ret(SBI_ERR_INVALID_ADDRESS, 0);
+    s->snapshot = pa;
+    s->snapshot_set = true;
+    return ret(SBI_SUCCESS, 0);
+}
+
+static struct sbiret pmu_event_get_info(hart *h) {
+    uint64_t lo = xlen_value(h, h->x[10]), hi = xlen_value(h, h->x[11]);
+    uint64_t n = xlen_value(h, h->x[12]), flags = xlen_value(h, h->x[13]), pa;
+    if (flags != 0 || (lo & 15))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    if (n > (1u << 20) || !shmem_address(h, lo, hi, &pa) || !shmem_ok(h, pa, 16 * n, true))
+        return ret(SBI_ERR_INVALID_ADDRESS, 0);
+    for (uint64_t i = 0; i < n; i++) { /* reserved bits anywhere: nothing is written */
+        uint32_t word0 = 0;
+        phys_load(h->m, pa + 16 * i, &word0, 4);
+        if (word0 >> 20)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t word0 = 0;
+        uint64_t data = 0, hw_code = 0;
+        phys_load(h->m, pa + 16 * i, &word0, 4);
+        phys_load(h->m, pa + 16 * i + 8, &data, 8);
+        unsigned type = word0 >> 16;
+        if (type != 2 && type != 3 && type != 15)
+            data = 0; /* event_data means something for raw and firmware events only */
+        uint32_t word1 = event_validity(word0, data, &hw_code) == SBI_SUCCESS;
+        phys_store(h->m, h, pa + 16 * i + 4, &word1, 4);
+    }
+    return ret(SBI_SUCCESS, 0);
+}
+
+static struct sbiret pmu_call(hart *h, struct sbi_state *s, uint64_t fid) {
+    switch (fid) {
+    case 0: return ret(SBI_SUCCESS, NUM_COUNTERS);
+    case 1: return pmu_get_info(h);
+    case 2: return pmu_config_matching(h, s);
+    case 3: return pmu_start(h, s);
+    case 4: return pmu_stop(h, s);
+    case 5: return pmu_fw_read(h, s, false);
+    case 6: return pmu_fw_read(h, s, true);
+    case 7: return pmu_set_shmem(h, s);
+    case 8: return pmu_event_get_info(h);
+    default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
+    }
+}
+
+/* ------------------------------------------------------------ the rest */
+
+enum { FW_SET_TIMER = 5, FW_IPI_SENT = 6, FW_IPI_RECEIVED = 7, FW_FENCE_I_SENT = 8, FW_FENCE_I_RECEIVED = 9,
+       FW_SFENCE_VMA_SENT = 10, FW_SFENCE_VMA_RECEIVED = 11, FW_SFENCE_VMA_ASID_SENT = 12,
+       FW_SFENCE_VMA_ASID_RECEIVED = 13 };
+
+/* hart_mask/hart_mask_base: whether hart 0, the only one, is named. */
+static int64_t hart_mask_check(const hart *h, uint64_t mask, uint64_t base, bool *hart0) {
+    *hart0 = false;
+    if (all_ones(h, base)) { /* every hart */
+        *hart0 = true;
+        return SBI_SUCCESS;
+    }
+    for (unsigned i = 0; i < h->xlen; i++)
+        if ((mask >> i) & 1) {
+            if (base + i != 0)
+                return SBI_ERR_INVALID_PARAM;
+            *hart0 = true;
+        }
+    return SBI_SUCCESS;
+}
+
+static bool extension_present(uint64_t eid) {
+    switch (eid) {
+    case EXT_BASE: case EXT_TIME: case EXT_IPI: case EXT_RFENCE: case EXT_HSM: case EXT_SRST: case EXT_DBCN:
+    case EXT_PMU:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static struct sbiret call(hart *h, struct sbi_state *s) {
+    rvt_machine *m = h->m;
+    uint64_t eid = xlen_value(h, h->x[17]), fid = xlen_value(h, h->x[16]);
+    uint64_t a0 = xlen_value(h, h->x[10]), a1 = xlen_value(h, h->x[11]);
+    bool hart0;
+    switch (eid) {
+    case EXT_BASE:
+        switch (fid) {
+        case 0: return ret(SBI_SUCCESS, 3u << 24); /* v3.0 */
+        case 1: return ret(SBI_SUCCESS, SBI_IMPL_ID);
+        case 2: return ret(SBI_SUCCESS, 1);
+        case 3: return ret(SBI_SUCCESS, extension_present(a0));
+        case 4: case 5: case 6: {
+            uint64_t v = 0;
+            csr_read(h, fid == 4 ? 0xf11 : fid == 5 ? 0xf12 : 0xf13, &v);
+            return ret(SBI_SUCCESS, v);
+        }
+        default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        }
+    case EXT_TIME:
+        if (fid != 0)
+            return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        s->timer = arg64(h, 10);
+        s->timer_set = true;
+        sbi_count_fw_event(m, FW_SET_TIMER);
+        sbi_update_timer(m);
+        return ret(SBI_SUCCESS, 0);
+    case EXT_IPI:
+        if (fid != 0)
+            return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        if (hart_mask_check(h, a0, a1, &hart0) != SBI_SUCCESS)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+        if (hart0) {
+            sbi_count_fw_event(m, FW_IPI_SENT);
+            sbi_count_fw_event(m, FW_IPI_RECEIVED);
+            h->mip |= 1ull << IRQ_S_SOFT;
+        }
+        return ret(SBI_SUCCESS, 0);
+    case EXT_RFENCE:
+        if (fid > 2)
+            return ret(SBI_ERR_NOT_SUPPORTED, 0); /* the hypervisor fences: no H */
+        if (hart_mask_check(h, a0, a1, &hart0) != SBI_SUCCESS)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+        if (hart0) {
+            static const unsigned sent[3] = {FW_FENCE_I_SENT, FW_SFENCE_VMA_SENT, FW_SFENCE_VMA_ASID_SENT};
+            sbi_count_fw_event(m, sent[fid]);
+            sbi_count_fw_event(m, sent[fid] + 1);
+            if (fid == 0)
+                h->icache_flush_pending = true; /* address translation is not cached: nothing else to drop */
+        }
+        return ret(SBI_SUCCESS, 0);
+    case EXT_HSM:
+        switch (fid) {
+        case 0: return ret(a0 == 0 ? SBI_ERR_ALREADY_AVAILABLE : SBI_ERR_INVALID_PARAM, 0); /* hart_start */
+        case 1: /* hart_stop: the only hart; the run ends */
+            m->stop = true;
+            m->stop_reason = RVT_STOP_EXIT;
+            m->exit_code = 0;
+            return ret(SBI_SUCCESS, 0);
+        case 2: return ret(a0 == 0 ? SBI_SUCCESS : SBI_ERR_INVALID_PARAM, 0); /* STARTED */
+        case 3: /* hart_suspend: default retentive suspend returns at once */
+            if (a0 == 0)
+                return ret(SBI_SUCCESS, 0);
+            return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        }
+    case EXT_SRST:
+        if (fid != 0)
+            return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        if (a0 > 2 || a1 > 1)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+        m->stop = true;
+        m->stop_reason = RVT_STOP_EXIT;
+        m->exit_code = a1 == 1 ? 1 : 0; /* system failure: exit 1 */
+        return ret(SBI_SUCCESS, 0);
+    case EXT_DBCN:
+        switch (fid) {
+        case 0: { /* console_write(num_bytes, base_lo, base_hi) */
+            uint64_t pa;
+            if (!shmem_address(h, a1, xlen_value(h, h->x[12]), &pa) || !shmem_ok(h, pa, a0, false))
+                return ret(SBI_ERR_INVALID_PARAM, 0);
+            for (uint64_t i = 0; i < a0; i++) {
+                uint8_t c = 0;
+                phys_load(m, pa + i, &c, 1);
+                fputc(c, m->console);
+            }
+            fflush(m->console);
+            return ret(SBI_SUCCESS, a0);
+        }
+        case 1: return ret(SBI_SUCCESS, 0); /* console_read: no input */
+        case 2:
+            fputc((int)(a0 & 0xff), m->console);
+            fflush(m->console);
+            return ret(SBI_SUCCESS, 0);
+        default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
+        }
+    case EXT_PMU:
+        return pmu_call(h, s, fid);
+    default:
+        return ret(SBI_ERR_NOT_SUPPORTED, 0);
+    }
+}
+
+void sbi_ecall(hart *h) {
+    struct sbiret r = call(h, h->m->sbi);
+    h->x[10] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.error : (uint64_t)r.error;
+    h->x[11] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.value : r.value;
+}

@@ -1,0 +1,251 @@
+/* The SBI PMU extension from S-mode: every function with valid and invalid
+ * arguments, each result checked against the PMU chapter of SBI v3.0 (the
+ * CHECKLIST's PMU-0xx numbers are given with the checks). Prints what it
+ * checks through the debug console and returns the number of the first
+ * check that failed (0: all passed). RV64 and RV32. */
+#include <stdint.h>
+
+struct sbiret {
+    long error;
+    long value;
+};
+
+enum {
+    SUCCESS = 0, ERR_FAILED = -1, ERR_NOT_SUPPORTED = -2, ERR_INVALID_PARAM = -3, ERR_INVALID_ADDRESS = -5,
+    ERR_ALREADY_AVAILABLE = -6, ERR_ALREADY_STARTED = -7, ERR_ALREADY_STOPPED = -8, ERR_NO_SHMEM = -9,
+};
+
+#define EXT_BASE 0x10
+#define EXT_TIME 0x54494d45
+#define EXT_DBCN 0x4442434e
+#define EXT_PMU 0x504d55
+
+#define SKIP_MATCH 1
+#define CLEAR_VALUE 2
+#define AUTO_START 4
+#define SET_SINH (1 << 6)
+#define START_SET_INIT_VALUE 1
+#define START_INIT_SNAPSHOT 2
+#define STOP_RESET 1
+#define STOP_TAKE_SNAPSHOT 2
+
+#define EV_INSTRUCTIONS 0x00002
+#define EV_CACHE_L1D_READ_MISS 0x10001
+#define EV_FW(code) (0xf0000 | (code))
+#define FW_SET_TIMER 5
+#define RAW_V2 0x30000
+#define RAW_LOADS 0x8000004
+
+static struct sbiret ecall(long eid, long fid, long a0, long a1, long a2, long a3, long a4, long a5) {
+    register long r0 __asm__("a0") = a0, r1 __asm__("a1") = a1;
+    register long r2 __asm__("a2") = a2, r3 __asm__("a3") = a3, r4 __asm__("a4") = a4, r5 __asm__("a5") = a5;
+    register long r6 __asm__("a6") = fid, r7 __asm__("a7") = eid;
+    __asm__ volatile("ecall" : "+r"(r0), "+r"(r1) : "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r6), "r"(r7) : "memory");
+    return (struct sbiret){r0, r1};
+}
+
+/* A 64-bit argument: one register on RV64, two (low half first) on RV32. */
+#if __riscv_xlen == 64
+#define ARG64(v) (long)(v), 0
+#else
+#define ARG64(v) (long)(uint32_t)(uint64_t)(v), (long)(uint32_t)((uint64_t)(v) >> 32)
+#endif
+
+static void puts_dbcn(const char *s) {
+    unsigned long n = 0;
+    while (s[n])
+        n++;
+    ecall(EXT_DBCN, 0, (long)n, (long)(uintptr_t)s, 0, 0, 0, 0);
+}
+
+static int failed;
+#define CHECK(n, cond)                          \
+    do {                                        \
+        if (!(cond) && !failed) {               \
+            failed = (n);                       \
+            puts_dbcn("pmu suite: check failed: " #cond "\n"); \
+        }                                       \
+    } while (0)
+
+static struct sbiret pmu(long fid, long a0, long a1, long a2, long a3, long a4, long a5) {
+    return ecall(EXT_PMU, fid, a0, a1, a2, a3, a4, a5);
+}
+
+static unsigned long read_hpm(unsigned csr_offset) {
+    unsigned long v = 0;
+    /* hpmcounter3..31 by number: the CSR must be an immediate */
+#define CASE(n) case n: __asm__ volatile("csrr %0, " #n : "=r"(v)); break;
+    switch (csr_offset + 0xc00) {
+        CASE(0xc03) CASE(0xc04) CASE(0xc05) CASE(0xc06) CASE(0xc07) CASE(0xc08) CASE(0xc09) CASE(0xc0a)
+        CASE(0xc0b) CASE(0xc0c) CASE(0xc0d) CASE(0xc0e) CASE(0xc0f) CASE(0xc10) CASE(0xc11) CASE(0xc12)
+        CASE(0xc13) CASE(0xc14) CASE(0xc15) CASE(0xc16) CASE(0xc17) CASE(0xc18) CASE(0xc19) CASE(0xc1a)
+        CASE(0xc1b) CASE(0xc1c) CASE(0xc1d) CASE(0xc1e) CASE(0xc1f)
+    default: break;
+    }
+#undef CASE
+    return v;
+}
+
+static void spin(unsigned n) {
+    for (volatile unsigned i = 0; i < n; i++)
+        ;
+}
+
+static uint64_t snapshot[512] __attribute__((aligned(4096)));
+static uint32_t event_info[6][4] __attribute__((aligned(16)));
+
+int main(void) {
+    puts_dbcn("pmu suite: start\n");
+    /* 1-3: the extension is there (BASE probe), SBI v3.0 */
+    CHECK(1, ecall(EXT_BASE, 3, EXT_PMU, 0, 0, 0, 0, 0).value == 1);
+    CHECK(2, ecall(EXT_BASE, 0, 0, 0, 0, 0, 0, 0).value >= (3L << 24));
+    CHECK(3, ecall(EXT_PMU, 9, 0, 0, 0, 0, 0, 0).error == ERR_NOT_SUPPORTED); /* PMU-003 */
+
+    /* 10-19: num_counters, counter_get_info (PMU-030..032) */
+    struct sbiret r = pmu(0, 0, 0, 0, 0, 0, 0);
+    CHECK(10, r.error == SUCCESS && r.value > 0 && r.value <= 64);
+    long n = r.value, first_fw = -1, hw = 0;
+    for (long i = 0; i < n; i++) {
+        r = pmu(1, i, 0, 0, 0, 0, 0);
+        CHECK(11, r.error == SUCCESS);
+        unsigned long info = (unsigned long)r.value;
+        if (info >> (__riscv_xlen - 1)) { /* firmware */
+            if (first_fw < 0)
+                first_fw = i;
+        } else {
+            CHECK(12, first_fw < 0); /* hardware counters come first here */
+            CHECK(13, (info & 0xfff) >= 0xc00 && (info & 0xfff) <= 0xc1f);
+            CHECK(14, ((info >> 12) & 63) == 63); /* 64-bit counters */
+            hw++;
+        }
+    }
+    CHECK(15, hw > 0 && first_fw > 0);
+    CHECK(16, pmu(1, n, 0, 0, 0, 0, 0).error == ERR_INVALID_PARAM);
+
+    /* 20-29: config_matching errors (PMU-033..038) */
+    CHECK(20, pmu(2, 0, 1, 1 << 8, EV_INSTRUCTIONS, ARG64(0)).error == ERR_INVALID_PARAM); /* reserved flag */
+    CHECK(21, pmu(2, n, 1, 0, EV_INSTRUCTIONS, ARG64(0)).error == ERR_INVALID_PARAM);     /* no such counter */
+    CHECK(22, pmu(2, 0, (1L << hw) - 1, 0, EV_CACHE_L1D_READ_MISS, ARG64(0)).error == ERR_NOT_SUPPORTED);
+    CHECK(23, pmu(2, 0, 1, 0, EV_INSTRUCTIONS, ARG64(1)).error == ERR_INVALID_PARAM);     /* event_data != 0 */
+    CHECK(24, pmu(2, 0, 1, 0, 0x40000, ARG64(0)).error == ERR_INVALID_PARAM);             /* type 4 */
+    CHECK(25, pmu(2, 0, 1, 0, RAW_V2 | 1, ARG64(RAW_LOADS)).error == ERR_INVALID_PARAM);  /* raw: code 0 */
+    /* a firmware event on hardware counters only: none can count it */
+    CHECK(26, pmu(2, 0, 1, 0, EV_FW(FW_SET_TIMER), ARG64(0)).error == ERR_NOT_SUPPORTED);
+
+    /* 30-39: a hardware counter counting instructions, stop and start */
+    r = pmu(2, 0, (1L << hw) - 1, CLEAR_VALUE | AUTO_START, EV_INSTRUCTIONS, ARG64(0));
+    CHECK(30, r.error == SUCCESS && r.value >= 0 && r.value < hw);
+    long c = r.value;
+    unsigned csr = (unsigned)(pmu(1, c, 0, 0, 0, 0, 0).value & 0xfff) - 0xc00;
+    unsigned long before = read_hpm(csr);
+    spin(100);
+    unsigned long after = read_hpm(csr);
+    CHECK(31, after - before > 300 && after - before < 5000);
+    CHECK(32, pmu(4, c, 1, 0, 0, 0, 0).error == SUCCESS);
+    before = read_hpm(csr);
+    spin(100);
+    CHECK(33, read_hpm(csr) == before); /* stopped */
+    CHECK(34, pmu(4, c, 1, 0, 0, 0, 0).error == ERR_ALREADY_STOPPED);
+    CHECK(35, pmu(3, c, 1, START_SET_INIT_VALUE, ARG64(100000), 0).error == SUCCESS);
+    after = read_hpm(csr);
+    CHECK(36, after >= 100000 && after < 100100);
+    CHECK(37, pmu(3, c, 1, 0, ARG64(0), 0).error == ERR_ALREADY_STARTED);
+    /* the same event again: the configured counter is taken, another one serves */
+    r = pmu(2, 0, (1L << hw) - 1, 0, EV_INSTRUCTIONS, ARG64(0));
+    CHECK(38, r.error == SUCCESS && r.value != c);
+    long c2 = r.value;
+
+    /* 40-49: start/stop flags (PMU-040..046) */
+    CHECK(40, pmu(3, c2, 1, START_SET_INIT_VALUE | START_INIT_SNAPSHOT, ARG64(0), 0).error == ERR_INVALID_PARAM);
+    CHECK(41, pmu(3, c2, 1, 4, ARG64(0), 0).error == ERR_INVALID_PARAM);
+    CHECK(42, pmu(3, c2, 1, START_INIT_SNAPSHOT, ARG64(0), 0).error == ERR_NO_SHMEM);
+    CHECK(43, pmu(4, c, 1, STOP_TAKE_SNAPSHOT, 0, 0, 0).error == ERR_NO_SHMEM);
+    CHECK(44, pmu(4, c, 1, 4, 0, 0, 0).error == ERR_INVALID_PARAM);
+    CHECK(45, pmu(3, n, 1, 0, ARG64(0), 0).error == ERR_INVALID_PARAM);
+
+    /* 50-59: the snapshot area (PMU-049..052) */
+    CHECK(50, pmu(7, (long)(uintptr_t)snapshot, 0, 1, 0, 0, 0).error == ERR_INVALID_PARAM);       /* flags */
+    CHECK(51, pmu(7, (long)(uintptr_t)snapshot + 8, 0, 0, 0, 0, 0).error == ERR_INVALID_PARAM);   /* alignment */
+    CHECK(52, pmu(7, 0x10000000, 0, 0, 0, 0, 0).error == ERR_INVALID_ADDRESS);                   /* not RAM */
+    CHECK(53, pmu(7, (long)(uintptr_t)snapshot, 0, 0, 0, 0, 0).error == SUCCESS);
+    snapshot[1 + 0] = 0x5555;                  /* slot 0 of a set based at c: c itself */
+    snapshot[1 + 1] = 0x7777;                  /* slot 1: untouched by a stop of c alone */
+    CHECK(54, pmu(4, c, 1, STOP_TAKE_SNAPSHOT, 0, 0, 0).error == SUCCESS);
+    CHECK(55, snapshot[1] >= 100000 && snapshot[1] < 200000 && snapshot[2] == 0x7777);
+    CHECK(56, (snapshot[0] & 1) == 0); /* no overflow */
+    snapshot[1] = 5000000;
+    CHECK(57, pmu(3, c, 1, START_INIT_SNAPSHOT, ARG64(0), 0).error == SUCCESS);
+    after = read_hpm(csr);
+    CHECK(58, after >= 5000000 && after < 5000100);
+
+    /* 60-69: firmware counters (PMU-021, 022, 047, 048) */
+    r = pmu(2, first_fw, (1L << (n - first_fw)) - 1, CLEAR_VALUE | AUTO_START, EV_FW(FW_SET_TIMER), ARG64(0));
+    CHECK(60, r.error == SUCCESS && r.value >= first_fw);
+    long f = r.value;
+    for (int i = 0; i < 3; i++)
+        ecall(EXT_TIME, 0, ARG64(~0ull), 0, 0, 0, 0); /* a timer that never fires */
+    r = pmu(5, f, 0, 0, 0, 0, 0);
+    CHECK(61, r.error == SUCCESS && r.value == 3);
+    r = pmu(6, f, 0, 0, 0, 0, 0);
+    CHECK(62, r.error == SUCCESS && r.value == 0);
+    CHECK(63, pmu(5, c, 0, 0, 0, 0, 0).error == ERR_INVALID_PARAM); /* a hardware counter */
+    CHECK(64, pmu(6, n, 0, 0, 0, 0, 0).error == ERR_INVALID_PARAM);
+    CHECK(65, pmu(2, first_fw, 1, 0, EV_FW(14), ARG64(0)).error == ERR_NOT_SUPPORTED);  /* HFENCE: no H */
+    CHECK(66, pmu(2, first_fw, 1, 0, EV_FW(FW_SET_TIMER), ARG64(1)).error == ERR_INVALID_PARAM);
+    CHECK(67, pmu(2, first_fw, 1, 0, EV_FW(0xffff), ARG64(0)).error == ERR_NOT_SUPPORTED);
+    CHECK(68, pmu(4, f, 1, STOP_RESET, 0, 0, 0).error == SUCCESS);
+    ecall(EXT_TIME, 0, ARG64(~0ull), 0, 0, 0, 0);
+    CHECK(69, pmu(5, f, 0, 0, 0, 0, 0).value == 3); /* stopped: no longer counts */
+
+    /* 70-79: SKIP_MATCH, RESET, mode filter hints */
+    CHECK(70, pmu(4, c, 1, STOP_RESET, 0, 0, 0).error == SUCCESS);
+    r = pmu(2, c, 1, SKIP_MATCH, EV_INSTRUCTIONS, ARG64(0));
+    CHECK(71, r.error == SUCCESS && r.value == c);
+    r = pmu(2, c, 1, CLEAR_VALUE | AUTO_START | SET_SINH, EV_INSTRUCTIONS, ARG64(0)); /* c is taken now */
+    CHECK(72, r.error == ERR_NOT_SUPPORTED);
+    pmu(4, c, 1, STOP_RESET, 0, 0, 0);
+    r = pmu(2, c, 1, CLEAR_VALUE | AUTO_START | SET_SINH, EV_INSTRUCTIONS, ARG64(0));
+    CHECK(73, r.error == SUCCESS && r.value == c);
+    spin(100);
+    CHECK(74, read_hpm(csr) == 0); /* this code runs in S: inhibited */
+    pmu(4, c, 1, STOP_RESET, 0, 0, 0);
+
+    /* 80-89: event_get_info (PMU-054..059) */
+    uint32_t events[5][2] = {{EV_INSTRUCTIONS, 0}, {EV_CACHE_L1D_READ_MISS, 0}, {EV_FW(FW_SET_TIMER), 0},
+                             {RAW_V2, RAW_LOADS}, {RAW_V2, 0x1234567}};
+    for (int i = 0; i < 5; i++) {
+        event_info[i][0] = events[i][0];
+        event_info[i][1] = 0xdead;
+        event_info[i][2] = events[i][1];
+        event_info[i][3] = 0;
+    }
+    r = pmu(8, (long)(uintptr_t)event_info, 0, 5, 0, 0, 0);
+    CHECK(80, r.error == SUCCESS);
+    CHECK(81, event_info[0][1] == 1 && event_info[1][1] == 0 && event_info[2][1] == 1);
+    CHECK(82, event_info[3][1] == 1 && event_info[4][1] == 0);
+    CHECK(83, pmu(8, (long)(uintptr_t)event_info, 0, 5, 1, 0, 0).error == ERR_INVALID_PARAM);     /* flags */
+    CHECK(84, pmu(8, (long)(uintptr_t)event_info + 4, 0, 5, 0, 0, 0).error == ERR_INVALID_PARAM); /* alignment */
+    event_info[5][0] = 1u << 20; /* a reserved bit */
+    event_info[0][1] = 0xbeef;
+    CHECK(85, pmu(8, (long)(uintptr_t)event_info, 0, 6, 0, 0, 0).error == ERR_INVALID_PARAM);
+    CHECK(86, event_info[0][1] == 0xbeef); /* nothing written */
+    CHECK(87, pmu(8, 0x10000000, 0, 1, 0, 0, 0).error == ERR_INVALID_ADDRESS);
+
+    /* 90-99: overflow seen in the snapshot (PMU-045, 050) */
+    r = pmu(2, 0, (1L << hw) - 1, 0, EV_INSTRUCTIONS, ARG64(0));
+    CHECK(90, r.error == SUCCESS);
+    long o = r.value;
+    CHECK(91, pmu(3, o, 1, START_SET_INIT_VALUE, ARG64(-200), 0).error == SUCCESS);
+    spin(100); /* wraps; the interrupt stays masked (sie.LCOFIE clear) */
+    CHECK(92, pmu(4, o, 1, STOP_TAKE_SNAPSHOT | STOP_RESET, 0, 0, 0).error == SUCCESS);
+    CHECK(93, (snapshot[0] & 1) == 1 && snapshot[1] < 1000);
+    unsigned long sip;
+    __asm__ volatile("csrr %0, sip" : "=r"(sip));
+    CHECK(94, (sip >> 13) & 1); /* LCOFIP pending */
+    __asm__ volatile("csrc sip, %0" ::"r"(1ul << 13));
+    CHECK(95, pmu(7, -1, -1, 0, 0, 0, 0).error == SUCCESS); /* disable the area */
+    CHECK(96, pmu(4, o, 1, STOP_TAKE_SNAPSHOT, 0, 0, 0).error == ERR_NO_SHMEM);
+
+    puts_dbcn(failed ? "pmu suite: FAILED\n" : "pmu suite: all checks passed\n");
+    return failed;
+}
