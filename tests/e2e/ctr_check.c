@@ -347,6 +347,25 @@ static bool rom(void *user, uint64_t addr, void *buf, unsigned n) {
     return rvt_machine_read_rom(((model *)user)->m, addr, buf, n);
 }
 
+/* Decodes the packets of `trace` with the program into the model. */
+static int decode_into(model *md, const bytes *trace, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                       rvt_diag *d) {
+    rvt_etrace_decoder *dec;
+    if (rvt_etrace_decoder_new(&dec, p, o, rvt_image_xlen(md->img), fetch, pc_sink, md))
+        return RVT_E_NOMEM;
+    rvt_etrace_decoder_set_const_memory(dec, rom, md);
+    rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
+    rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(md->m, 0, 0x305));
+    rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(md->m, 0, 0x105));
+    rvt_te_raw_cursor cur = {.data = trace->bytes, .size = trace->len};
+    rvt_te_inst pkt;
+    int rc = 0;
+    while (!rc && rvt_te_raw_next(&cur, p, o, &pkt, NULL, d) == 1)
+        rc = rvt_etrace_decode(dec, &pkt, d);
+    rvt_etrace_decoder_free(dec);
+    return rc;
+}
+
 static uint16_t recorded_types(uint64_t control) {
     static const int inhibit_bit[16] = {-1, 33, 34, 35, -1, 37, -1, -1, 40, 41, 42, 43, 44, 45, 46, 47};
     uint16_t types = (control & NTBREN) ? 1u << RVT_ITYPE_BRANCH_NOT_TAKEN : 0;
@@ -397,18 +416,7 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     md->v = v;
     md->types = recorded_types(v->control);
     md->S = &S;
-    rvt_etrace_decoder *dec;
-    rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(pr.img), fetch, pc_sink, md);
-    rvt_etrace_decoder_set_const_memory(dec, rom, md);
-    rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
-    rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(pr.m, 0, 0x305));
-    rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(pr.m, 0, 0x105));
-    rvt_te_raw_cursor cur = {.data = trace.bytes, .size = trace.len};
-    rvt_te_inst pkt;
-    int rc = 0;
-    while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)
-        rc = rvt_etrace_decode(dec, &pkt, &d);
-    rvt_etrace_decoder_free(dec);
+    int rc = decode_into(md, &trace, &p, &o, &d);
     if (rc) {
         printf("%s (%s): the E-Trace does not decode: %s\n", path, v->name, d.msg);
         failures = 1;
@@ -585,17 +593,7 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
     md->types = recorded_types(all.control);
     md->S = &none;
     md->truth = &truth;
-    rvt_etrace_decoder *dec;
-    rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(pr.img), fetch, pc_sink, md);
-    rvt_etrace_decoder_set_const_memory(dec, rom, md);
-    rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
-    rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(pr.m, 0, 0x305));
-    rvt_te_raw_cursor cur = {.data = trace.bytes, .size = trace.len};
-    rvt_te_inst pkt;
-    int rc = 0;
-    while (!rc && rvt_te_raw_next(&cur, &p, &o, &pkt, NULL, &d) == 1)
-        rc = rvt_etrace_decode(dec, &pkt, &d);
-    rvt_etrace_decoder_free(dec);
+    int rc = decode_into(md, &trace, &p, &o, &d);
     if (rc || nsamples < 2 || !truth.total) {
         fprintf(stderr, "%s: %s\n", program, rc ? d.msg : "no samples or no transfers");
         return 2;

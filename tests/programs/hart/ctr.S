@@ -95,11 +95,9 @@
     csrr data, IREG3
 #define WRPTR(reg) csrr reg, STATUS; andi reg, reg, 0xff
 
-/* Traps go to m_handler, which keeps mcause/mepc and resumes in M at the
- * address in `resume`: straight-line code and one mret, so the records a
- * trap adds are known (the trap and the mret). */
-#define RESUME_AT(label) la t0, label; la t1, resume; SREG t0, 0(t1)
-#define LAST_CAUSE(reg) la t1, last_cause; LREG reg, 0(t1)
+/* Traps go to m_handler, which keeps mcause and resumes in M at the address
+ * in `resume` (test_macros.h): straight-line code and one mret, so the
+ * records a trap adds are known (the trap and the mret). */
 /* Reading `csr` must raise an illegal-instruction exception. */
 #define EXPECT_ILLEGAL_READ(n, csr) \
     RESUME_AT(1f);              \
@@ -108,18 +106,6 @@
     csrr t2, csr;               \
 1:  LAST_CAUSE(t2);             \
     CHECK_EQ(n, t2, 2)
-/* Runs the code at `label` in privilege `mode` (MPP value); it ends in a
- * trap, after which execution resumes at the local label 1. */
-#define RUN_IN(mode, label)          \
-    RESUME_AT(1f);                   \
-    li t0, 3 << 11;                  \
-    csrc mstatus, t0;                \
-    li t0, (mode) << 11;             \
-    csrs mstatus, t0;                \
-    la t0, label;                    \
-    csrw mepc, t0;                   \
-    mret;                            \
-1:
 
     .section .text.init, "ax"
     .globl _start

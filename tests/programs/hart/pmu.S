@@ -29,20 +29,6 @@
 #define SINH_HI (1 << 29)
 #define UINH_HI (1 << 28)
 
-#define RESUME_AT(label) la t0, label; la t1, resume; SREG t0, 0(t1)
-#define LAST_CAUSE(reg) la t1, last_cause; LREG reg, 0(t1)
-/* Runs the code at `label` in privilege `mode` (MPP value); it ends in an
- * ecall, after which execution resumes in M at the local label 1. */
-#define RUN_IN(mode, label)          \
-    RESUME_AT(1f);                   \
-    li t0, 3 << 11;                  \
-    csrc mstatus, t0;                \
-    li t0, (mode) << 11;             \
-    csrs mstatus, t0;                \
-    la t0, label;                    \
-    csrw mepc, t0;                   \
-    mret;                            \
-1:
 
     .section .text.init, "ax"
     .globl _start

@@ -39,3 +39,20 @@ fail:                          \
     la t0, tohost;             \
     SREG a0, 0(t0);            \
 1:  j 1b;
+
+/* Programs whose M-mode trap handler keeps mcause in `last_cause` and goes
+ * on in M at the address stored in `resume` (both data words of theirs). */
+#define RESUME_AT(label) la t0, label; la t1, resume; SREG t0, 0(t1)
+#define LAST_CAUSE(reg) la t1, last_cause; LREG reg, 0(t1)
+/* Runs the code at `label` in privilege `mode` (an MPP value); it ends in
+ * a trap, after which execution goes on in M at the local label 1. */
+#define RUN_IN(mode, label)          \
+    RESUME_AT(1f);                   \
+    li t0, 3 << 11;                  \
+    csrc mstatus, t0;                \
+    li t0, (mode) << 11;             \
+    csrs mstatus, t0;                \
+    la t0, label;                    \
+    csrw mepc, t0;                   \
+    mret;                            \
+1:
