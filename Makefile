@@ -1,7 +1,7 @@
 # Convenience entry points; the build itself is CMake (see README.md).
 # Every target installs the Debian packages it needs first (as root).
 
-DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-dev libcmocka-dev \
+DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-dev libcmocka-dev libfdt-dev opensbi \
                    gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang
 JOBS ?= $(shell nproc)
 

@@ -35,6 +35,18 @@ typedef struct rvt_machine_config {
     bool sbi;                   /* the program is an S-mode payload: it starts in S-mode at
                                  * its entry and its ecalls are answered by a supervisor
                                  * execution environment in the host (docs/sbi.md); one hart */
+    /* The machine for supervisor software (implied by sbi and firmware): an
+     * ns16550a UART at 0x10000000 as the console, a SiFive test finisher at
+     * 0x100000, and a device tree (boot ROM 0x1020; for sbi also at the top
+     * of RAM, in a1) with these boot arguments and initial RAM disk. */
+    bool board;
+    const char *bootargs;
+    const void *initrd;
+    size_t initrd_size;
+    /* M-mode firmware (a raw binary such as OpenSBI's fw_jump.bin) loaded at
+     * the start of RAM, where the boot ROM jumps; the program is its payload. */
+    const void *firmware;
+    size_t firmware_size;
 } rvt_machine_config;
 
 /* Control Transfer Records (Smctr/Ssctr): which version of the extension's

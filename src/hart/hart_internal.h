@@ -217,6 +217,8 @@ typedef struct rvt_machine {
 
     /* The supervisor execution environment of --sbi (sbi.c); NULL without. */
     struct sbi_state *sbi;
+    /* The board machine's UART registers (board.c). */
+    uint8_t uart_lcr, uart_ier, uart_scr;
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -325,10 +327,16 @@ bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
 void pmu_reset(hart *h);
 void pmu_note_exit(hart *h); /* keeps every counter as it is now */
 
+/* The machine for supervisor software (board.c): its devices, and its
+ * device tree built into `buf` (its size, or a negative libfdt error). */
+bool board_access(struct rvt_machine *m, uint64_t pa, void *data, unsigned len, bool write);
+int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, uint64_t ram_size,
+                      uint64_t initrd_start, uint64_t initrd_end);
+
 /* Supervisor execution environment in the host (sbi.c). */
 int sbi_attach(struct rvt_machine *m);
 void sbi_free(struct rvt_machine *m);
-void sbi_boot(hart *h, uint64_t entry);     /* the payload's start in S-mode */
+void sbi_boot(hart *h, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
 void sbi_ecall(hart *h);                    /* answers an ecall from S-mode */
 void sbi_update_timer(struct rvt_machine *m);
 void sbi_count_fw_event(struct rvt_machine *m, unsigned event);

@@ -156,7 +156,7 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     }
     if (pa - CLINT_BASE < CLINT_SIZE)
         return clint_access(m, pa - CLINT_BASE, out, len, false);
-    return false;
+    return board_access(m, pa, out, len, false);
 }
 
 void region_invalidate_code(mem_region *r, uint64_t off, unsigned len) {
@@ -193,7 +193,7 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
     }
     if (pa - CLINT_BASE < CLINT_SIZE)
         return clint_access(m, pa - CLINT_BASE, (void *)in, len, true);
-    return false;
+    return board_access(m, pa, (void *)in, len, true);
 }
 
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
@@ -326,6 +326,47 @@ static const uint32_t reset_stub[5] = {
     0x00028067, /* jr    t0 */
 };
 
+/* The machine for supervisor software: the firmware at the start of the
+ * first RAM region (where the boot ROM then jumps), the initial RAM disk and
+ * the device tree near its top (*dtb), and the device tree in the ROM at
+ * 0x1020, where spike's boot stub points a1. */
+static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *segs, size_t nsegs, uint64_t *dtb,
+                       rvt_diag *diag) {
+    const rvt_machine_config *cfg = &m->cfg;
+    mem_region *ram = &m->regions[0];
+    if (m->nregions < 2 || ram->size < 0x100000)
+        return rvt_diag_set(diag, RVT_E_ARG, "the machine for supervisor software needs RAM (-m)");
+    if (cfg->firmware) {
+        if (cfg->firmware_size > ram->size / 2)
+            return rvt_diag_set(diag, RVT_E_RANGE, "the firmware (%zu bytes) does not fit the RAM", cfg->firmware_size);
+        for (size_t i = 0; i < nsegs; i++)
+            if (segs[i].vaddr < ram->base + cfg->firmware_size && segs[i].vaddr + segs[i].memsz > ram->base)
+                return rvt_diag_set(diag, RVT_E_RANGE,
+                                    "the program at %#" PRIx64 " overlaps the firmware at %#" PRIx64
+                                    " (%zu bytes): link it higher", segs[i].vaddr, ram->base, cfg->firmware_size);
+        memcpy(ram->data, cfg->firmware, cfg->firmware_size);
+        memcpy(rom->data + 0x18, &ram->base, 8);
+    }
+    uint64_t top = ram->base + ram->size;
+    uint64_t dtb_at = (top - 0x10000) & ~0xfffull, initrd_start = 0, initrd_end = 0;
+    if (cfg->initrd_size) {
+        if (cfg->initrd_size > ram->size / 2)
+            return rvt_diag_set(diag, RVT_E_RANGE, "the initial RAM disk (%zu bytes) does not fit the RAM",
+                                cfg->initrd_size);
+        initrd_start = (dtb_at - cfg->initrd_size) & ~0xfffull;
+        initrd_end = initrd_start + cfg->initrd_size;
+        memcpy(ram->data + (initrd_start - ram->base), cfg->initrd, cfg->initrd_size);
+    }
+    uint8_t tree[BOOT_ROM_SIZE - 0x20];
+    int size = board_device_tree(m, tree, sizeof tree, ram->base, ram->size, initrd_start, initrd_end);
+    if (size < 0)
+        return rvt_diag_set(diag, RVT_E_RANGE, "cannot build the device tree (libfdt error %d)", size);
+    memcpy(rom->data + 0x20, tree, (size_t)size);
+    memcpy(ram->data + (dtb_at - ram->base), tree, (size_t)size);
+    *dtb = dtb_at;
+    return RVT_OK;
+}
+
 int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
     *out = NULL;
     if (cfg->nharts == 0 || cfg->nharts > RVT_MAX_HARTS)
@@ -394,6 +435,12 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     }
     m->has_tohost = rvt_image_symbol_addr(img, "tohost", &m->tohost_addr);
     m->has_fromhost = rvt_image_symbol_addr(img, "fromhost", &m->fromhost_addr);
+    uint64_t dtb = 0;
+    if (cfg->board || cfg->sbi || cfg->firmware) {
+        m->cfg.board = true;
+        if ((rc = board_setup(m, rom, segs, nsegs < 64 ? nsegs : 64, &dtb, diag)) != RVT_OK)
+            goto fail;
+    }
     for (unsigned i = 0; i < m->nharts; i++) {
         if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK)
             goto fail;
@@ -404,7 +451,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
             rc = rvt_diag_set(diag, rc, "--sbi runs one hart");
             goto fail;
         }
-        sbi_boot(&m->harts[0], rvt_image_entry(img));
+        sbi_boot(&m->harts[0], rvt_image_entry(img), dtb);
     }
     update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
     *out = m;

@@ -74,14 +74,14 @@ void sbi_free(rvt_machine *m) {
 }
 
 /* The hart as the environment hands it to the payload: S-mode at the entry,
- * a0 = hartid, a1 = the device tree (0: none), every exception but the
+ * a0 = hartid, a1 = the device tree, every exception but the
  * environment calls to M and every S-level interrupt delegated, counters
  * readable from S. */
-void sbi_boot(hart *h, uint64_t entry) {
+void sbi_boot(hart *h, uint64_t entry, uint64_t dtb) {
     h->priv = PRV_S;
     h->pc = entry;
     h->x[10] = h->id;
-    h->x[11] = 0;
+    h->x[11] = dtb;
     h->medeleg = 0xb1ff; /* causes 0-8 (U ecall included), 12, 13, 15 */
     h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
     h->mcounteren = 0xffffffff;

@@ -47,6 +47,11 @@ static void run_usage(FILE *out) {
             "                     entry (a0 = hartid) and an SBI v3.0 environment in the\n"
             "                     host answers its ecalls (docs/sbi.md); exit code from SBI\n"
             "                     system reset; RAM 128 MiB at 0x80000000 unless -m says\n"
+            "  --firmware FW.bin  M-mode firmware (OpenSBI's fw_jump.bin) at the start of RAM,\n"
+            "                     entered from the boot ROM with a1 = the device tree; the\n"
+            "                     program is its payload (OpenSBI: linked at 0x80200000)\n"
+            "  --bootargs TEXT    /chosen/bootargs of the device tree (--sbi, --firmware)\n"
+            "  --initrd FILE      an initial RAM disk near the top of RAM, in /chosen\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
@@ -218,6 +223,34 @@ static int write_pmu_report(const char *path, rvt_machine *m, const char *progra
     return fclose(f);
 }
 
+/* A whole file in memory (the firmware, the initial RAM disk). */
+static int read_whole_file(const char *path, void **data, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *bigger = realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    int err = ferror(f) || !buf;
+    fclose(f);
+    if (err) {
+        free(buf);
+        errno = errno ? errno : ENOMEM;
+        return -1;
+    }
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
 /* "M", "SU", ...: a mask of 1 << privilege. */
 static int parse_ctr_modes(const char *s, unsigned *modes) {
     *modes = 0;
@@ -260,6 +293,8 @@ int cmd_run(int argc, char **argv) {
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
     bool sample_symbols = false, memory_given = false;
+    const char *firmware_path = NULL, *initrd_path = NULL;
+    void *firmware = NULL, *initrd = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -295,6 +330,12 @@ int cmd_run(int argc, char **argv) {
             continue;
         } else if (!strcmp(a, "--sbi")) {
             cfg.sbi = true;
+        } else if (!strcmp(a, "--firmware") && val) {
+            firmware_path = val, i++;
+        } else if (!strcmp(a, "--initrd") && val) {
+            initrd_path = val, i++;
+        } else if (!strcmp(a, "--bootargs") && val) {
+            cfg.bootargs = val, i++;
         } else if (!strcmp(a, "--blocks")) {
             cfg.merge_blocks = true;
         } else if (!strcmp(a, "-m") && val) {
@@ -385,6 +426,14 @@ int cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return 2;
     }
+    if (cfg.sbi && firmware_path) {
+        fprintf(stderr, "rvtrace run: --sbi and --firmware are two ways to run a payload; choose one\n");
+        return 2;
+    }
+    if ((firmware_path || initrd_path || cfg.bootargs) && !memory_given) {
+        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
+        cfg.nram = 1;
+    }
     if (cfg.sbi && !memory_given) { /* room for an operating system */
         cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
         cfg.nram = 1;
@@ -422,6 +471,15 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
         goto out;
     }
+    if ((firmware_path && read_whole_file(firmware_path, &firmware, &cfg.firmware_size)) ||
+        (initrd_path && read_whole_file(initrd_path, &initrd, &cfg.initrd_size))) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", firmware_path && !firmware ? firmware_path : initrd_path,
+                strerror(errno));
+        goto out;
+    }
+    cfg.firmware = firmware;
+    cfg.initrd = initrd;
+    cfg.board = firmware_path || initrd_path || cfg.bootargs;
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
         goto out;
@@ -585,5 +643,7 @@ out:
         status = 1;
     rvt_machine_free(m);
     rvt_image_free(img);
+    free(firmware);
+    free(initrd);
     return status;
 }
