@@ -48,6 +48,13 @@ uint64_t rvt_ctr_cycles(unsigned cc) {
 /* Brings the counter up to the current instruction and re-evaluates, for
  * the mode the hart is now in, whether CTR is active and whether it can
  * record at all (ctr_armed, checked on the interpreter's fast path). */
+static void sync(hart *h);
+
+void ctr_sync(hart *h) {
+    if (h->ctr)
+        sync(h);
+}
+
 static void sync(hart *h) {
     ctr_state *c = h->ctr;
     if (c->counting)

@@ -557,11 +557,8 @@ static int exec_amo(hart *h, const rvt_insn *in) {
 static int exec_system(hart *h, const rvt_insn *in) {
     switch (in->op) {
     case RVT_OP_ECALL:
-        if (h->m->sbi && h->priv == PRV_S) { /* the environment in the host answers */
-            sbi_ecall(h);
-            h->pc = mask_xlen(h, h->pc + in->len);
-            return EXEC_SERIALIZE;
-        }
+        if (h->m->sbi && h->priv == PRV_S) /* the environment in the host answers */
+            return EXEC_SBI;
         h->exc_cause = h->priv == PRV_U ? CAUSE_USER_ECALL : h->priv == PRV_S ? CAUSE_SUPERVISOR_ECALL
                                                                               : CAUSE_MACHINE_ECALL;
         h->exc_tval = 0;
@@ -1047,6 +1044,10 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
+            return;
+        }
+        if (st == EXEC_SBI) { /* a trap too: it ends the quantum */
+            sbi_take_call(h);
             return;
         }
         if (st == EXEC_INTERRUPT && pending_interrupt(h, &cause)) {

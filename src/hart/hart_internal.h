@@ -70,6 +70,8 @@ enum exec_status {
     EXEC_TRAP,        /* did not retire; h->exc_cause/exc_tval hold the exception */
     EXEC_INTERRUPT,   /* did not execute: an interrupt is taken first (spike samples
                        * interrupts before a CSR instruction as well as after it) */
+    EXEC_SBI,         /* an ecall the environment of --sbi answers: as a trap taken and
+                       * returned from at once, the ecall does not retire (sbi.c) */
 };
 
 typedef struct mem_region {
@@ -266,6 +268,9 @@ void ctr_transfer_slow(hart *h, const rvt_insn *in, uint64_t pc, unsigned from);
 void ctr_trap(hart *h, bool interrupt, uint64_t code, uint64_t epc, unsigned from);
 /* SCTRCLR; false when it is illegal here. */
 bool ctr_sctrclr(hart *h);
+/* Re-evaluates CTR's activity for the current privilege (after a debugger
+ * write, which runs at M whatever the hart's mode). */
+void ctr_sync(hart *h);
 /* Keeps the entries as they are when the program stores its exit code. */
 void ctr_note_exit(hart *h);
 /* A store of the hart reached tohost (machine.c). */
@@ -337,7 +342,7 @@ int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram
 int sbi_attach(struct rvt_machine *m);
 void sbi_free(struct rvt_machine *m);
 void sbi_boot(hart *h, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
-void sbi_ecall(hart *h);                    /* answers an ecall from S-mode */
+void sbi_take_call(hart *h);                /* answers the ecall at h->pc (EXEC_SBI) */
 void sbi_update_timer(struct rvt_machine *m);
 void sbi_count_fw_event(struct rvt_machine *m, unsigned event);
 

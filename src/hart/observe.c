@@ -259,13 +259,16 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
         if (elem <= 3)
             h->mstatus = (h->mstatus & ~MSTATUS_FS) | (ms & MSTATUS_FS);
         h->priv = priv;
+        ctr_sync(h); /* the write ran at M; CTR's activity is the hart's mode's */
         h->pmp_gen++;
     } else if (elem == RVT_ELEM_PC) {
         h->pc = mask_xlen(h, value);
     } else if (elem == RVT_ELEM_PRIV) {
         ok = value == PRV_U || value == PRV_S || value == PRV_M;
-        if (ok)
+        if (ok) {
             h->priv = (unsigned)value;
+            ctr_sync(h);
+        }
     } else if (elem == RVT_ELEM_MTIME) {
         m->mtime = value;
         update_timer_irq(m); /* the CLINT compares it with mtimecmp */

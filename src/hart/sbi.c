@@ -2,9 +2,10 @@
  * payload starts in S-mode and its `ecall`s are answered here, as SBI v3.0
  * says, instead of by M-mode firmware: BASE, TIME, IPI, RFENCE, HSM (one
  * hart), SRST, DBCN and PMU with every function of the PMU chapter. An SBI
- * call retires like any instruction (there are no M-mode instructions in
- * between); everything the payload does not handle itself is delegated to
- * it, as OpenSBI does. docs/sbi.md lists the choices. */
+ * call is an exception taken and returned from at once (the ecall does not
+ * retire, and no M-mode instruction runs); everything the payload does not
+ * handle itself is delegated to it, as OpenSBI does. docs/sbi.md lists the
+ * choices. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,8 +565,34 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
     }
 }
 
-void sbi_ecall(hart *h) {
-    struct sbiret r = call(h, h->m->sbi);
+/* The ecall at h->pc, from S-mode: to the trace and the counters it is the
+ * exception a firmware would take and return from (the ecall does not
+ * retire; no instruction runs in between), then the call's results and the
+ * instruction after it. */
+void sbi_take_call(hart *h) {
+    rvt_machine *m = h->m;
+    uint64_t epc = h->pc;
+    hart_flush_block(h);
+    m->traps++;
+    if (m->sink) {
+        rvt_retire r = {0};
+        r.iaddr = epc;
+        r.cause = CAUSE_SUPERVISOR_ECALL;
+        r.priv = PRV_S;
+        r.itype = RVT_ITYPE_EXCEPTION;
+        r.time = m->mtime;
+        r.hart = (uint8_t)h->id;
+        r.insn = h->cur_insn;
+        r.ilastsize = h->cur_len == 4;
+        machine_emit(m, &r);
+    }
+    if (h->hpm_counting) {
+        h->ev[PRV_S][PMU_EV_EXCEPTIONS]++;
+        pmu_check_overflow(h);
+    }
+    struct sbiret r = call(h, m->sbi);
     h->x[10] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.error : (uint64_t)r.error;
     h->x[11] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.value : r.value;
+    h->pc = h->xlen == 32 ? (uint32_t)(epc + 4) : epc + 4;
+    h->fetch_page = NULL;
 }

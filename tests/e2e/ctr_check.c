@@ -8,7 +8,12 @@
  * model counts one cycle per retired instruction). The first configuration
  * also programs the performance counters (instructions, branches, jumps,
  * loads, stores, AMOs, traps), which must equal the flow's counts.
- * usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf...
+ * usage: ctr_check [--period N] [--max-insns N] [--sbi] PROGRAM.elf...
+ *
+ * With --sbi the programs are S-mode payloads under the SBI environment:
+ * CTR records S-mode only and the counters count S-mode only (MINH, UINH),
+ * which the trace, all S-mode, must match; an SBI call is a trap into the
+ * disabled firmware, an external trap CTR does not record by default.
  *
  * With --hot-pairs SAMPLES PROGRAM.elf it checks `rvtrace run
  * --sample-branches` output instead: the source/target pairs that fill the
@@ -59,6 +64,8 @@ enum { PMU_INSTRUCTIONS, PMU_BRANCHES, PMU_TAKEN, PMU_JUMPS, PMU_LOADS, PMU_STOR
 static const uint64_t pmu_codes[PMU_EVENTS] = {
     2, RVT_PMU_RAW_BRANCHES, RVT_PMU_RAW_TAKEN_BRANCHES, RVT_PMU_RAW_JUMPS, RVT_PMU_RAW_LOADS,
     RVT_PMU_RAW_STORES, RVT_PMU_RAW_AMOS, RVT_PMU_RAW_EXCEPTIONS, RVT_PMU_RAW_INTERRUPTS};
+static bool sbi_mode;
+
 static const char *const pmu_names[PMU_EVENTS] = {"instructions", "branches", "taken branches", "jumps", "loads",
                                                   "stores", "AMOs", "exceptions", "interrupts"};
 
@@ -317,6 +324,10 @@ static int pc_sink(void *user, uint64_t pc) {
 static int trap_sink(void *user, const rvt_trap_event *ev) {
     model *md = user;
     settle(md, ev->at);
+    if (sbi_mode && !ev->interrupt && ev->has_cause && ev->cause == 9 && ev->handler == ev->at + 4) {
+        md->events[PMU_EXCEPTIONS]++; /* an SBI call: counted, not recorded */
+        return 0;
+    }
     uint64_t epc = ev->at;
     if (ev->interrupt) {
         rvt_insn last;
@@ -379,7 +390,7 @@ static uint16_t recorded_types(uint64_t control) {
 static uint64_t check(const char *path, const variant *v, uint64_t period, uint64_t max_insns, uint64_t *checked,
                       uint64_t *transfers, uint64_t *unplaced) {
     program_run pr;
-    if (program_run_open(&pr, path, max_insns))
+    if (program_run_open_with(&pr, path, max_insns, 16, sbi_mode))
         return 1;
     rvt_diag d = {{0}};
     rvt_etrace_params p;
@@ -393,14 +404,21 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     samples S = {0};
     uint64_t failures = 0;
     bool rv32 = rvt_image_xlen(pr.img) == 32; /* the upper half through mctrcontrolh */
+    uint64_t control = sbi_mode ? (v->control & ~EN_MSU) | 2 : v->control; /* S only */
     if (rvt_etrace_encoder_new(&enc, &p, &o, keep_packet, &trace) ||
-        rvt_machine_ctr_enable(pr.m, 0, 0xb, v->depth, &d) || (rv32 && !rvt_machine_set(pr.m, 0x382, v->control >> 32)) ||
-        !rvt_machine_set(pr.m, 0x381, v->control)) {
+        rvt_machine_ctr_enable(pr.m, 0, sbi_mode ? 0x2 : 0xb, v->depth, &d) ||
+        (rv32 && !rvt_machine_set(pr.m, 0x382, control >> 32)) || !rvt_machine_set(pr.m, 0x381, control)) {
         fprintf(stderr, "%s: cannot set up: %s\n", path, d.msg);
         return 1;
     }
+    uint64_t only_s = sbi_mode ? (1ull << 62) | (1ull << 60) : 0; /* MINH, UINH */
+    if (sbi_mode && !rvt_machine_set(pr.m, 0x320, 0)) { /* the environment boots them stopped */
+        fprintf(stderr, "%s: cannot start the counters\n", path);
+        return 1;
+    }
     for (unsigned e = 0; e < PMU_EVENTS && v->counters; e++)
-        if (!rvt_machine_set(pr.m, 0x323 + e, pmu_codes[e])) { /* mhpmevent3.. */
+        if ((rv32 && !rvt_machine_set(pr.m, 0x723 + e, only_s >> 32)) || /* mhpmevent3h.. */
+            !rvt_machine_set(pr.m, 0x323 + e, pmu_codes[e] | (rv32 ? 0 : only_s))) { /* mhpmevent3.. */
             fprintf(stderr, "%s: cannot program the performance counters\n", path);
             return 1;
         }
@@ -647,12 +665,16 @@ int main(int argc, char **argv) {
             period = strtoull(argv[first + 1], NULL, 0);
         else if (!strcmp(argv[first], "--max-insns"))
             max_insns = strtoull(argv[first + 1], NULL, 0);
-        else
+        else if (!strcmp(argv[first], "--sbi")) {
+            sbi_mode = true;
+            first++;
+            continue;
+        } else
             break;
         first += 2;
     }
     if (first >= argc || period == 0) {
-        fprintf(stderr, "usage: ctr_check [--period N] [--max-insns N] PROGRAM.elf...\n");
+        fprintf(stderr, "usage: ctr_check [--period N] [--max-insns N] [--sbi] PROGRAM.elf...\n");
         return 2;
     }
     uint64_t failures = 0, checked = 0, transfers = 0, unplaced = 0;

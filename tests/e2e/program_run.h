@@ -3,6 +3,7 @@
 #ifndef RVT_TESTS_PROGRAM_RUN_H
 #define RVT_TESTS_PROGRAM_RUN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,10 @@ typedef struct {
  * RVT_TEST_MAX_INSNS, when set, lowers max_insns: the sanitizer build runs
  * the corpus-wide round trips on each program's first instructions only
  * (the release build runs them whole). The machine has `pmp_regions` PMP
- * entries (spike's default is 16). */
-static inline int program_run_open_pmp(program_run *p, const char *path, uint64_t max_insns, unsigned pmp_regions) {
+ * entries (spike's default is 16); with `sbi` the program is an S-mode
+ * payload (rvtrace run --sbi). */
+static inline int program_run_open_with(program_run *p, const char *path, uint64_t max_insns, unsigned pmp_regions,
+                                        bool sbi) {
     const char *cap_text = getenv("RVT_TEST_MAX_INSNS");
     uint64_t cap = cap_text ? strtoull(cap_text, NULL, 10) : 0;
     if (cap && cap < max_insns)
@@ -38,11 +41,20 @@ static inline int program_run_open_pmp(program_run *p, const char *path, uint64_
     cfg.console = p->console = fopen("/dev/null", "w");
     cfg.max_insns = max_insns;
     cfg.pmp_regions = pmp_regions;
+    cfg.sbi = sbi; /* an S-mode payload under the SBI environment (docs/sbi.md) */
+    if (sbi) {
+        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
+        cfg.nram = 1;
+    }
     if (!p->console || rvt_machine_new(&p->m, &cfg, p->img, &d)) {
         fprintf(stderr, "%s: %s\n", path, p->console ? d.msg : "cannot open /dev/null");
         return 1;
     }
     return 0;
+}
+
+static inline int program_run_open_pmp(program_run *p, const char *path, uint64_t max_insns, unsigned pmp_regions) {
+    return program_run_open_with(p, path, max_insns, pmp_regions, false);
 }
 
 static inline int program_run_open(program_run *p, const char *path, uint64_t max_insns) {
