@@ -10,8 +10,8 @@ if [ ! -f "$FW" ]; then
     echo "skipped: $FW is missing (apt-get install opensbi)"
     exit 77
 fi
-ours=$("$R" run --sbi "$PAYLOAD" | grep '^workload: S-mode') || exit 1
-theirs=$("$R" run --max-insns 100000000 --firmware "$FW" "$FW_PAYLOAD" | grep '^workload: S-mode') || exit 1
+ours=$("$R" run --sbi "$PAYLOAD" | tr -d '\r' | grep '^workload: S-mode') || exit 1
+theirs=$("$R" run --max-insns 100000000 --firmware "$FW" "$FW_PAYLOAD" | tr -d '\r' | grep '^workload: S-mode') || exit 1
 echo "--sbi:      $ours"
 echo "OpenSBI:    $theirs"
 [ -n "$ours" ] && [ "$ours" = "$theirs" ] || { echo "the counts differ"; exit 1; }
