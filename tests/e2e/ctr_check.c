@@ -386,6 +386,20 @@ static uint16_t recorded_types(uint64_t control) {
     return types;
 }
 
+/* The E-Trace encoder every check uses (4-bit itype, delta addresses, the
+ * program's XLEN), fed by the machine's retirement stream into `trace`. */
+static int attach_encoder(program_run *pr, rvt_etrace_params *p, rvt_etrace_options *o, bytes *trace,
+                          rvt_etrace_encoder **enc) {
+    rvt_etrace_params_default(p);
+    rvt_etrace_options_default(o);
+    p->iaddress_width = rvt_image_xlen(pr->img);
+    p->itype_width = 4;
+    if (rvt_etrace_encoder_new(enc, p, o, keep_packet, trace))
+        return -1;
+    rvt_machine_set_sink(pr->m, encode_sink, *enc);
+    return 0;
+}
+
 /* One program under one variant; returns the failures. */
 static uint64_t check(const char *path, const variant *v, uint64_t period, uint64_t max_insns, uint64_t *checked,
                       uint64_t *transfers, uint64_t *unplaced) {
@@ -395,17 +409,13 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     rvt_diag d = {{0}};
     rvt_etrace_params p;
     rvt_etrace_options o;
-    rvt_etrace_params_default(&p);
-    rvt_etrace_options_default(&o);
-    p.iaddress_width = rvt_image_xlen(pr.img);
-    p.itype_width = 4;
     bytes trace = {0};
     rvt_etrace_encoder *enc;
     samples S = {0};
     uint64_t failures = 0;
     bool rv32 = rvt_image_xlen(pr.img) == 32; /* the upper half through mctrcontrolh */
     uint64_t control = sbi_mode ? (v->control & ~EN_MSU) | 2 : v->control; /* S only */
-    if (rvt_etrace_encoder_new(&enc, &p, &o, keep_packet, &trace) ||
+    if (attach_encoder(&pr, &p, &o, &trace, &enc) ||
         rvt_machine_ctr_enable(pr.m, 0, sbi_mode ? 0x2 : 0xb, v->depth, &d) ||
         (rv32 && !rvt_machine_set(pr.m, 0x382, control >> 32)) || !rvt_machine_set(pr.m, 0x381, control)) {
         fprintf(stderr, "%s: cannot set up: %s\n", path, d.msg);
@@ -422,7 +432,6 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
             fprintf(stderr, "%s: cannot program the performance counters\n", path);
             return 1;
         }
-    rvt_machine_set_sink(pr.m, encode_sink, enc);
     rvt_machine_sample_every(pr.m, period, take_sample, &S);
     rvt_run_result res;
     rvt_machine_run(pr.m, &res, &d);
@@ -591,15 +600,10 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
     rvt_diag d = {{0}};
     rvt_etrace_params p;
     rvt_etrace_options o;
-    rvt_etrace_params_default(&p);
-    rvt_etrace_options_default(&o);
-    p.iaddress_width = rvt_image_xlen(pr.img);
-    p.itype_width = 4;
     bytes trace = {0};
     rvt_etrace_encoder *enc;
-    if (rvt_etrace_encoder_new(&enc, &p, &o, keep_packet, &trace))
+    if (attach_encoder(&pr, &p, &o, &trace, &enc))
         return 2;
-    rvt_machine_set_sink(pr.m, encode_sink, enc);
     rvt_run_result res;
     rvt_machine_run(pr.m, &res, &d);
     rvt_etrace_encoder_finish(enc, NULL);
