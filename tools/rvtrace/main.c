@@ -10,7 +10,8 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"demo", cmd_demo, "run, trace, decode and list the bundled example end to end"},
-    {"run", cmd_run, "run a program on the hart model, write its retirement stream"},
+    {"run", cmd_run, "run a program (or an S-mode payload, --sbi/--firmware) on the hart model: retirement\n"
+                     "             stream, traces, CTR dump and branch-stack samples, counters"},
     {"convert", cmd_convert, "convert retirement streams: .rvti, reference CSV, spike log, PC list, tandem"},
     {"encode", cmd_encode, "encode a retirement stream as E-Trace te_inst packets"},
     {"decode", cmd_decode, "rebuild the retired instructions from a trace and the program"},
@@ -24,7 +25,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace COMMAND [OPTIONS] [ARGS]\n"
             "\n"
-            "RISC-V processor trace toolkit (E-Trace, N-Trace, tandem verification).\n"
+            "RISC-V processor trace toolkit (E-Trace, N-Trace, tandem verification, CTR, PMU/SBI).\n"
             "\n"
             "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
