@@ -96,6 +96,13 @@ static void pop(hart *h) {
 
 static void clear_entries(ctr_state *c) { memset(c->e, 0, sizeof c->e); }
 
+/* CLR (0.1.4) and the host's switch-on: every entry and the status. */
+static void clear_buffer(ctr_state *c) {
+    clear_entries(c);
+    c->wrptr = 0;
+    c->wrap = c->frozen = false;
+}
+
 /* ------------------------------------------------------------ recording */
 
 /* After an instruction with a control transfer retired: `pc` and `from`
@@ -242,11 +249,8 @@ static void write_control(hart *h, uint64_t val, uint64_t writable) {
     c->control = (c->control & ~mask) | (val & mask);
     if (l->depth_shift >= 0 && ((writable >> l->depth_shift) & 0xf) == 0xf)
         write_depth(c, (unsigned)(val >> l->depth_shift) & 0xf);
-    if (l->clr >= 0 && ((val & writable) >> l->clr) & 1) {
-        clear_entries(c);
-        c->wrptr = 0;
-        c->wrap = c->frozen = false;
-    }
+    if (l->clr >= 0 && ((val & writable) >> l->clr) & 1)
+        clear_buffer(c);
     recompute_filter(c);
     c->cycles = 0;
     c->ccv = false;
@@ -503,9 +507,7 @@ int rvt_machine_ctr_enable(rvt_machine *m, unsigned index, unsigned modes, unsig
     write_control(h, v, l->depth_shift >= 0 ? ~(0xfull << l->depth_shift) : ~0ull);
     if (depth)
         c->depth = depth;
-    clear_entries(c);
-    c->wrptr = 0;
-    c->wrap = c->frozen = false;
+    clear_buffer(c);
     sync(h);
     return RVT_OK;
 }

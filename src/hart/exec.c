@@ -58,23 +58,14 @@ void hart_flush_block(hart *h) {
         emit_block(h, RVT_ITYPE_NONE);
 }
 
-void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
+/* What every trap leaves for the outputs, before it is handled: the
+ * retirement stream's trap record and the exception or interrupt event
+ * of the privilege it came from. */
+void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     rvt_machine *m = h->m;
-    unsigned priv_before = h->priv;
-    h->fetch_page = NULL;
-    hart_flush_block(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
-    uint64_t code = cause & ~xlen_msb(h);
+    hart_flush_block(h);
     m->traps++;
-    h->last_trap_cause = cause;
-    h->last_trap_pc = epc;
-    h->trapped = true;
-    /* Without a retired instruction between them, traps repeat for ever: the
-     * handler itself faults (an unmapped or unfetchable trap vector). */
-    if (++h->traps_in_a_row == RVT_STUCK_TRAPS && !m->stop) {
-        m->stop = true;
-        m->stop_reason = RVT_STOP_NO_PROGRESS;
-    }
     if (m->sink) {
         rvt_retire r = {0};
         r.iaddr = epc;
@@ -90,6 +81,28 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         }
         machine_emit(m, &r);
     }
+    if (h->hpm_counting) {
+        h->ev[h->priv][interrupt ? PMU_EV_INTERRUPTS : PMU_EV_EXCEPTIONS]++;
+        pmu_check_overflow(h);
+    }
+}
+
+void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
+    rvt_machine *m = h->m;
+    unsigned priv_before = h->priv;
+    h->fetch_page = NULL;
+    bool interrupt = (cause & xlen_msb(h)) != 0;
+    uint64_t code = cause & ~xlen_msb(h);
+    h->last_trap_cause = cause;
+    h->last_trap_pc = epc;
+    h->trapped = true;
+    /* Without a retired instruction between them, traps repeat for ever: the
+     * handler itself faults (an unmapped or unfetchable trap vector). */
+    if (++h->traps_in_a_row == RVT_STUCK_TRAPS && !m->stop) {
+        m->stop = true;
+        m->stop_reason = RVT_STOP_NO_PROGRESS;
+    }
+    hart_report_trap(h, cause, tval, epc);
     uint64_t deleg = interrupt ? h->mideleg : h->medeleg;
     if (h->priv <= PRV_S && code < 64 && ((deleg >> code) & 1)) {
         uint64_t vector = (h->stvec & 1) && interrupt ? 4 * code : 0;
@@ -117,10 +130,6 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         h->priv = PRV_M;
     }
     h->resv_valid = false;
-    if (h->hpm_counting) {
-        h->ev[priv_before][interrupt ? PMU_EV_INTERRUPTS : PMU_EV_EXCEPTIONS]++;
-        pmu_check_overflow(h);
-    }
     if (h->ctr_armed)
         ctr_trap(h, interrupt, code, epc, priv_before);
     if (m->observer)

@@ -232,6 +232,9 @@ void hart_step(hart *h, uint64_t n);
  * `sample_first` is set. */
 void hart_step_from(hart *h, uint64_t n, bool sample_first);
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc);
+/* The trap record and the trap's counter event (hart_take_trap, and the
+ * SBI calls that --sbi answers without a trap taken). */
+void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc);
 
 /* CSR file (csr.c): 0 on success, -1 for an illegal access. */
 int csr_read(hart *h, unsigned csr, uint64_t *val);

@@ -572,24 +572,7 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
 void sbi_take_call(hart *h) {
     rvt_machine *m = h->m;
     uint64_t epc = h->pc;
-    hart_flush_block(h);
-    m->traps++;
-    if (m->sink) {
-        rvt_retire r = {0};
-        r.iaddr = epc;
-        r.cause = CAUSE_SUPERVISOR_ECALL;
-        r.priv = PRV_S;
-        r.itype = RVT_ITYPE_EXCEPTION;
-        r.time = m->mtime;
-        r.hart = (uint8_t)h->id;
-        r.insn = h->cur_insn;
-        r.ilastsize = h->cur_len == 4;
-        machine_emit(m, &r);
-    }
-    if (h->hpm_counting) {
-        h->ev[PRV_S][PMU_EV_EXCEPTIONS]++;
-        pmu_check_overflow(h);
-    }
+    hart_report_trap(h, CAUSE_SUPERVISOR_ECALL, 0, epc);
     struct sbiret r = call(h, m->sbi);
     h->x[10] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.error : (uint64_t)r.error;
     h->x[11] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.value : r.value;

@@ -29,6 +29,7 @@
 #include "rvtrace/hart.h"
 
 #include "program_run.h"
+#include "raw_packets.h"
 
 #define MAX_DEPTH 64
 
@@ -95,26 +96,6 @@ static void take_sample(void *user, rvt_machine *m, uint64_t instret) {
     s->n = (unsigned)rvt_machine_ctr_read(m, 0, s->recs, MAX_DEPTH);
     for (unsigned e = 0; e < PMU_EVENTS; e++)
         s->counters[e] = rvt_machine_hpm_counter(m, 0, 3 + e, NULL, false);
-}
-
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} bytes;
-
-static int keep_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
-    (void)pkt;
-    bytes *b = user;
-    if (b->len + len + 1 > b->cap) {
-        b->cap = (b->cap + len + 1) * 2;
-        b->bytes = realloc(b->bytes, b->cap);
-        if (!b->bytes)
-            abort();
-    }
-    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    memcpy(b->bytes + b->len, payload, len);
-    b->len += len;
-    return 0;
 }
 
 static int encode_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -359,7 +340,7 @@ static bool rom(void *user, uint64_t addr, void *buf, unsigned n) {
 }
 
 /* Decodes the packets of `trace` with the program into the model. */
-static int decode_into(model *md, const bytes *trace, const rvt_etrace_params *p, const rvt_etrace_options *o,
+static int decode_into(model *md, const rvt_membuf *trace, const rvt_etrace_params *p, const rvt_etrace_options *o,
                        rvt_diag *d) {
     rvt_etrace_decoder *dec;
     if (rvt_etrace_decoder_new(&dec, p, o, rvt_image_xlen(md->img), fetch, pc_sink, md))
@@ -368,7 +349,7 @@ static int decode_into(model *md, const bytes *trace, const rvt_etrace_params *p
     rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
     rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(md->m, 0, 0x305));
     rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(md->m, 0, 0x105));
-    rvt_te_raw_cursor cur = {.data = trace->bytes, .size = trace->len};
+    rvt_te_raw_cursor cur = {.data = trace->data, .size = trace->len};
     rvt_te_inst pkt;
     int rc = 0;
     while (!rc && rvt_te_raw_next(&cur, p, o, &pkt, NULL, d) == 1)
@@ -386,15 +367,28 @@ static uint16_t recorded_types(uint64_t control) {
     return types;
 }
 
+/* An empty buffer model of `v` for the program's flow, checked at `S`. */
+static model *model_new(const program_run *pr, const variant *v, const samples *S) {
+    model *md = calloc(1, sizeof *md);
+    if (!md)
+        abort();
+    md->img = pr->img;
+    md->m = pr->m;
+    md->v = v;
+    md->types = recorded_types(v->control);
+    md->S = S;
+    return md;
+}
+
 /* The E-Trace encoder every check uses (4-bit itype, delta addresses, the
  * program's XLEN), fed by the machine's retirement stream into `trace`. */
-static int attach_encoder(program_run *pr, rvt_etrace_params *p, rvt_etrace_options *o, bytes *trace,
+static int attach_encoder(program_run *pr, rvt_etrace_params *p, rvt_etrace_options *o, rvt_membuf *trace,
                           rvt_etrace_encoder **enc) {
     rvt_etrace_params_default(p);
     rvt_etrace_options_default(o);
     p->iaddress_width = rvt_image_xlen(pr->img);
     p->itype_width = 4;
-    if (rvt_etrace_encoder_new(enc, p, o, keep_packet, trace))
+    if (rvt_etrace_encoder_new(enc, p, o, keep_raw_packet, trace))
         return -1;
     rvt_machine_set_sink(pr->m, encode_sink, *enc);
     return 0;
@@ -409,7 +403,7 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     rvt_diag d = {{0}};
     rvt_etrace_params p;
     rvt_etrace_options o;
-    bytes trace = {0};
+    rvt_membuf trace = {0};
     rvt_etrace_encoder *enc;
     samples S = {0};
     uint64_t failures = 0;
@@ -437,12 +431,7 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     rvt_machine_run(pr.m, &res, &d);
     rvt_etrace_encoder_finish(enc, NULL);
 
-    model *md = calloc(1, sizeof *md);
-    md->img = pr.img;
-    md->m = pr.m;
-    md->v = v;
-    md->types = recorded_types(v->control);
-    md->S = &S;
+    model *md = model_new(&pr, v, &S);
     int rc = decode_into(md, &trace, &p, &o, &d);
     if (rc) {
         printf("%s (%s): the E-Trace does not decode: %s\n", path, v->name, d.msg);
@@ -464,7 +453,7 @@ static uint64_t check(const char *path, const variant *v, uint64_t period, uint6
     *transfers += md->transfers;
     free(md);
     free(S.s);
-    free(trace.bytes);
+    rvt_membuf_free(&trace);
     program_run_close(&pr);
     return failures;
 }
@@ -600,7 +589,7 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
     rvt_diag d = {{0}};
     rvt_etrace_params p;
     rvt_etrace_options o;
-    bytes trace = {0};
+    rvt_membuf trace = {0};
     rvt_etrace_encoder *enc;
     if (attach_encoder(&pr, &p, &o, &trace, &enc))
         return 2;
@@ -608,12 +597,7 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
     rvt_machine_run(pr.m, &res, &d);
     rvt_etrace_encoder_finish(enc, NULL);
     samples none = {0};
-    model *md = calloc(1, sizeof *md);
-    md->img = pr.img;
-    md->m = pr.m;
-    md->v = &all;
-    md->types = recorded_types(all.control);
-    md->S = &none;
+    model *md = model_new(&pr, &all, &none);
     md->truth = &truth;
     int rc = decode_into(md, &trace, &p, &o, &d);
     if (rc || nsamples < 2 || !truth.total) {
@@ -653,7 +637,7 @@ static int hot_pairs(const char *samples_path, const char *program, unsigned top
            nsamples, period, entries, truth.total, bad, top);
     free(est);
     free(md);
-    free(trace.bytes);
+    rvt_membuf_free(&trace);
     free(truth.slots);
     program_run_close(&pr);
     return bad ? 1 : 0;

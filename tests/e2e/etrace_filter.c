@@ -15,6 +15,7 @@
 #include "rvtrace/hart.h"
 
 #include "program_run.h"
+#include "raw_packets.h"
 
 #define VARIANTS 5
 
@@ -54,28 +55,6 @@ static int keep_records(void *user, const rvt_retire *recs, size_t n) {
     }
     memcpy(r->recs + r->n, recs, n * sizeof *recs);
     r->n += n;
-    return 0;
-}
-
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} trace_buf;
-
-static int keep(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
-    trace_buf *b = user;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = (b->cap + len + 1) * 2;
-        uint8_t *p = realloc(b->bytes, cap);
-        if (!p)
-            return 1;
-        b->bytes = p;
-        b->cap = cap;
-    }
-    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    memcpy(b->bytes + b->len, payload, len);
-    b->len += len;
-    (void)pkt;
     return 0;
 }
 
@@ -188,9 +167,9 @@ int main(int argc, char **argv) {
                 f->exception_mask = 1u << 11 | 1u << 8 | 1u << 2;
                 f->interrupt_mask = 1u << 7;
             }
-            trace_buf tb = {0};
+            rvt_membuf tb = {0};
             rvt_etrace_encoder *enc;
-            if (rvt_etrace_encoder_new(&enc, &p, &o, keep, &tb) || rvt_etrace_encoder_push(enc, recs, nrecs) ||
+            if (rvt_etrace_encoder_new(&enc, &p, &o, keep_raw_packet, &tb) || rvt_etrace_encoder_push(enc, recs, nrecs) ||
                 rvt_etrace_encoder_finish(enc, NULL)) {
                 fprintf(stderr, "%s: encoding failed\n", argv[k]);
                 return 1;
@@ -200,7 +179,7 @@ int main(int argc, char **argv) {
             dec_ctx dc = {img, m, {0}};
             rvt_etrace_decoder *dec;
             rvt_etrace_decoder_new(&dec, &p, &o, rvt_image_xlen(img), fetch, sink, &dc);
-            rvt_te_raw_cursor cur = {.data = tb.bytes, .size = tb.len};
+            rvt_te_raw_cursor cur = {.data = tb.data, .size = tb.len};
             rvt_te_inst pkt;
             int rc = 0;
             size_t notifies = 0, ended = 0;
@@ -229,7 +208,7 @@ int main(int argc, char **argv) {
             }
             free(want.v);
             free(dc.got.v);
-            free(tb.bytes);
+            rvt_membuf_free(&tb);
         }
         free(r.recs);
         free(sb.recs);

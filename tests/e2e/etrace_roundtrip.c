@@ -12,24 +12,7 @@
 
 #include "flow_check.h"
 #include "program_run.h"
-
-typedef struct {
-    uint8_t *bytes;
-    size_t len, cap;
-} bytes;
-
-static int keep(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
-    (void)pkt;
-    bytes *b = user;
-    if (b->len + len + 1 > b->cap) {
-        b->cap = (b->cap + len + 1) * 2;
-        b->bytes = realloc(b->bytes, b->cap);
-    }
-    b->bytes[b->len++] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    memcpy(b->bytes + b->len, payload, len);
-    b->len += len;
-    return 0;
-}
+#include "raw_packets.h"
 
 #define MODES 28 /* mode 23 is left out: see configure() */
 
@@ -158,14 +141,14 @@ int main(int argc, char **argv) {
         rvt_diag d = {{0}};
         rvt_etrace_params p[MODES];
         rvt_etrace_options o[MODES];
-        bytes trace[MODES];
+        rvt_membuf trace[MODES];
         run_ctx r;
         memset(&r, 0, sizeof r);
         flow_executed_init(&r.executed);
         memset(trace, 0, sizeof trace);
         for (unsigned mode = 0; mode < MODES; mode++)
             if (configure(mode, rvt_image_xlen(img), &p[mode], &o[mode]) &&
-                rvt_etrace_encoder_new(&r.enc[mode], &p[mode], &o[mode], keep, &trace[mode]))
+                rvt_etrace_encoder_new(&r.enc[mode], &p[mode], &o[mode], keep_raw_packet, &trace[mode]))
                 return 1;
         rvt_ref_filter *filter;
         rvt_ref_filter_new(&filter, run_sink, &r);
@@ -188,7 +171,7 @@ int main(int argc, char **argv) {
             rvt_etrace_decoder_set_trap_sink(dec, trap_sink);
             rvt_etrace_decoder_set_tvec(dec, rvt_machine_csr(m, 0, 0x305)); /* mtvec and stvec as the program left them */
             rvt_etrace_decoder_set_stvec(dec, rvt_machine_csr(m, 0, 0x105));
-            rvt_te_raw_cursor cur = {.data = trace[mode].bytes, .size = trace[mode].len};
+            rvt_te_raw_cursor cur = {.data = trace[mode].data, .size = trace[mode].len};
             rvt_te_inst pkt;
             int rc = 0;
             while (!rc && rvt_te_raw_next(&cur, &p[mode], &o[mode], &pkt, NULL, &d) == 1)
@@ -230,7 +213,7 @@ int main(int argc, char **argv) {
                        r.executed.n, rc ? ": " : "", rc ? d.msg : "", flow_where(&dc.decoded, where, sizeof where));
             }
             rvt_etrace_decoder_free(dec);
-            free(trace[mode].bytes);
+            rvt_membuf_free(&trace[mode]);
         }
         flow_executed_free(&r.executed);
         program_run_close(&pr);
