@@ -34,7 +34,8 @@ typedef struct rvt_machine_config {
                                             * default 16..256 */
     bool sbi;                   /* the program is an S-mode payload: it starts in S-mode at
                                  * its entry and its ecalls are answered by a supervisor
-                                 * execution environment in the host (docs/sbi.md); one hart */
+                                 * execution environment in the host (docs/sbi.md); hart 0
+                                 * starts, the others wait for HSM hart_start */
     /* The machine for supervisor software (implied by sbi and firmware): an
      * ns16550a UART at 0x10000000 as the console, a SiFive test finisher at
      * 0x100000, and a device tree (boot ROM 0x1020; for sbi also at the top
@@ -79,6 +80,7 @@ enum rvt_stop_reason {
     RVT_STOP_SINK,         /* the sink asked to stop */
     RVT_STOP_ERROR,        /* simulator error, see diag */
     RVT_STOP_NO_PROGRESS,  /* a hart took traps in a row without retiring anything */
+    RVT_STOP_ASLEEP,       /* --sbi: every hart is stopped or suspended and nothing can wake one */
 };
 
 typedef struct rvt_run_result {

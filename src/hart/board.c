@@ -151,24 +151,31 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
     rc = fdt_setprop_u32(fdt, cpus, "#address-cells", 1);
     rc = rc ? rc : fdt_setprop_u32(fdt, cpus, "#size-cells", 0);
     rc = rc ? rc : fdt_setprop_u32(fdt, cpus, "timebase-frequency", TIMEBASE_HZ);
-    if (rc || (cpu = fdt_add_subnode(fdt, cpus, "cpu@0")) < 0)
-        return rc ? rc : cpu;
-    char isa[160];
-    isa_string(m, isa, sizeof isa);
-    rc = fdt_setprop_string(fdt, cpu, "device_type", "cpu");
-    rc = rc ? rc : fdt_setprop_u32(fdt, cpu, "reg", 0);
-    rc = rc ? rc : fdt_setprop_string(fdt, cpu, "status", "okay");
-    rc = rc ? rc : fdt_setprop_string(fdt, cpu, "compatible", "riscv");
-    rc = rc ? rc : fdt_setprop_string(fdt, cpu, "riscv,isa", isa);
-    rc = rc ? rc : fdt_setprop_string(fdt, cpu, "mmu-type", m->xlen == 64 ? "riscv,sv39" : "riscv,sv32");
-    if (rc || (intc = fdt_add_subnode(fdt, cpu, "interrupt-controller")) < 0)
-        return rc ? rc : intc;
-    rc = fdt_setprop_u32(fdt, intc, "#interrupt-cells", 1);
-    rc = rc ? rc : fdt_setprop(fdt, intc, "interrupt-controller", NULL, 0);
-    rc = rc ? rc : fdt_setprop_string(fdt, intc, "compatible", "riscv,cpu-intc");
-    rc = rc ? rc : fdt_setprop_u32(fdt, intc, "phandle", 1);
     if (rc)
         return rc;
+    char isa[160];
+    isa_string(m, isa, sizeof isa);
+    /* fdt_add_subnode puts a node first among its siblings: cpu@0 ends first */
+    for (unsigned i = m->nharts; i-- > 0;) {
+        char name[16];
+        snprintf(name, sizeof name, "cpu@%u", i);
+        if ((cpu = fdt_add_subnode(fdt, cpus, name)) < 0)
+            return cpu;
+        rc = fdt_setprop_string(fdt, cpu, "device_type", "cpu");
+        rc = rc ? rc : fdt_setprop_u32(fdt, cpu, "reg", i);
+        rc = rc ? rc : fdt_setprop_string(fdt, cpu, "status", "okay");
+        rc = rc ? rc : fdt_setprop_string(fdt, cpu, "compatible", "riscv");
+        rc = rc ? rc : fdt_setprop_string(fdt, cpu, "riscv,isa", isa);
+        rc = rc ? rc : fdt_setprop_string(fdt, cpu, "mmu-type", m->xlen == 64 ? "riscv,sv39" : "riscv,sv32");
+        if (rc || (intc = fdt_add_subnode(fdt, cpu, "interrupt-controller")) < 0)
+            return rc ? rc : intc;
+        rc = fdt_setprop_u32(fdt, intc, "#interrupt-cells", 1);
+        rc = rc ? rc : fdt_setprop(fdt, intc, "interrupt-controller", NULL, 0);
+        rc = rc ? rc : fdt_setprop_string(fdt, intc, "compatible", "riscv,cpu-intc");
+        rc = rc ? rc : fdt_setprop_u32(fdt, intc, "phandle", i + 1);
+        if (rc)
+            return rc;
+    }
 
     char name[40];
     snprintf(name, sizeof name, "memory@%llx", (unsigned long long)ram_base);
@@ -187,9 +194,14 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
     rc = rc ? rc : fdt_setprop(fdt, soc, "ranges", NULL, 0);
     if (rc || (node = fdt_add_subnode(fdt, soc, "clint@2000000")) < 0)
         return rc ? rc : node;
-    fdt32_t irqs[4] = {cpu_to_fdt32(1), cpu_to_fdt32(IRQ_M_SOFT), cpu_to_fdt32(1), cpu_to_fdt32(IRQ_M_TIMER)};
+    fdt32_t irqs[4 * RVT_MAX_HARTS];
+    for (unsigned i = 0; i < m->nharts; i++) { /* each hart's software and timer interrupt */
+        irqs[4 * i] = irqs[4 * i + 2] = cpu_to_fdt32(i + 1);
+        irqs[4 * i + 1] = cpu_to_fdt32(IRQ_M_SOFT);
+        irqs[4 * i + 3] = cpu_to_fdt32(IRQ_M_TIMER);
+    }
     rc = fdt_setprop_string(fdt, node, "compatible", "riscv,clint0");
-    rc = rc ? rc : fdt_setprop(fdt, node, "interrupts-extended", irqs, sizeof irqs);
+    rc = rc ? rc : fdt_setprop(fdt, node, "interrupts-extended", irqs, 16 * m->nharts);
     rc = rc ? rc : reg64(fdt, node, 0x2000000, 0xc0000);
     if (rc || (node = fdt_add_subnode(fdt, soc, "serial@10000000")) < 0)
         return rc ? rc : node;

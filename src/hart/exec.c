@@ -609,6 +609,10 @@ static int exec_system(hart *h, const rvt_insn *in) {
         if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TW)))
             return illegal(h, in);
         h->pc = mask_xlen(h, h->pc + in->len);
+        /* spike's WFI only ends the quantum; the board machine's hart sleeps
+         * until an interrupt it enables is pending, so firmware that waits
+         * (OpenSBI's stopped and suspended harts) waits for real */
+        h->asleep = h->m->cfg.board;
         return EXEC_WFI;
     case RVT_OP_SCTRCLR:
         if (!ctr_sctrclr(h))

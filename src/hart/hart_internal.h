@@ -124,6 +124,7 @@ typedef struct hart {
     uint8_t cur_len;
     bool misa_restricted;      /* misa has an extension of RV64GC switched off */
     bool icache_flush_pending; /* fence.i: drop decoded code once it has retired */
+    bool asleep;               /* board machine: in WFI until (mip & mie) != 0 */
     uint64_t traps_in_a_row;   /* traps since the last retired instruction */
     uint64_t last_trap_cause, last_trap_pc;
     bool trapped;              /* last_trap_* are valid */
@@ -344,10 +345,12 @@ int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram
 /* Supervisor execution environment in the host (sbi.c). */
 int sbi_attach(struct rvt_machine *m);
 void sbi_free(struct rvt_machine *m);
-void sbi_boot(hart *h, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
+void sbi_boot(struct rvt_machine *m, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
 void sbi_take_call(hart *h);                /* answers the ecall at h->pc (EXEC_SBI) */
 void sbi_update_timer(struct rvt_machine *m);
-void sbi_count_fw_event(struct rvt_machine *m, unsigned event);
+bool sbi_hart_runs(hart *h);                /* HSM: whether the hart runs in this round */
+bool sbi_hart_stopped(const hart *h);       /* HSM STOPPED: only hart_start wakes it */
+bool sbi_timer(const hart *h, uint64_t *when); /* the hart's set_timer time, if any */
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };

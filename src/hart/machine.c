@@ -447,11 +447,9 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         hart_reset(&m->harts[i], m, i);
     }
     if (cfg->sbi) {
-        if ((rc = sbi_attach(m)) != RVT_OK) {
-            rc = rvt_diag_set(diag, rc, "--sbi runs one hart");
+        if ((rc = sbi_attach(m)) != RVT_OK)
             goto fail;
-        }
-        sbi_boot(&m->harts[0], rvt_image_entry(img), dtb);
+        sbi_boot(m, rvt_image_entry(img), dtb);
     }
     update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
     *out = m;
@@ -485,9 +483,54 @@ void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
     m->sink_user = user;
 }
 
+/* Whether a hart runs in this round: not while it sleeps in WFI (board
+ * machine) or, under --sbi, while HSM has it stopped or suspended. */
+static bool hart_runs(hart *h) {
+    if (h->asleep) {
+        if (!(h->mip & h->mie))
+            return false;
+        h->asleep = false;
+    }
+    return !h->m->sbi || sbi_hart_runs(h);
+}
+
+/* No hart ran in a whole round: the time moves on to the earliest timer a
+ * sleeping hart enables. Every hart stopped through HSM ends the run as an
+ * exit; false when no hart can ever wake again. */
+static bool machine_idle(rvt_machine *m) {
+    bool all_stopped = m->sbi != NULL, any_timer = false;
+    uint64_t next = UINT64_MAX, when;
+    for (unsigned i = 0; i < m->nharts; i++) {
+        const hart *h = &m->harts[i];
+        if (m->sbi && sbi_hart_stopped(h))
+            continue;
+        all_stopped = false;
+        if ((h->mie >> IRQ_M_TIMER) & 1) {
+            any_timer = true;
+            next = m->mtimecmp[i] < next ? m->mtimecmp[i] : next;
+        }
+        if (m->sbi && (h->mie >> IRQ_S_TIMER) & 1 && sbi_timer(h, &when)) {
+            any_timer = true;
+            next = when < next ? when : next;
+        }
+    }
+    if (all_stopped) {
+        m->stop = true;
+        m->stop_reason = RVT_STOP_EXIT;
+        m->exit_code = 0;
+        return true;
+    }
+    if (!any_timer || next <= m->mtime) /* a timer that is already due woke nobody */
+        return false;
+    m->mtime = next;
+    update_timer_irq(m);
+    return true;
+}
+
 int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     m->diag = diag;
     unsigned cur = 0, last = 0;
+    bool any_ran = false; /* in this round of the harts */
     /* spike's host loop: between quanta the host answers tohost commands and
      * delivers fromhost responses; one command per loop iteration. */
     while (!m->stop) {
@@ -499,11 +542,20 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
             phys_store(m, NULL, m->tohost_addr, &zero, 8);
             htif_command(m, tohost);
         } else {
-            last = cur;
-            hart_step(&m->harts[cur], RVT_INTERLEAVE);
-            m->harts[cur].resv_valid = false; /* spike yields the reservation at the quantum end */
+            if (hart_runs(&m->harts[cur])) {
+                last = cur;
+                any_ran = true;
+                hart_step(&m->harts[cur], RVT_INTERLEAVE);
+                m->harts[cur].resv_valid = false; /* spike yields the reservation at the quantum end */
+            }
             if (++cur == m->nharts) {
                 cur = 0;
+                if (!any_ran && !machine_idle(m)) {
+                    m->stop = true;
+                    m->stop_reason = RVT_STOP_ASLEEP;
+                    break;
+                }
+                any_ran = false;
                 m->mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
                 update_timer_irq(m);
             }

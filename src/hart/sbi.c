@@ -37,7 +37,12 @@ enum {
  * not offered. */
 #define FW_EVENTS 14
 
-struct sbi_state {
+/* HSM states (the chapter's numbering). */
+enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_SUSPENDED = 4 };
+
+/* What the environment keeps per hart: counters and the snapshot area are
+ * each hart's own, as are its timer and its HSM state. */
+struct sbi_hart {
     uint64_t timer;             /* the stime value of the last set_timer */
     bool timer_set;
     uint64_t fw_value[FW_COUNTERS];
@@ -46,6 +51,15 @@ struct sbi_state {
     bool hw_configured[HW_COUNTERS];
     uint64_t snapshot;          /* physical base of the snapshot area, or all-ones */
     bool snapshot_set;
+    int hsm;
+    /* where a hart being started, or resuming from a non-retentive
+     * suspend, begins, and its a1 */
+    uint64_t start_addr, opaque;
+    bool non_retentive;
+};
+
+struct sbi_state {
+    struct sbi_hart hart[RVT_MAX_HARTS];
 };
 
 struct sbiret {
@@ -58,13 +72,14 @@ static struct sbiret ret(int64_t error, uint64_t value) { return (struct sbiret)
 /* ------------------------------------------------------------ set-up */
 
 int sbi_attach(rvt_machine *m) {
-    if (m->nharts != 1)
-        return RVT_E_UNSUPP;
     struct sbi_state *s = calloc(1, sizeof *s);
     if (!s)
         return RVT_E_NOMEM;
-    for (unsigned i = 0; i < FW_COUNTERS; i++)
-        s->fw_event[i] = -1;
+    for (unsigned h = 0; h < m->nharts; h++) {
+        for (unsigned i = 0; i < FW_COUNTERS; i++)
+            s->hart[h].fw_event[i] = -1;
+        s->hart[h].hsm = h == 0 ? HSM_STARTED : HSM_STOPPED;
+    }
     m->sbi = s;
     return RVT_OK;
 }
@@ -74,31 +89,80 @@ void sbi_free(rvt_machine *m) {
     m->sbi = NULL;
 }
 
-/* The hart as the environment hands it to the payload: S-mode at the entry,
- * a0 = hartid, a1 = the device tree, every exception but the
- * environment calls to M and every S-level interrupt delegated, counters
- * readable from S. */
-void sbi_boot(hart *h, uint64_t entry, uint64_t dtb) {
+/* Where S-mode begins on a hart (the boot hart at the payload's entry, the
+ * others at their hart_start address): a0 = hartid, a1 = the device tree or
+ * the caller's opaque value, translation off, S interrupts off. */
+static void enter_s_mode(hart *h, uint64_t pc, uint64_t a1) {
     h->priv = PRV_S;
-    h->pc = entry;
+    h->pc = pc;
     h->x[10] = h->id;
-    h->x[11] = dtb;
-    h->medeleg = 0xb1ff; /* causes 0-8 (U ecall included), 12, 13, 15 */
-    h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
-    h->mcounteren = 0xffffffff;
-    /* the hpm counters stay stopped until the payload starts them */
-    pmu_write_inhibit(h, ~7ull & 0xffffffffull);
+    h->x[11] = a1;
+    h->satp = 0;
+    h->mstatus &= ~MSTATUS_SIE;
+    h->fetch_page = NULL;
 }
 
-/* S-mode's timer interrupt from the time the payload asked for. */
+/* Every hart as the environment hands it to the payload: every exception
+ * but the environment calls to M and every S-level interrupt delegated,
+ * counters readable from S; hart 0 starts at the entry with a1 = the device
+ * tree, the others wait, stopped, for hart_start. */
+void sbi_boot(rvt_machine *m, uint64_t entry, uint64_t dtb) {
+    for (unsigned i = 0; i < m->nharts; i++) {
+        hart *h = &m->harts[i];
+        h->medeleg = 0xb1ff; /* causes 0-8 (U ecall included), 12, 13, 15 */
+        h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
+        h->mcounteren = 0xffffffff;
+        /* the hpm counters stay stopped until the payload starts them */
+        pmu_write_inhibit(h, ~7ull & 0xffffffffull);
+        if (i == 0)
+            enter_s_mode(h, entry, dtb);
+    }
+}
+
+/* S-mode's timer interrupt from the time each hart asked for. */
 void sbi_update_timer(rvt_machine *m) {
-    struct sbi_state *s = m->sbi;
-    hart *h = &m->harts[0];
-    uint64_t bit = 1ull << IRQ_S_TIMER;
-    if (s->timer_set && m->mtime >= s->timer)
-        h->mip |= bit;
-    else
-        h->mip &= ~bit;
+    for (unsigned i = 0; i < m->nharts; i++) {
+        const struct sbi_hart *s = &m->sbi->hart[i];
+        hart *h = &m->harts[i];
+        uint64_t bit = 1ull << IRQ_S_TIMER;
+        if (s->timer_set && m->mtime >= s->timer)
+            h->mip |= bit;
+        else
+            h->mip &= ~bit;
+    }
+}
+
+/* Whether the hart runs in this round. A hart being started begins; a
+ * suspended one resumes once an interrupt it enables is pending (as WFI
+ * would wake it), returning from its suspend call or, non-retentive, at
+ * its resume address. */
+bool sbi_hart_runs(hart *h) {
+    struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    switch (s->hsm) {
+    case HSM_STARTED:
+        return true;
+    case HSM_START_PENDING:
+        enter_s_mode(h, s->start_addr, s->opaque);
+        s->hsm = HSM_STARTED;
+        return true;
+    case HSM_SUSPENDED:
+        if (!(h->mip & h->mie))
+            return false;
+        if (s->non_retentive)
+            enter_s_mode(h, s->start_addr, s->opaque);
+        s->hsm = HSM_STARTED;
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool sbi_hart_stopped(const hart *h) { return h->m->sbi->hart[h->id].hsm == HSM_STOPPED; }
+
+bool sbi_timer(const hart *h, uint64_t *when) {
+    const struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    *when = s->timer;
+    return s->timer_set;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -205,20 +269,17 @@ static int64_t event_validity(unsigned long event_idx, uint64_t data, uint64_t *
     return *hw_code ? SBI_SUCCESS : SBI_ERR_NOT_SUPPORTED;
 }
 
-void sbi_count_fw_event(rvt_machine *m, unsigned event) {
-    struct sbi_state *s = m->sbi;
-    if (!s)
-        return;
+static void count_fw_event(struct sbi_hart *s, unsigned event) {
     for (unsigned i = 0; i < FW_COUNTERS; i++)
         if (s->fw_started[i] && s->fw_event[i] == (int)event)
             s->fw_value[i]++;
 }
 
-static bool counter_started(const hart *h, const struct sbi_state *s, unsigned idx) {
+static bool counter_started(const hart *h, const struct sbi_hart *s, unsigned idx) {
     return is_fw(idx) ? s->fw_started[idx - HW_COUNTERS] : !((h->mcountinhibit >> (idx + 3)) & 1);
 }
 
-static void set_started(hart *h, struct sbi_state *s, unsigned idx, bool on) {
+static void set_started(hart *h, struct sbi_hart *s, unsigned idx, bool on) {
     if (is_fw(idx)) {
         s->fw_started[idx - HW_COUNTERS] = on;
         return;
@@ -227,18 +288,18 @@ static void set_started(hart *h, struct sbi_state *s, unsigned idx, bool on) {
     pmu_write_inhibit(h, on ? h->mcountinhibit & ~bit : h->mcountinhibit | bit);
 }
 
-static uint64_t counter_value(const hart *h, const struct sbi_state *s, unsigned idx) {
+static uint64_t counter_value(const hart *h, const struct sbi_hart *s, unsigned idx) {
     return is_fw(idx) ? s->fw_value[idx - HW_COUNTERS] : pmu_counter(h, idx);
 }
 
-static void set_value(hart *h, struct sbi_state *s, unsigned idx, uint64_t v) {
+static void set_value(hart *h, struct sbi_hart *s, unsigned idx, uint64_t v) {
     if (is_fw(idx))
         s->fw_value[idx - HW_COUNTERS] = v;
     else
         pmu_write_counter(h, idx, v, 0);
 }
 
-static struct sbiret pmu_config_matching(hart *h, struct sbi_state *s) {
+static struct sbiret pmu_config_matching(hart *h, struct sbi_hart *s) {
     uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
     unsigned long event_idx = (unsigned long)xlen_value(h, h->x[13]);
     uint64_t data = arg64(h, 14), set, hw_code = 0;
@@ -281,11 +342,11 @@ static struct sbiret pmu_config_matching(hart *h, struct sbi_state *s) {
     return ret(SBI_SUCCESS, idx);
 }
 
-static bool read_snapshot_value(hart *h, const struct sbi_state *s, unsigned slot, uint64_t *v) {
+static bool read_snapshot_value(hart *h, const struct sbi_hart *s, unsigned slot, uint64_t *v) {
     return phys_load(h->m, s->snapshot + 8 + 8ull * slot, v, 8);
 }
 
-static struct sbiret pmu_start(hart *h, struct sbi_state *s) {
+static struct sbiret pmu_start(hart *h, struct sbi_hart *s) {
     uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
     uint64_t init = arg64(h, 13), set;
     if ((flags >> 2) || (flags & 3) == 3 || !counter_set(base, mask, h->xlen, &set))
@@ -310,7 +371,7 @@ static struct sbiret pmu_start(hart *h, struct sbi_state *s) {
     return ret(err, 0);
 }
 
-static struct sbiret pmu_stop(hart *h, struct sbi_state *s) {
+static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
     uint64_t base = xlen_value(h, h->x[10]), mask = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]);
     uint64_t set;
     if ((flags >> 2) || !counter_set(base, mask, h->xlen, &set))
@@ -361,7 +422,7 @@ static struct sbiret pmu_get_info(hart *h) {
     return ret(SBI_SUCCESS, (0xc03 + idx) | (63ull << 12));
 }
 
-static struct sbiret pmu_fw_read(hart *h, struct sbi_state *s, bool high) {
+static struct sbiret pmu_fw_read(hart *h, struct sbi_hart *s, bool high) {
     uint64_t idx = xlen_value(h, h->x[10]);
     if (idx >= NUM_COUNTERS || !is_fw((unsigned)idx))
         return ret(SBI_ERR_INVALID_PARAM, 0);
@@ -371,7 +432,7 @@ static struct sbiret pmu_fw_read(hart *h, struct sbi_state *s, bool high) {
     return ret(SBI_SUCCESS, xlen_value(h, v));
 }
 
-static struct sbiret pmu_set_shmem(hart *h, struct sbi_state *s) {
+static struct sbiret pmu_set_shmem(hart *h, struct sbi_hart *s) {
     uint64_t lo = xlen_value(h, h->x[10]), hi = xlen_value(h, h->x[11]), flags = xlen_value(h, h->x[12]), pa;
     if (flags != 0)
         return ret(SBI_ERR_INVALID_PARAM, 0);
@@ -415,7 +476,7 @@ static struct sbiret pmu_event_get_info(hart *h) {
     return ret(SBI_SUCCESS, 0);
 }
 
-static struct sbiret pmu_call(hart *h, struct sbi_state *s, uint64_t fid) {
+static struct sbiret pmu_call(hart *h, struct sbi_hart *s, uint64_t fid) {
     switch (fid) {
     case 0: return ret(SBI_SUCCESS, NUM_COUNTERS);
     case 1: return pmu_get_info(h);
@@ -436,20 +497,102 @@ enum { FW_SET_TIMER = 5, FW_IPI_SENT = 6, FW_IPI_RECEIVED = 7, FW_FENCE_I_SENT =
        FW_SFENCE_VMA_SENT = 10, FW_SFENCE_VMA_RECEIVED = 11, FW_SFENCE_VMA_ASID_SENT = 12,
        FW_SFENCE_VMA_ASID_RECEIVED = 13 };
 
-/* hart_mask/hart_mask_base: whether hart 0, the only one, is named. */
-static int64_t hart_mask_check(const hart *h, uint64_t mask, uint64_t base, bool *hart0) {
-    *hart0 = false;
-    if (all_ones(h, base)) { /* every hart */
-        *hart0 = true;
-        return SBI_SUCCESS;
+/* The harts a hart_mask/hart_mask_base pair names; false when it names one
+ * that does not exist. */
+static bool hart_set(const hart *h, uint64_t mask, uint64_t base, uint64_t *set) {
+    unsigned n = h->m->nharts;
+    uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
+    if (all_ones(h, base)) {
+        *set = all;
+        return true;
     }
+    *set = 0;
     for (unsigned i = 0; i < h->xlen; i++)
         if ((mask >> i) & 1) {
-            if (base + i != 0)
-                return SBI_ERR_INVALID_PARAM;
-            *hart0 = true;
+            if (base + i < base || base + i >= n)
+                return false;
+            *set |= 1ull << (base + i);
         }
-    return SBI_SUCCESS;
+    return true;
+}
+
+/* A hart that can take an interrupt: started or suspended (as OpenSBI,
+ * IPIs and fences to stopped harts are dropped). */
+static bool interruptible(const struct sbi_state *s, unsigned i) {
+    return s->hart[i].hsm == HSM_STARTED || s->hart[i].hsm == HSM_SUSPENDED;
+}
+
+/* IPI (fid -1) or a remote fence (RFENCE fid 0-2) to a set of harts. */
+static struct sbiret send(hart *h, struct sbi_state *s, int fence, uint64_t mask, uint64_t base) {
+    static const unsigned sent[3] = {FW_FENCE_I_SENT, FW_SFENCE_VMA_SENT, FW_SFENCE_VMA_ASID_SENT};
+    rvt_machine *m = h->m;
+    uint64_t set;
+    if (!hart_set(h, mask, base, &set))
+        return ret(SBI_ERR_INVALID_PARAM, 0);
+    unsigned event = fence < 0 ? FW_IPI_SENT : sent[fence];
+    for (unsigned i = 0; i < m->nharts; i++) {
+        if (!((set >> i) & 1) || !interruptible(s, i))
+            continue;
+        count_fw_event(&s->hart[h->id], event);
+        count_fw_event(&s->hart[i], event + 1); /* the matching _RECEIVED */
+        if (fence < 0)
+            m->harts[i].mip |= 1ull << IRQ_S_SOFT;
+        else if (fence == 0)
+            m->harts[i].icache_flush_pending = true; /* translation is not cached: nothing else to drop */
+    }
+    return ret(SBI_SUCCESS, 0);
+}
+
+/* An address S-mode may start executing at. */
+static bool start_address_ok(hart *h, uint64_t pa) {
+    return (pa & 1) == 0 && phys_region(h->m, pa, 2) && pmp_ok(h, pa, 2, ACC_FETCH, PRV_S);
+}
+
+static struct sbiret hsm_call(hart *h, struct sbi_state *s, uint64_t fid) {
+    rvt_machine *m = h->m;
+    uint64_t a0 = xlen_value(h, h->x[10]), a1 = xlen_value(h, h->x[11]), a2 = xlen_value(h, h->x[12]);
+    struct sbi_hart *self = &s->hart[h->id];
+    switch (fid) {
+    case 0: { /* hart_start(hartid, start_addr, opaque) */
+        if (a0 >= m->nharts)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+        struct sbi_hart *t = &s->hart[a0];
+        if (t->hsm != HSM_STOPPED)
+            return ret(SBI_ERR_ALREADY_AVAILABLE, 0);
+        if (!start_address_ok(&m->harts[a0], a1))
+            return ret(SBI_ERR_INVALID_ADDRESS, 0);
+        t->start_addr = a1;
+        t->opaque = a2;
+        t->hsm = HSM_START_PENDING;
+        return ret(SBI_SUCCESS, 0);
+    }
+    case 1: /* hart_stop: does not return; the run ends when every hart has stopped */
+        self->hsm = HSM_STOPPED;
+        return ret(SBI_SUCCESS, 0);
+    case 2: /* hart_get_status(hartid) */
+        if (a0 >= m->nharts)
+            return ret(SBI_ERR_INVALID_PARAM, 0);
+        return ret(SBI_SUCCESS, (uint64_t)s->hart[a0].hsm);
+    case 3: { /* hart_suspend(suspend_type, resume_addr, opaque) */
+        uint32_t type = (uint32_t)a0;
+        if ((h->xlen == 64 && (a0 >> 32)) || (type > 0 && type < 0x10000000) ||
+            (type > 0x80000000u && type < 0x90000000u))
+            return ret(SBI_ERR_INVALID_PARAM, 0); /* reserved */
+        if (type != 0 && type != 0x80000000u)
+            return ret(SBI_ERR_NOT_SUPPORTED, 0); /* platform-specific: none */
+        self->non_retentive = type != 0;
+        if (self->non_retentive) {
+            if (!start_address_ok(h, a1))
+                return ret(SBI_ERR_INVALID_ADDRESS, 0);
+            self->start_addr = a1;
+            self->opaque = a2;
+        }
+        self->hsm = HSM_SUSPENDED;
+        return ret(SBI_SUCCESS, 0);
+    }
+    default:
+        return ret(SBI_ERR_NOT_SUPPORTED, 0);
+    }
 }
 
 static bool extension_present(uint64_t eid) {
@@ -466,7 +609,7 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
     rvt_machine *m = h->m;
     uint64_t eid = xlen_value(h, h->x[17]), fid = xlen_value(h, h->x[16]);
     uint64_t a0 = xlen_value(h, h->x[10]), a1 = xlen_value(h, h->x[11]);
-    bool hart0;
+    struct sbi_hart *self = &s->hart[h->id];
     switch (eid) {
     case EXT_BASE:
         switch (fid) {
@@ -484,50 +627,17 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
     case EXT_TIME:
         if (fid != 0)
             return ret(SBI_ERR_NOT_SUPPORTED, 0);
-        s->timer = arg64(h, 10);
-        s->timer_set = true;
-        sbi_count_fw_event(m, FW_SET_TIMER);
+        self->timer = arg64(h, 10);
+        self->timer_set = true;
+        count_fw_event(self, FW_SET_TIMER);
         sbi_update_timer(m);
         return ret(SBI_SUCCESS, 0);
     case EXT_IPI:
-        if (fid != 0)
-            return ret(SBI_ERR_NOT_SUPPORTED, 0);
-        if (hart_mask_check(h, a0, a1, &hart0) != SBI_SUCCESS)
-            return ret(SBI_ERR_INVALID_PARAM, 0);
-        if (hart0) {
-            sbi_count_fw_event(m, FW_IPI_SENT);
-            sbi_count_fw_event(m, FW_IPI_RECEIVED);
-            h->mip |= 1ull << IRQ_S_SOFT;
-        }
-        return ret(SBI_SUCCESS, 0);
-    case EXT_RFENCE:
-        if (fid > 2)
-            return ret(SBI_ERR_NOT_SUPPORTED, 0); /* the hypervisor fences: no H */
-        if (hart_mask_check(h, a0, a1, &hart0) != SBI_SUCCESS)
-            return ret(SBI_ERR_INVALID_PARAM, 0);
-        if (hart0) {
-            static const unsigned sent[3] = {FW_FENCE_I_SENT, FW_SFENCE_VMA_SENT, FW_SFENCE_VMA_ASID_SENT};
-            sbi_count_fw_event(m, sent[fid]);
-            sbi_count_fw_event(m, sent[fid] + 1);
-            if (fid == 0)
-                h->icache_flush_pending = true; /* address translation is not cached: nothing else to drop */
-        }
-        return ret(SBI_SUCCESS, 0);
+        return fid == 0 ? send(h, s, -1, a0, a1) : ret(SBI_ERR_NOT_SUPPORTED, 0);
+    case EXT_RFENCE: /* fids above 2 are the hypervisor fences: no H */
+        return fid <= 2 ? send(h, s, (int)fid, a0, a1) : ret(SBI_ERR_NOT_SUPPORTED, 0);
     case EXT_HSM:
-        switch (fid) {
-        case 0: return ret(a0 == 0 ? SBI_ERR_ALREADY_AVAILABLE : SBI_ERR_INVALID_PARAM, 0); /* hart_start */
-        case 1: /* hart_stop: the only hart; the run ends */
-            m->stop = true;
-            m->stop_reason = RVT_STOP_EXIT;
-            m->exit_code = 0;
-            return ret(SBI_SUCCESS, 0);
-        case 2: return ret(a0 == 0 ? SBI_SUCCESS : SBI_ERR_INVALID_PARAM, 0); /* STARTED */
-        case 3: /* hart_suspend: default retentive suspend returns at once */
-            if (a0 == 0)
-                return ret(SBI_SUCCESS, 0);
-            return ret(SBI_ERR_NOT_SUPPORTED, 0);
-        default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
-        }
+        return hsm_call(h, s, fid);
     case EXT_SRST:
         if (fid != 0)
             return ret(SBI_ERR_NOT_SUPPORTED, 0);
@@ -559,7 +669,7 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
         default: return ret(SBI_ERR_NOT_SUPPORTED, 0);
         }
     case EXT_PMU:
-        return pmu_call(h, s, fid);
+        return pmu_call(h, self, fid);
     default:
         return ret(SBI_ERR_NOT_SUPPORTED, 0);
     }

@@ -615,6 +615,12 @@ int cmd_run(int argc, char **argv) {
         report_where(&res, rvt_image_xlen(img));
         status = 1;
         break;
+    case RVT_STOP_ASLEEP:
+        fprintf(stderr, "rvtrace run: %s sleeps for ever: every hart is stopped or suspended (SBI HSM) and no "
+                        "interrupt or timer can wake one\n", program);
+        report_where(&res, rvt_image_xlen(img));
+        status = 1;
+        break;
     default:
         fprintf(stderr, "rvtrace run: %s: stopped: %s\n", program, diag.msg[0] ? diag.msg : "writer error");
         status = 1;
