@@ -31,6 +31,17 @@ int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, r
 int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, size_t size,
                            uint64_t load_offset, rvt_diag *diag);
 
+/* A raw binary (no symbols, no sections) loaded at `addr` as code and data
+ * of an RV`xlen` hart, occupying `memsz` bytes (zero-filled beyond `size`;
+ * 0: `size`); its entry point is `addr`. */
+int rvt_image_load_raw(rvt_image *img, const char *name, const void *data, size_t size, uint64_t addr,
+                       uint64_t memsz, unsigned xlen, rvt_diag *diag);
+
+/* Whether `data` starts with the Linux RISC-V Image header (magic2 "RSC\x05"
+ * at byte 56): the kernel's flat binary, loaded at RAM base + *text_offset
+ * and occupying *image_size bytes there. */
+bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset, uint64_t *image_size);
+
 unsigned rvt_image_xlen(const rvt_image *img);           /* 32 or 64; 0 when empty */
 uint64_t rvt_image_entry(const rvt_image *img);          /* entry point of the first file */
 unsigned rvt_image_file_count(const rvt_image *img);

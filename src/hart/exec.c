@@ -103,6 +103,8 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         m->stop_reason = RVT_STOP_NO_PROGRESS;
     }
     hart_report_trap(h, cause, tval, epc);
+    if (m->sbi && !interrupt && h->priv <= PRV_S && sbi_exception(h, code, tval, epc))
+        return; /* the environment of --sbi handled it, as firmware would */
     uint64_t deleg = interrupt ? h->mideleg : h->medeleg;
     if (h->priv <= PRV_S && code < 64 && ((deleg >> code) & 1)) {
         uint64_t vector = (h->stvec & 1) && interrupt ? 4 * code : 0;
@@ -311,6 +313,59 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         memcpy(&data, in, len);
         note_access(h, RVT_ACCESS_STORE, va, pa, len, data, old);
     }
+    return true;
+}
+
+bool hart_emulate_misaligned(hart *h, uint64_t va, uint64_t epc) {
+    rvt_insn in;
+    rvt_decode(h->cur_insn, h->xlen, &in);
+    unsigned size = 0;
+    bool store_op = false, fp = false, sign = false;
+    switch (in.op) {
+    case RVT_OP_LH: sign = true; /* fall through */
+    case RVT_OP_LHU: size = 2; break;
+    case RVT_OP_LW: sign = true; /* fall through */
+    case RVT_OP_LWU: size = 4; break;
+    case RVT_OP_LD: size = 8; break;
+    case RVT_OP_FLW: size = 4, fp = true; break;
+    case RVT_OP_FLD: size = 8, fp = true; break;
+    case RVT_OP_SH: size = 2, store_op = true; break;
+    case RVT_OP_SW: size = 4, store_op = true; break;
+    case RVT_OP_SD: size = 8, store_op = true; break;
+    case RVT_OP_FSW: size = 4, store_op = fp = true; break;
+    case RVT_OP_FSD: size = 8, store_op = fp = true; break;
+    default: return false; /* AMOs, LR/SC: not emulated */
+    }
+    uint64_t v = 0;
+    if (store_op) {
+        v = fp ? h->f[in.rs2] : h->x[in.rs2];
+        for (unsigned i = 0; i < size; i++) {
+            uint8_t b = (uint8_t)(v >> (8 * i));
+            if (!store(h, va + i, &b, 1)) {
+                hart_take_trap(h, h->exc_cause, h->exc_tval, epc);
+                return true;
+            }
+        }
+    } else {
+        for (unsigned i = 0; i < size; i++) {
+            uint8_t b;
+            if (!load(h, va + i, &b, 1)) {
+                hart_take_trap(h, h->exc_cause, h->exc_tval, epc);
+                return true;
+            }
+            v |= (uint64_t)b << (8 * i);
+        }
+        if (fp) {
+            h->f[in.rd] = size == 4 ? 0xffffffff00000000ull | v : v;
+            fp_dirty(h);
+        } else if (in.rd != 0) {
+            if (sign && size < 8)
+                v = (uint64_t)((int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
+            h->x[in.rd] = sext_xlen(h, v); /* registers hold RV32 values sign-extended */
+        }
+    }
+    h->pc = mask_xlen(h, epc + in.len);
+    h->fetch_page = NULL;
     return true;
 }
 

@@ -351,6 +351,13 @@ void sbi_update_timer(struct rvt_machine *m);
 bool sbi_hart_runs(hart *h);                /* HSM: whether the hart runs in this round */
 bool sbi_hart_stopped(const hart *h);       /* HSM STOPPED: only hart_start wakes it */
 bool sbi_timer(const hart *h, uint64_t *when); /* the hart's set_timer time, if any */
+/* An exception from S or U: counted as a firmware event; misaligned loads
+ * and stores are emulated (true: handled, the trap goes no further). */
+bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc);
+/* Performs the misaligned load or store being executed (h->cur_insn) byte
+ * by byte and moves past it; a fault on the way is taken as a trap. False
+ * for instructions firmware does not emulate (AMOs, LR/SC). */
+bool hart_emulate_misaligned(hart *h, uint64_t va, uint64_t epc);
 
 /* Trigger module (trigger.c). */
 enum { TRIG_NONE, TRIG_BEFORE, TRIG_AFTER };

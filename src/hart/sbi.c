@@ -30,11 +30,10 @@ enum {
 #define NUM_COUNTERS (HW_COUNTERS + FW_COUNTERS)
 #define SNAPSHOT_SIZE 4096
 
-/* Firmware events this environment performs, and so counts (SBI type 15):
- * timer set-ups, IPIs and remote fences. The misaligned-access, access
- * fault and illegal-instruction events count 0: those traps go to the
- * payload, the environment emulates nothing. The H-extension fences are
- * not offered. */
+/* Firmware events this environment sees, and so counts (SBI type 15):
+ * misaligned loads and stores (which it emulates), access faults and
+ * illegal instructions (which go on to the payload), timer set-ups, IPIs
+ * and remote fences. The H-extension fences are not offered. */
 #define FW_EVENTS 14
 
 /* HSM states (the chapter's numbering). */
@@ -109,7 +108,9 @@ static void enter_s_mode(hart *h, uint64_t pc, uint64_t a1) {
 void sbi_boot(rvt_machine *m, uint64_t entry, uint64_t dtb) {
     for (unsigned i = 0; i < m->nharts; i++) {
         hart *h = &m->harts[i];
-        h->medeleg = 0xb1ff; /* causes 0-8 (U ecall included), 12, 13, 15 */
+        /* causes 0-3, 5, 7, 8 (U ecall), 12, 13, 15: misaligned loads and
+         * stores (4, 6) come to the environment, which emulates them */
+        h->medeleg = 0xb1af;
         h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
         h->mcounteren = 0xffffffff;
         /* the hpm counters stay stopped until the payload starts them */
@@ -273,6 +274,26 @@ static void count_fw_event(struct sbi_hart *s, unsigned event) {
     for (unsigned i = 0; i < FW_COUNTERS; i++)
         if (s->fw_started[i] && s->fw_event[i] == (int)event)
             s->fw_value[i]++;
+}
+
+enum { FW_MISALIGNED_LOAD = 0, FW_MISALIGNED_STORE = 1, FW_ACCESS_LOAD = 2, FW_ACCESS_STORE = 3,
+       FW_ILLEGAL_INSN = 4 };
+
+/* What OpenSBI does with these exceptions, it being where they trap: it
+ * counts them, emulates misaligned loads and stores, and hands the rest to
+ * S-mode; here they are delegated, and counted on the way. */
+bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc) {
+    struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    switch (code) {
+    case CAUSE_MISALIGNED_LOAD:
+    case CAUSE_MISALIGNED_STORE:
+        count_fw_event(s, code == CAUSE_MISALIGNED_LOAD ? FW_MISALIGNED_LOAD : FW_MISALIGNED_STORE);
+        return hart_emulate_misaligned(h, tval, epc);
+    case CAUSE_LOAD_ACCESS: count_fw_event(s, FW_ACCESS_LOAD); return false;
+    case CAUSE_STORE_ACCESS: count_fw_event(s, FW_ACCESS_STORE); return false;
+    case CAUSE_ILLEGAL_INSTRUCTION: count_fw_event(s, FW_ILLEGAL_INSN); return false;
+    default: return false;
+    }
 }
 
 static bool counter_started(const hart *h, const struct sbi_hart *s, unsigned idx) {

@@ -255,6 +255,55 @@ fail:
     return rc;
 }
 
+int rvt_image_load_raw(rvt_image *img, const char *name, const void *data, size_t size, uint64_t addr,
+                       uint64_t memsz, unsigned xlen, rvt_diag *diag) {
+    if (xlen != 32 && xlen != 64)
+        return rvt_diag_set(diag, RVT_E_ARG, "%s: XLEN must be 32 or 64, not %u", name, xlen);
+    if (img->xlen && img->xlen != xlen)
+        return rvt_diag_set(diag, RVT_E_ARG, "%s: an RV%u binary cannot join an RV%u image", name, xlen, img->xlen);
+    if (memsz < size)
+        memsz = size;
+    if (size == 0 || addr + memsz < addr || (xlen == 32 && addr + memsz > (1ull << 32)))
+        return rvt_diag_set(diag, RVT_E_RANGE, "%s: %zu bytes at %#llx do not fit the RV%u address space", name,
+                            size, (unsigned long long)addr, xlen);
+    img_file *files = realloc(img->files, (img->nfiles + 1) * sizeof *files);
+    if (!files)
+        return RVT_E_NOMEM;
+    img->files = files;
+    img_file *f = &img->files[img->nfiles];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(name);
+    f->buf = malloc(size);
+    if (!f->path || !f->buf) {
+        file_release(f);
+        return RVT_E_NOMEM;
+    }
+    memcpy(f->buf, data, size);
+    f->size = size;
+    f->xlen = xlen;
+    f->offset = addr;
+    f->entry = addr;
+    img_segment seg = {.vaddr = addr, .memsz = memsz, .filesz = size, .data = f->buf, .exec = true,
+                       .file = img->nfiles};
+    int rc = add_segment(img, &seg);
+    if (rc) {
+        file_release(f);
+        return rc;
+    }
+    img->xlen = xlen;
+    img->nfiles++;
+    return RVT_OK;
+}
+
+bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset, uint64_t *image_size) {
+    const uint8_t *b = data;
+    if (size < 64 || memcmp(b + 56, "RSC\x05", 4) != 0)
+        return false;
+    memcpy(text_offset, b + 8, 8); /* the header is little-endian, as the hosts we build for */
+    memcpy(image_size, b + 16, 8);
+    return true;
+}
+
 int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, rvt_diag *diag) {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
@@ -405,7 +454,7 @@ bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, uns
     img_file *f = &img->files[s->file];
     if (!f->dwarf_tried) {
         f->dwarf_tried = true;
-        f->dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+        f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL; /* raw files have none */
     }
     if (!f->dwarf)
         return false;

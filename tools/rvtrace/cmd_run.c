@@ -50,6 +50,11 @@ static void run_usage(FILE *out) {
             "  --firmware FW.bin  M-mode firmware (OpenSBI's fw_jump.bin) at the start of RAM,\n"
             "                     entered from the boot ROM with a1 = the device tree; the\n"
             "                     program is its payload (OpenSBI: linked at 0x80200000)\n"
+            "                     A payload may be a Linux RISC-V Image (flat binary with\n"
+            "                     the Image header): loaded at the start of RAM plus its\n"
+            "                     text_offset and entered there in S-mode, MMU off\n"
+            "  --xlen 32|64       XLEN of a Linux Image payload (default 64; the header\n"
+            "                     does not say)\n"
             "  --bootargs TEXT    /chosen/bootargs of the device tree (--sbi, --firmware)\n"
             "  --initrd FILE      an initial RAM disk near the top of RAM, in /chosen\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
@@ -223,33 +228,33 @@ static int write_pmu_report(const char *path, rvt_machine *m, const char *progra
     return fclose(f);
 }
 
-/* A whole file in memory (the firmware, the initial RAM disk). */
-static int read_whole_file(const char *path, void **data, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *bigger = realloc(buf, cap *= 2);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
+/* The program: an ELF file, or (as a payload of --sbi or --firmware) a
+ * Linux RISC-V Image, loaded at the start of RAM plus its text_offset. */
+static int load_program(rvt_image *img, const char *program, const rvt_machine_config *cfg, unsigned xlen,
+                        rvt_diag *diag) {
+    char *data;
+    size_t size;
+    int rc = rvt_read_file(program, &data, &size, diag);
+    if (rc)
+        return rc;
+    uint64_t text_offset, image_size;
+    if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
+        rc = rvt_image_load_elf_mem(img, program, data, size, 0, diag);
+    } else if (rvt_linux_image_header(data, size, &text_offset, &image_size)) {
+        if (!cfg->sbi && !cfg->firmware)
+            rc = rvt_diag_set(diag, RVT_E_ARG, "%s: a Linux Image is an S-mode payload: run it with --sbi or "
+                                               "--firmware", program);
+        else
+            rc = rvt_image_load_raw(img, program, data, size, cfg->ram[0].base + text_offset, image_size, xlen,
+                                    diag);
+    } else {
+        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: neither an ELF file nor a Linux RISC-V Image (no \"RSC\\x05\" "
+                                              "at byte 56)", program);
     }
-    int err = ferror(f) || !buf;
-    fclose(f);
-    if (err) {
-        free(buf);
-        errno = errno ? errno : ENOMEM;
-        return -1;
-    }
-    *data = buf;
-    *size = n;
-    return 0;
+    free(data);
+    return rc;
 }
+
 
 /* "M", "SU", ...: a mask of 1 << privilege. */
 static int parse_ctr_modes(const char *s, unsigned *modes) {
@@ -294,7 +299,8 @@ int cmd_run(int argc, char **argv) {
     uint64_t sample_period = 0;
     bool sample_symbols = false, memory_given = false;
     const char *firmware_path = NULL, *initrd_path = NULL;
-    void *firmware = NULL, *initrd = NULL;
+    char *firmware = NULL, *initrd = NULL;
+    unsigned payload_xlen = 64;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -332,6 +338,12 @@ int cmd_run(int argc, char **argv) {
             cfg.sbi = true;
         } else if (!strcmp(a, "--firmware") && val) {
             firmware_path = val, i++;
+        } else if (!strcmp(a, "--xlen") && val) {
+            if (strcmp(val, "32") && strcmp(val, "64")) {
+                fprintf(stderr, "rvtrace run: --xlen is 32 or 64, not '%s'\n", val);
+                return 2;
+            }
+            payload_xlen = (unsigned)atoi(val), i++;
         } else if (!strcmp(a, "--initrd") && val) {
             initrd_path = val, i++;
         } else if (!strcmp(a, "--bootargs") && val) {
@@ -430,12 +442,8 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: --sbi and --firmware are two ways to run a payload; choose one\n");
         return 2;
     }
-    if ((firmware_path || initrd_path || cfg.bootargs) && !memory_given) {
-        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
-        cfg.nram = 1;
-    }
-    if (cfg.sbi && !memory_given) { /* room for an operating system */
-        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20};
+    if ((cfg.sbi || firmware_path || initrd_path || cfg.bootargs) && !memory_given) {
+        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20}; /* room for an operating system */
         cfg.nram = 1;
     }
     if (sample_period && !sample_path) {
@@ -467,17 +475,16 @@ int cmd_run(int argc, char **argv) {
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
-    if (rvt_image_new(&img) || rvt_image_load_elf(img, program, 0, &diag)) {
+    if ((firmware_path && rvt_read_file(firmware_path, &firmware, &cfg.firmware_size, &diag)) ||
+        (initrd_path && rvt_read_file(initrd_path, &initrd, &cfg.initrd_size, &diag))) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
         goto out;
     }
-    if ((firmware_path && read_whole_file(firmware_path, &firmware, &cfg.firmware_size)) ||
-        (initrd_path && read_whole_file(initrd_path, &initrd, &cfg.initrd_size))) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", firmware_path && !firmware ? firmware_path : initrd_path,
-                strerror(errno));
+    cfg.firmware = firmware;
+    if (rvt_image_new(&img) || load_program(img, program, &cfg, payload_xlen, &diag)) {
+        fprintf(stderr, "rvtrace run: %s\n", diag.msg);
         goto out;
     }
-    cfg.firmware = firmware;
     cfg.initrd = initrd;
     cfg.board = firmware_path || initrd_path || cfg.bootargs;
     if (rvt_machine_new(&m, &cfg, img, &diag)) {

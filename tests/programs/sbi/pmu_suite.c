@@ -34,6 +34,8 @@ enum {
 #define EV_INSTRUCTIONS 0x00002
 #define EV_CACHE_L1D_READ_MISS 0x10001
 #define EV_FW(code) (0xf0000 | (code))
+#define FW_MISALIGNED_LOAD 0
+#define FW_MISALIGNED_STORE 1
 #define FW_SET_TIMER 5
 #define RAW_V2 0x30000
 #define RAW_LOADS 0x8000004
@@ -106,6 +108,7 @@ static void spin(unsigned n) {
 }
 
 static uint64_t snapshot[512] __attribute__((aligned(4096)));
+static uint8_t misaligned_buf[16] __attribute__((aligned(8)));
 static uint32_t event_info[6][4] __attribute__((aligned(16)));
 
 int main(void) {
@@ -276,6 +279,43 @@ int main(void) {
         __asm__ volatile("csrc sip, %0" ::"r"(1ul << 13));
         CHECK(95, pmu(7, -1, -1, 0, 0, 0, 0).error == SUCCESS); /* disable the area */
         CHECK(96, pmu(4, o, 1, STOP_TAKE_SNAPSHOT, 0, 0, 0).error == ERR_NO_SHMEM);
+    }
+
+    /* 100-109: misaligned loads and stores, emulated where they trap (the
+     * environment, or OpenSBI) and counted as firmware events */
+    {
+        r = pmu(2, first_fw, (1L << (n - first_fw)) - 1, CLEAR_VALUE | AUTO_START, EV_FW(FW_MISALIGNED_LOAD), ARG64(0));
+        CHECK(100, r.error == SUCCESS);
+        long fl = r.value;
+        r = pmu(2, first_fw, (1L << (n - first_fw)) - 1, CLEAR_VALUE | AUTO_START, EV_FW(FW_MISALIGNED_STORE), ARG64(0));
+        CHECK(101, r.error == SUCCESS && r.value != fl);
+        long fs = r.value;
+        for (int i = 0; i < 16; i++)
+            misaligned_buf[i] = (uint8_t)(0x81 + 0x11 * i);
+        volatile uint8_t *p = misaligned_buf + 1;
+        long lw, lh;
+        unsigned long lhu;
+        __asm__ volatile("lw %0, 0(%1)" : "=r"(lw) : "r"(p));
+        __asm__ volatile("lh %0, 2(%1)" : "=r"(lh) : "r"(p));
+        __asm__ volatile("lhu %0, 4(%1)" : "=r"(lhu) : "r"(p));
+        CHECK(102, lw == (long)(int32_t)0xc5b4a392 && lh == (long)(int16_t)0xc5b4 && lhu == 0xe7d6);
+        __asm__ volatile("sw %0, 8(%1)" ::"r"(0x01020304), "r"(p) : "memory");
+        __asm__ volatile("sh %0, 6(%1)" ::"r"(0x0506), "r"(p) : "memory");
+        CHECK(103, p[8] == 4 && p[9] == 3 && p[10] == 2 && p[11] == 1 && p[6] == 6 && p[7] == 5);
+        unsigned long fs_initial = 1ul << 13;
+        __asm__ volatile("csrs sstatus, %0" ::"r"(fs_initial));
+        uint64_t d = 0, bits;
+        __asm__ volatile("fld ft0, 0(%1)\n\tfsd ft0, 0(%2)" : "=m"(d) : "r"(p), "r"(&d) : "ft0", "memory");
+        bits = 0;
+        for (int i = 7; i >= 0; i--)
+            bits = bits << 8 | p[i];
+        CHECK(104, d == bits);
+        r = pmu(5, fl, 0, 0, 0, 0, 0);
+        CHECK(105, r.error == SUCCESS && r.value == 4);
+        r = pmu(5, fs, 0, 0, 0, 0, 0);
+        CHECK(106, r.error == SUCCESS && r.value == 2);
+        pmu(4, fl, 1, STOP_RESET, 0, 0, 0);
+        pmu(4, fs, 1, STOP_RESET, 0, 0, 0);
     }
 
     puts_dbcn(failed ? "pmu suite: FAILED\n" : "pmu suite: all checks passed\n");
