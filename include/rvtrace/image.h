@@ -37,6 +37,10 @@ int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, s
 int rvt_image_load_raw(rvt_image *img, const char *name, const void *data, size_t size, uint64_t addr,
                        uint64_t memsz, unsigned xlen, rvt_diag *diag);
 
+/* The contents of section `name` of file `index` (e.g. ".comment"); false
+ * when the file has no such section with contents. */
+bool rvt_image_section(const rvt_image *img, unsigned index, const char *name, const void **data, size_t *size);
+
 /* Whether `data` starts with the Linux RISC-V Image header (magic2 "RSC\x05"
  * at byte 56): the kernel's flat binary, loaded at RAM base + *text_offset
  * and occupying *image_size bytes there. */

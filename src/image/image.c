@@ -295,6 +295,21 @@ int rvt_image_load_raw(rvt_image *img, const char *name, const void *data, size_
     return RVT_OK;
 }
 
+bool rvt_image_section(const rvt_image *img, unsigned index, const char *name, const void **data, size_t *size) {
+    if (index >= img->nfiles)
+        return false;
+    const img_file *f = &img->files[index];
+    for (size_t i = 0; i < f->nsections; i++) {
+        const img_section *sec = &f->sections[i];
+        if (sec->name && sec->data && !strcmp(sec->name, name)) {
+            *data = sec->data;
+            *size = (size_t)sec->size;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset, uint64_t *image_size) {
     const uint8_t *b = data;
     if (size < 64 || memcmp(b + 56, "RSC\x05", 4) != 0)

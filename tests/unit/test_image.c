@@ -119,11 +119,65 @@ static void test_bad_input(void **state) {
     rvt_image_free(img);
 }
 
+/* A raw binary decodes as the same bytes did in the ELF they came from; it
+ * has no symbols, is zero beyond its size, and keeps the image's XLEN. */
+static void test_raw_binary(void **state) {
+    (void)state;
+    rvt_image *elf = load("embench-crc32.riscv");
+    rvt_segment_info seg;
+    assert_true(rvt_image_segments(elf, &seg, 1) >= 1);
+    assert_true(seg.exec);
+    uint8_t code[256];
+    assert_int_equal(rvt_image_read(elf, seg.vaddr, code, sizeof code), sizeof code);
+    rvt_image *raw;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_new(&raw), 0);
+    assert_int_equal(rvt_image_load_raw(raw, "code.bin", code, sizeof code, 0x40000000, 0x1000, 32, &d), 0);
+    assert_int_equal(rvt_image_xlen(raw), 32);
+    assert_int_equal(rvt_image_entry(raw), 0x40000000);
+    for (unsigned off = 0; off < sizeof code; off += 2) {
+        const rvt_insn *a = rvt_image_insn(elf, seg.vaddr + off), *b = rvt_image_insn(raw, 0x40000000 + off);
+        assert_non_null(b);
+        assert_int_equal(a->op, b->op);
+        assert_int_equal(a->raw, b->raw);
+    }
+    uint8_t tail[4] = {1, 1, 1, 1};
+    assert_int_equal(rvt_image_read(raw, 0x40000800, tail, 4), 4);
+    assert_int_equal(tail[0] | tail[1] | tail[2] | tail[3], 0);
+    assert_int_equal(rvt_image_read(raw, 0x40001000, tail, 4), 0);
+    uint64_t off;
+    assert_null(rvt_image_symbolize(raw, 0x40000010, &off));
+    assert_int_not_equal(rvt_image_load_raw(raw, "more.bin", code, 16, 0x50000000, 0, 64, &d), 0);
+    assert_non_null(strstr(d.msg, "RV32"));
+    assert_int_not_equal(rvt_image_load_raw(raw, "far.bin", code, 16, 0xfffffff8, 0, 32, &d), 0);
+    rvt_image_free(raw);
+    rvt_image_free(elf);
+}
+
+/* The Linux RISC-V Image header: magic2 at byte 56, text_offset at 8,
+ * image_size at 16 (the kernel's boot-image-header document). */
+static void test_linux_image_header(void **state) {
+    (void)state;
+    uint8_t h[64] = {0x6f, 0x00, 0x00, 0x04};
+    uint64_t text_offset = 0x200000, image_size = 0x123456, t, sz;
+    memcpy(h + 8, &text_offset, 8);
+    memcpy(h + 16, &image_size, 8);
+    memcpy(h + 48, "RISCV\0\0\0", 8);
+    assert_false(rvt_linux_image_header(h, sizeof h, &t, &sz)); /* the deprecated magic alone is not enough */
+    memcpy(h + 56, "RSC\x05", 4);
+    assert_true(rvt_linux_image_header(h, sizeof h, &t, &sz));
+    assert_int_equal(t, text_offset);
+    assert_int_equal(sz, image_size);
+    assert_false(rvt_linux_image_header(h, 63, &t, &sz));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rv32_program),
         cmocka_unit_test(test_load_offset_and_two_files),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_raw_binary),
+        cmocka_unit_test(test_linux_image_header),
     };
     return cmocka_run_group_tests_name("image", tests, NULL, NULL);
 }
