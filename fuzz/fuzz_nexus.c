@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (unsigned src_bits = 0; src_bits <= 3; src_bits += 3) {
-        rvt_nexus_config cfg = {src_bits};
+        rvt_nexus_config cfg = {.src_bits = src_bits};
         rvt_nexus_reader r;
         rvt_nexus_reader_init(&r, &cfg, data, size);
         rvt_nexus_msg m;

@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                     .src_bits = (data[0] & 1) ? 4 : 0,
                                     .src_id = -1,
                                     .extend_addr_msb = (data[0] & 2) != 0};
-    rvt_nexus_config cfg = {o.src_bits};
+    rvt_nexus_config cfg = {.src_bits = o.src_bits};
     unsigned long pcs = 0;
     rvt_ntrace_decoder *d;
     if (rvt_ntrace_decoder_new(&d, &o, 64, fetch, sink, &pcs))

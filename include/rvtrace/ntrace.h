@@ -14,6 +14,7 @@
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
+#include "rvtrace/image.h"
 #include "rvtrace/ingress.h"
 #include "rvtrace/isa.h"
 
@@ -30,6 +31,11 @@ enum rvt_nexus_tcode {
     RVT_NX_INDIRECT_BRANCH_HIST_SYNC = 29,
     RVT_NX_REPEAT_BRANCH = 30,
     RVT_NX_PROG_TRACE_CORRELATION = 33,
+    /* SiFive's messages beyond N-Trace (RVT_NEXUS_SIFIVE) */
+    RVT_NX_DATA_ACQUISITION = 7,
+    RVT_NX_AUX_ACCESS_WRITE = 23,
+    RVT_NX_ICT = 34,
+    RVT_NX_ICT_SYNC = 35,
 };
 
 typedef enum rvt_nexus_field_id {
@@ -51,14 +57,30 @@ typedef enum rvt_nexus_field_id {
     RVT_NXF_PROCESS,
     RVT_NXF_BCNT,
     RVT_NXF_TSTAMP,
+    RVT_NXF_IDTAG,   /* DataAcquisition: which ITC register was written */
+    RVT_NXF_DATA,    /* DataAcquisition, AuxAccessWrite: the value */
+    RVT_NXF_ADDR,    /* AuxAccessWrite: the address written */
+    RVT_NXF_CKSRC,   /* in-circuit trace: the event's reason */
+    RVT_NXF_CKDF,    /* ... 1 when CKDATA1 follows */
+    RVT_NXF_CKDATA0, /* ... the event address (U-ADDR form in 34, F-ADDR in 35) or a code */
+    RVT_NXF_CKDATA1, /* ... extra data: code, trigger ID, cause, return destination */
     RVT_NXF_COUNT
 } rvt_nexus_field_id;
 
 /* Encoder-side parameters a reader must know: the width of the SRC field
  * (0 when a single hart is traced). Timestamps need no parameter: a TSTAMP is
  * recognised as a variable field after the message's last mandatory one. */
+enum rvt_nexus_dialect {
+    RVT_NEXUS_NTRACE = 0, /* RISC-V N-Trace 1.0 */
+    /* SiFive Nexus as its trace encoders emit it (docs/formats.md): also
+     * DataAcquisition (7), AuxAccessWrite (23) and in-circuit trace (34,
+     * 35) messages, and 0x00 as fill between messages */
+    RVT_NEXUS_SIFIVE = 1,
+};
+
 typedef struct rvt_nexus_config {
     unsigned src_bits;
+    unsigned dialect; /* enum rvt_nexus_dialect */
 } rvt_nexus_config;
 
 typedef struct rvt_nexus_field {
@@ -86,8 +108,10 @@ int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id);
 
 /* Name as printed in dumps ("ICNT", "FADDR", ...). */
 const char *rvt_nexus_field_name(rvt_nexus_field_id id);
-/* Message name ("IndirectBranchHist"), or NULL for a TCODE N-Trace does not define. */
+/* Message name ("IndirectBranchHist"), or NULL for a TCODE N-Trace does not
+ * define; rvt_nexus_dialect_tcode_name also knows the dialect's own. */
 const char *rvt_nexus_tcode_name(unsigned tcode);
+const char *rvt_nexus_dialect_tcode_name(unsigned dialect, unsigned tcode);
 
 /* Cursor over an MSEO byte stream held in memory. */
 typedef struct rvt_nexus_reader {
@@ -219,6 +243,11 @@ typedef struct rvt_ntrace_decoder_options {
     int src_id;          /* decode only this source; -1: every message */
     bool extend_addr_msb; /* as the encoder's */
     bool seq_jump;        /* as the encoder's */
+    /* SiFive Nexus (RVT_NEXUS_SIFIVE): B-TYPE 1 is an exception, ResourceFull
+     * RCODE 8/9 are runs of not-taken/taken branches, and an in-circuit
+     * trace event's address goes to the PC sink (one line per event, as
+     * SiFive's decoder lists them) */
+    bool sifive;
 } rvt_ntrace_decoder_options;
 
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
@@ -243,8 +272,39 @@ void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink blo
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
 /* Forget the path (after damage in the byte stream). */
 void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
+/* The address the flow continues at after the messages so far (NxtAddr in
+ * SiFive's listings); false while the decoder has no address. */
+bool rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
+/* The address of the in-circuit trace event of the message just decoded
+ * (SiFive); false when it was none or had no address to decompress. */
+bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* Error messages (TCODE 8) seen. */
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
+
+/* ---- SiFive's trace tools: time stamps and ITC print ---- */
+
+/* Time stamps as SiFive's encoders send them: sync messages carry the full
+ * time (40 bits; a wrap beyond them is carried), every other message the
+ * time XORed into the last one (not added as N-Trace 1.0 says). One clock
+ * per trace source. */
+typedef struct rvt_sifive_clock {
+    uint64_t time;
+    bool valid;
+} rvt_sifive_clock;
+/* The time of message `m` (false when it carries none). */
+bool rvt_sifive_time(rvt_sifive_clock *c, const rvt_nexus_msg *m, uint64_t *time);
+
+/* Text a program writes through the ITC stimulus registers (DataAcquisition
+ * messages): channel 0 carries characters (1, 2 or 4 per write, IDTAG's low
+ * bits saying which), a line ending at a newline or NUL; channel N > 0
+ * selects the "no-load string" "N:format" of the image's .comment sections,
+ * its arguments packed into the 32 data bits. Each line goes to `sink`. */
+typedef int (*rvt_text_sink)(void *user, const char *line);
+typedef struct rvt_itc_printer rvt_itc_printer;
+int rvt_itc_printer_new(rvt_itc_printer **out, rvt_image *img, rvt_text_sink sink, void *user);
+int rvt_itc_printer_message(rvt_itc_printer *p, const rvt_nexus_msg *m);
+int rvt_itc_printer_flush(rvt_itc_printer *p); /* a last line without its newline */
+void rvt_itc_printer_free(rvt_itc_printer *p);
 
 #endif

@@ -37,6 +37,7 @@ struct rvt_ntrace_decoder {
     rvt_run_cache *runs; /* straight-line code, passed in one step */
 
     bool synced;
+    bool have_pc; /* pc is known (kept after a correlation, lost with the path) */
     uint64_t pc, last_addr;
     uint64_t used; /* I-CNT units walked since the count was last sent */
     nx_call_stack stack;
@@ -49,6 +50,14 @@ struct rvt_ntrace_decoder {
     /* The instruction walked last in this message (sequential jumps). */
     bool prev_valid;
     uint64_t prev_pc;
+
+    bool have_event_addr; /* SiFive: last_addr came from an in-circuit trace event */
+    bool event_valid;     /* the message just decoded was such an event, at event_addr */
+    uint64_t event_addr;
+    /* SiFive: units an I-CNT overflow (ResourceFull 0) counted that are not
+     * walked yet, because a conditional branch whose history bits come in a
+     * later message stood in the way; the next count includes them. */
+    uint64_t carried;
 
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
@@ -88,7 +97,9 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
 
 void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
     d->synced = false;
+    d->have_pc = false;
     d->used = 0;
+    d->carried = 0;
     d->have_prev = false;
     /* A counter-based encoder sent no addresses: a real stack recovers them. */
     nx_stack_init(&d->stack, d->o.call_stack, false);
@@ -98,6 +109,16 @@ void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap)
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block) { d->block = block; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
+
+bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
+    *addr = d->event_addr;
+    return d->event_valid;
+}
+
+bool rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
+    *addr = d->pc;
+    return d->have_pc;
+}
 
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
     if (d)
@@ -133,10 +154,17 @@ static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
 
 static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
 
+/* Units walked: those an I-CNT overflow left owing (SiFive) come first. */
+static void add_units(rvt_ntrace_decoder *d, uint64_t n) {
+    uint64_t owed = n < d->carried ? n : d->carried;
+    d->carried -= owed;
+    d->used += n - owed;
+}
+
 /* Reports a whole run and moves past it. */
 static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
     uint64_t pc = r->start, end = r->end;
-    d->used += r->units;
+    add_units(d, r->units);
     d->pc = end;
     if (d->o.seq_jump) {
         d->prev_valid = true;
@@ -244,7 +272,7 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
             unsigned flags;
             if (!insn_at(d, r, &in, &flags) || !emit(d, d->pc, in.len))
                 return false;
-            d->used += in.len / 2;
+            add_units(d, in.len / 2);
             if (!follow(d, &in, flags, taken))
                 return false;
             if (flags & RVT_NXI_BRANCH)
@@ -257,6 +285,10 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
 static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
     if (icnt >> 32)
         return fail(d, "I-CNT %#" PRIx64 " is wider than an encoder's 32-bit counter", icnt);
+    icnt += d->carried;
+    d->carried = 0;
+    if (d->used > icnt && d->o.sifive)
+        return true; /* SiFive's decoder lets the history bits outrun the count */
     if (d->used > icnt)
         return fail(d, "I-CNT %" PRIu64 " is less than the %" PRIu64 " units its history bits covered", icnt,
                     d->used);
@@ -313,6 +345,61 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
     return true;
 }
 
+/* SiFive's history mode records every conditional branch, so a count can
+ * only be walked up to the next branch whose bit has not come yet. An I-CNT
+ * overflow (ResourceFull 0) restarts the encoder's count while the history
+ * of its branches is still to come: walks what is certain of the `left`
+ * units owed (up to such a branch, an indirect transfer or the count) and,
+ * with `carry`, leaves the rest owing for the next walk, as SiFive's decoder
+ * does; a correlation (trace stops) drops it. */
+static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
+    uint64_t used = d->used; /* these units were counted before the count restarted */
+    while (left > 0) {
+        const rvt_run *r = rvt_run_at(d->runs, d->pc);
+        if (r->n && r->units <= left) {
+            if (!pass_run(d, r))
+                return false;
+            left -= r->units;
+            continue;
+        }
+        rvt_insn in;
+        unsigned flags;
+        if (!insn_at(d, r, &in, &flags))
+            return false;
+        bool predicted = (flags & RVT_NXI_RETURN) && nx_stack_has_address(&d->stack);
+        if (!carry && (flags & RVT_NXI_INDIRECT) && !predicted && in.len / 2u == left) {
+            if (!emit(d, d->pc, in.len)) /* the count ends on it: where it went comes later */
+                return false;
+            left = 0;
+            break;
+        }
+        if ((flags & RVT_NXI_BRANCH) || ((flags & RVT_NXI_INDIRECT) && !predicted) || in.len / 2u > left)
+            break; /* its outcome or address comes later */
+        if (!emit(d, d->pc, in.len) || !follow(d, &in, flags, false))
+            return false;
+        left -= in.len / 2u;
+    }
+    d->used = used;
+    d->carried = carry ? left : 0;
+    return true;
+}
+
+/* SiFive: after branch outcomes, on through what an overflow left owing,
+ * as far as it is certain. */
+static bool walk_owed(rvt_ntrace_decoder *d) {
+    uint64_t owed = d->carried;
+    d->carried = 0;
+    return !d->o.sifive || !owed || walk_certain(d, owed, true);
+}
+
+/* The units a SiFive count (with what an overflow left owing) still has
+ * beyond those walked for history bits; the count restarts. */
+static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
+    uint64_t total = icnt + d->carried, left = total > d->used ? total - d->used : 0;
+    d->used = d->carried = 0;
+    return left;
+}
+
 /* IndirectBranch(Hist) and what a RepeatBranch repeats: history, count, then
  * the new address. An exception or interrupt (B-TYPE 1-3) happened after the
  * counted instructions; `btype` 4 (not on the wire) is an I-CNT overflow,
@@ -339,10 +426,39 @@ static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr, uint64_t sync) {
         nx_stack_init(&d->stack, d->o.call_stack, false);
     d->pc = d->last_addr = xlen_mask(d, faddr << 1);
     d->used = 0;
-    d->synced = true;
+    d->carried = 0;
+    d->synced = d->have_pc = true;
+}
+
+/* A SiFive in-circuit trace event: its address (full in 35, XORed into the
+ * last address in 34) becomes the reference for the next compressed one and
+ * goes to the PC sink; an inferable call with its return destination
+ * (CKDF 1) leaves that destination as the reference. Control events
+ * without CKDATA1 carry a code, not an address. */
+static void ict_event(rvt_ntrace_decoder *d, const rvt_nexus_msg *m) {
+    uint64_t reason = rvt_nexus_get(m, RVT_NXF_CKSRC, 0), ckdf = rvt_nexus_get(m, RVT_NXF_CKDF, 0);
+    uint64_t data0 = rvt_nexus_get(m, RVT_NXF_CKDATA0, 0);
+    if (reason == 0 && ckdf == 0)
+        return;
+    uint64_t addr;
+    if (m->tcode == RVT_NX_ICT_SYNC) {
+        addr = xlen_mask(d, data0 << 1);
+    } else if (d->have_event_addr || d->synced) {
+        addr = xlen_mask(d, d->last_addr ^ (data0 << 1));
+    } else {
+        return; /* no address to decompress against */
+    }
+    d->last_addr = addr;
+    d->have_event_addr = true;
+    d->event_valid = true;
+    d->event_addr = addr;
+    if (reason == 9 && ckdf == 1)
+        d->last_addr = xlen_mask(d, addr ^ (rvt_nexus_get(m, RVT_NXF_CKDATA1, 0) << 1));
+    emit(d, addr, 2);
 }
 
 int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag) {
+    d->event_valid = false;
     if (d->o.src_id >= 0 && rvt_nexus_has(m, RVT_NXF_SRC) &&
         rvt_nexus_get(m, RVT_NXF_SRC, 0) != (uint64_t)d->o.src_id)
         return 0;
@@ -353,6 +469,8 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     uint64_t icnt = rvt_nexus_get(m, RVT_NXF_ICNT, 0);
     uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
+    if (d->o.sifive && btype == 1)
+        btype = 2; /* SiFive's exception or interrupt */
     uint64_t faddr = rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_FADDR), d->o.extend_addr_msb);
     uint64_t sync = rvt_nexus_get(m, RVT_NXF_SYNC, 1);
     switch (m->tcode) {
@@ -385,8 +503,10 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     case RVT_NX_INDIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
         /* SYNC 4 (I-CNT overflow) reports the next address after any
-         * instruction, not only after an uninferable one. */
-        if (!d->synced || indirect(d, icnt, hist, sync == 4 && btype == 0 ? 4 : btype, xlen_mask(d, faddr << 1)))
+         * instruction, not only after an uninferable one; so does every
+         * SiFive sync reason (a periodic sync takes the place of any). */
+        if (!d->synced ||
+            indirect(d, icnt, hist, (sync == 4 || d->o.sifive) && btype == 0 ? 4 : btype, xlen_mask(d, faddr << 1)))
             sync_to(d, faddr, sync);
         d->have_prev = false;
         break;
@@ -394,11 +514,21 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         if (!d->synced)
             break;
         uint64_t rcode = rvt_nexus_get(m, RVT_NXF_RCODE, 0), rdata = rvt_nexus_get(m, RVT_NXF_RDATA, 0);
-        if (rcode == 0) {
+        if (rcode == 0 && d->o.sifive) {
+            walk_certain(d, units_left(d, rdata), true);
+        } else if (rcode == 0) {
             if (walk_icnt(d, rdata, FINAL_ANY))
                 d->used = 0;
         } else if (rcode == 1) {
-            walk_hist(d, rdata);
+            if (walk_hist(d, rdata))
+                walk_owed(d);
+        } else if ((rcode == 8 || rcode == 9) && d->o.sifive) {
+            /* SiFive: a run of RDATA not-taken (8) or taken (9) branches */
+            uint64_t k = 0;
+            while (k < rdata && walk_hist(d, rcode == 9 ? 3 : 2))
+                k++;
+            if (k == rdata)
+                walk_owed(d);
         } else if (rcode == 2 && rdata > 1) { /* (a pattern without bits repeats nothing) */
             uint64_t times = rvt_nexus_get(m, RVT_NXF_HREPEAT, 1);
             for (uint64_t k = 0; k < times && walk_hist(d, rdata); k++)
@@ -422,10 +552,19 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         break;
     }
     case RVT_NX_PROG_TRACE_CORRELATION:
-        if (d->synced && (rvt_nexus_get(m, RVT_NXF_CDF, 0) != 1 || walk_hist(d, hist)))
-            walk_icnt(d, icnt, FINAL_ANY);
+        if (d->synced && (rvt_nexus_get(m, RVT_NXF_CDF, 0) != 1 || walk_hist(d, hist))) {
+            if (d->o.sifive)
+                walk_certain(d, units_left(d, icnt), false);
+            else
+                walk_icnt(d, icnt, FINAL_ANY);
+        }
         d->synced = false; /* tracing stopped: the next message must carry a full address */
         d->used = 0;
+        break;
+    case RVT_NX_ICT:
+    case RVT_NX_ICT_SYNC:
+        if (d->o.sifive)
+            ict_event(d, m);
         break;
     case RVT_NX_ERROR:
         d->error_messages++;

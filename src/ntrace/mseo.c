@@ -12,6 +12,9 @@ static const char *const field_names[RVT_NXF_COUNT] = {
     [RVT_NXF_RDATA] = "RDATA", [RVT_NXF_HREPEAT] = "HREPEAT", [RVT_NXF_EVCODE] = "EVCODE",
     [RVT_NXF_CDF] = "CDF",     [RVT_NXF_ETYPE] = "ETYPE",     [RVT_NXF_ECODE] = "ECODE",
     [RVT_NXF_PROCESS] = "PROCESS", [RVT_NXF_BCNT] = "BCNT",   [RVT_NXF_TSTAMP] = "TSTAMP",
+    [RVT_NXF_IDTAG] = "IDTAG", [RVT_NXF_DATA] = "DATA",       [RVT_NXF_ADDR] = "ADDR",
+    [RVT_NXF_CKSRC] = "CKSRC", [RVT_NXF_CKDF] = "CKDF",       [RVT_NXF_CKDATA0] = "CKDATA0",
+    [RVT_NXF_CKDATA1] = "CKDATA1",
 };
 
 const char *rvt_nexus_field_name(rvt_nexus_field_id id) {
@@ -49,25 +52,41 @@ static const message_layout layouts[] = {
     {RVT_NX_REPEAT_BRANCH, "RepeatBranch", {VAR(BCNT)}, 1},
     {RVT_NX_PROG_TRACE_CORRELATION, "ProgTraceCorrelation", {FIX(EVCODE, 4), FIX(CDF, 2), VAR(ICNT)}, 3},
 };
+/* SiFive's messages that N-Trace does not have (as SiFive's decoder reads them). */
+static const message_layout sifive_layouts[] = {
+    {RVT_NX_DATA_ACQUISITION, "DataAcquisition", {VAR(IDTAG), VAR(DATA)}, 2},
+    {RVT_NX_AUX_ACCESS_WRITE, "AuxAccessWrite", {VAR(ADDR), VAR(DATA)}, 2},
+    {RVT_NX_ICT, "InCircuitTrace", {FIX(CKSRC, 4), FIX(CKDF, 2), VAR(CKDATA0)}, 3},
+    {RVT_NX_ICT_SYNC, "InCircuitTraceSync", {FIX(CKSRC, 4), FIX(CKDF, 2), VAR(CKDATA0)}, 3},
+};
 #undef FIX
 #undef VAR
 
-static const message_layout *layout_of(unsigned tcode) {
+static const message_layout *layout_of(unsigned dialect, unsigned tcode) {
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
         if (layouts[i].tcode == tcode)
             return &layouts[i];
+    if (dialect == RVT_NEXUS_SIFIVE)
+        for (size_t i = 0; i < sizeof sifive_layouts / sizeof sifive_layouts[0]; i++)
+            if (sifive_layouts[i].tcode == tcode)
+                return &sifive_layouts[i];
     return NULL;
 }
 
-const char *rvt_nexus_tcode_name(unsigned tcode) {
-    const message_layout *l = layout_of(tcode);
+const char *rvt_nexus_dialect_tcode_name(unsigned dialect, unsigned tcode) {
+    const message_layout *l = layout_of(dialect, tcode);
     return l ? l->name : NULL;
 }
 
+const char *rvt_nexus_tcode_name(unsigned tcode) { return rvt_nexus_dialect_tcode_name(RVT_NEXUS_NTRACE, tcode); }
+
 /* A mandatory variable field that exists only for some values of the fixed
  * fields before it: HREPEAT follows the history of a ResourceFull with RCODE 2,
- * HIST follows the I-CNT of a ProgTraceCorrelation with CDF 1. */
+ * HIST follows the I-CNT of a ProgTraceCorrelation with CDF 1, CKDATA1 the
+ * CKDATA0 of an in-circuit trace message with CKDF 1. */
 static int layout_extra(const rvt_nexus_msg *m) {
+    if ((m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC) && rvt_nexus_get(m, RVT_NXF_CKDF, 0) == 1)
+        return RVT_NXF_CKDATA1;
     if (m->tcode == RVT_NX_RESOURCE_FULL && rvt_nexus_get(m, RVT_NXF_RCODE, 0) == 2)
         return RVT_NXF_HREPEAT;
     if (m->tcode == RVT_NX_PROG_TRACE_CORRELATION && rvt_nexus_get(m, RVT_NXF_CDF, 0) == 1)
@@ -198,9 +217,10 @@ static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
     if (rc)
         return rc;
     m->tcode = (unsigned)m->fields[0].value;
-    const message_layout *l = layout_of(m->tcode);
+    const message_layout *l = layout_of(r->cfg.dialect, m->tcode);
     if (!l)
-        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: TCODE %u is not an N-Trace message", (unsigned long long)at, m->tcode);
+        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: TCODE %u is not %s message", (unsigned long long)at, m->tcode,
+                            r->cfg.dialect == RVT_NEXUS_SIFIVE ? "a SiFive Nexus" : "an N-Trace");
     if (r->cfg.src_bits && (rc = read_fixed(&c, m, RVT_NXF_SRC, r->cfg.src_bits, at, d)))
         return rc;
     int last_mseo = 0;
@@ -235,7 +255,8 @@ static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
 }
 
 int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
-    while (r->pos < r->size && r->data[r->pos] == IDLE_BYTE) {
+    while (r->pos < r->size &&
+           (r->data[r->pos] == IDLE_BYTE || (r->data[r->pos] == 0 && r->cfg.dialect == RVT_NEXUS_SIFIVE))) {
         r->pos++;
         r->idle++;
     }

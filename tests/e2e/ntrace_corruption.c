@@ -16,7 +16,7 @@ typedef struct {
 } parsed;
 
 static void parse(const uint8_t *data, size_t size, parsed *out) {
-    rvt_nexus_config cfg = {0};
+    rvt_nexus_config cfg = {.src_bits = 0};
     rvt_nexus_reader r;
     rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;

@@ -49,7 +49,7 @@ static unsigned decode(ctx *c, const uint8_t *data, size_t size) {
     c->n = 0;
     if (rvt_ntrace_decoder_new(&d, &o, rvt_image_xlen(c->img), fetch, sink, c))
         return 1000;
-    rvt_nexus_config cfg = {0};
+    rvt_nexus_config cfg = {.src_bits = 0};
     rvt_nexus_reader r;
     rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;

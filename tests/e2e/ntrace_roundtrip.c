@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
             if (rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, pc_sink, &dc))
                 return 1;
             rvt_ntrace_decoder_set_trap_sink(dec, trap_sink);
-            rvt_nexus_config ncfg = {sets[s].o.src_bits};
+            rvt_nexus_config ncfg = {.src_bits = sets[s].o.src_bits};
             rvt_nexus_reader rd;
             rvt_nexus_reader_init(&rd, &ncfg, r.trace[s].data, r.trace[s].len);
             rvt_nexus_msg msg;

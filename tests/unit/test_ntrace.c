@@ -52,7 +52,7 @@ static void test_src_and_timestamp(void **state) {
      * then ResourceFull with SRC 0, RCODE 2 (history 0x1, HREPEAT 3). */
     static const uint8_t bytes[] = {0x0c, (uint8_t)((((5u << 2) | 2u) << 2) | 1u), 0xff,
                                     0x6c, (uint8_t)(((2u << 2) | 0u) << 2), 0x05, 0x0f};
-    rvt_nexus_config cfg = {2};
+    rvt_nexus_config cfg = {.src_bits = 2};
     rvt_nexus_reader r;
     rvt_nexus_reader_init(&r, &cfg, bytes, sizeof bytes);
     rvt_nexus_msg m;

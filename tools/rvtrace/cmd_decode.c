@@ -164,30 +164,93 @@ static int print_pc(decode_ctx *c, uint64_t pc) {
     return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
 }
 
-/* Bytes are read in 1 MiB pieces; a message cut at the end of a piece waits
- * for the next one. Damage is reported and decoding resumes at the next
- * message with a full address. Returns the exit status. */
-static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c) {
-    rvt_ntrace_decoder *dec;
-    if (rvt_ntrace_decoder_new(&dec, opt, c->xlen, fetch_code, write_pc, c))
+/* What N-Trace decoding writes beside the flow: the message listing
+ * (--messages) and, for SiFive captures, the ITC text (--itc-print). */
+typedef struct {
+    FILE *messages, *itc;
+    rvt_itc_printer *printer;
+    unsigned dialect, src_bits;
+    uint64_t count;                 /* messages read, numbered from 1 */
+    rvt_sifive_clock clock[16];     /* per trace source */
+    uint64_t addressed[16];         /* per source: NxtAddr after its last message with an address */
+} nexus_side;
+
+static int write_itc_line(void *user, const char *line) { return fprintf(user, "%s\n", line) < 0; }
+
+/* One listing line: the message number, the time, where the flow goes next
+ * (for an in-circuit trace event: the event's address), and the fields. */
+static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_decoder *dec) {
+    FILE *f = s->messages;
+    unsigned src = (unsigned)rvt_nexus_get(m, RVT_NXF_SRC, 0);
+    if (s->src_bits && fprintf(f, "[%u] ", src) < 0)
         return 1;
-    rvt_ntrace_decoder_set_trap_sink(dec, ntrace_trap);
+    fprintf(f, "Msg # %" PRIu64 ", ", s->count);
+    uint64_t t, addr = 0;
+    if (s->dialect == RVT_NEXUS_SIFIVE && rvt_sifive_time(&s->clock[src & 15], m, &t))
+        fprintf(f, "Tics: %" PRIu64 ", ", t);
+    else if (rvt_nexus_has(m, RVT_NXF_TSTAMP))
+        fprintf(f, "TSTAMP: %" PRIu64 ", ", rvt_nexus_get(m, RVT_NXF_TSTAMP, 0));
+    if (m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC) {
+        if (!dec || !rvt_ntrace_decoder_event_addr(dec, &addr))
+            addr = 0;
+        fprintf(f, "Address: %08" PRIx64 ", ", addr);
+    } else {
+        if (!dec || !rvt_ntrace_decoder_next_addr(dec, &addr))
+            addr = 0;
+        if (rvt_nexus_has(m, RVT_NXF_FADDR) || rvt_nexus_has(m, RVT_NXF_UADDR))
+            s->addressed[src & 15] = addr;
+        /* SiFive's tools show where a correlation stops as the last address
+         * sent plus its I-CNT, straight on, whatever the code did */
+        if (s->dialect == RVT_NEXUS_SIFIVE && m->tcode == RVT_NX_PROG_TRACE_CORRELATION && addr)
+            addr = s->addressed[src & 15] + 2 * rvt_nexus_get(m, RVT_NXF_ICNT, 0);
+        fprintf(f, "NxtAddr: %08" PRIx64 ", ", addr);
+    }
+    const char *name = rvt_nexus_dialect_tcode_name(s->dialect, m->tcode);
+    fprintf(f, "TCode: %s (%u)", name ? name : "?", m->tcode);
+    for (unsigned i = 0; i < m->nfields; i++) {
+        unsigned id = m->fields[i].id;
+        if (id != RVT_NXF_TCODE && id != RVT_NXF_SRC && id != RVT_NXF_TSTAMP)
+            fprintf(f, " %s: %#" PRIx64, rvt_nexus_field_name((rvt_nexus_field_id)id), m->fields[i].value);
+    }
+    return fputc('\n', f) == EOF;
+}
+
+/* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
+ * waits for the next one. Damage is reported and decoding resumes at the
+ * next message with a full address. Several trace sources (SRC) get a
+ * decoder each, unless --src-id keeps one. Returns the exit status. */
+static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c,
+                         nexus_side *side) {
+    enum { MAX_SOURCES = 16 };
+    rvt_ntrace_decoder *decs[MAX_SOURCES] = {0};
+    unsigned nsources = opt->src_bits && opt->src_id < 0 ? (opt->src_bits >= 4 ? 16u : 1u << opt->src_bits) : 1;
+    for (unsigned i = 0; i < nsources; i++) {
+        rvt_ntrace_decoder_options o = *opt;
+        if (nsources > 1)
+            o.src_id = (int)i;
+        if (rvt_ntrace_decoder_new(&decs[i], &o, c->xlen, fetch_code, write_pc, c)) {
+            for (unsigned k = 0; k < i; k++)
+                rvt_ntrace_decoder_free(decs[k]);
+            return 1;
+        }
+        rvt_ntrace_decoder_set_trap_sink(decs[i], ntrace_trap);
+    }
     c->hold = true;
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(2 * chunk);
-    if (!data) {
-        rvt_ntrace_decoder_free(dec);
-        return 1;
-    }
-    rvt_nexus_config cfg = {opt->src_bits};
+    int status = 0;
+    if (!data)
+        status = 1;
+    rvt_nexus_config cfg = {opt->src_bits, opt->sifive ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE};
+    side->dialect = cfg.dialect;
+    side->src_bits = opt->src_bits;
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
     uint64_t base = 0, damage = 0;
     bool eof = false;
     rvt_diag d = {{0}};
-    int status = 0;
-    for (;;) {
+    while (data) {
         /* Keep at least one whole message ahead of the reader. */
         bool complete = false;
         for (size_t i = rd.pos; i < have && !complete; i++)
@@ -218,9 +281,14 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc < 0) {
             fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
             damage++;
-            rvt_ntrace_decoder_resync(dec);
+            for (unsigned i = 0; i < nsources; i++)
+                rvt_ntrace_decoder_resync(decs[i]);
             continue;
         }
+        side->count++;
+        unsigned src = (unsigned)rvt_nexus_get(&m, RVT_NXF_SRC, 0);
+        rvt_ntrace_decoder *dec = nsources > 1 ? decs[src % nsources] : decs[0];
+        bool mine = opt->src_id < 0 || src == (unsigned)opt->src_id || !opt->src_bits;
         rc = rvt_ntrace_decode(dec, &m, &d);
         if (rc == RVT_E_IO) {
             status = 1;
@@ -230,13 +298,22 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             fprintf(stderr, "rvtrace decode: %s: trace lost: %s; resuming at the next sync\n", trace, d.msg);
             damage++;
         }
+        if (side->messages && list_message(side, &m, mine ? dec : NULL)) {
+            status = 1;
+            break;
+        }
+        if (side->printer && mine && rvt_itc_printer_message(side->printer, &m)) {
+            status = 1;
+            break;
+        }
     }
-    if (flush_held(c))
+    if (flush_held(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
         status = 1;
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " places where trace was lost\n", trace, damage);
     free(data);
-    rvt_ntrace_decoder_free(dec);
+    for (unsigned i = 0; i < nsources; i++)
+        rvt_ntrace_decoder_free(decs[i]);
     return status || damage ? 1 : 0;
 }
 
@@ -259,7 +336,7 @@ int cmd_decode(int argc, char **argv) {
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
-    const char *folded = NULL, *coverage = NULL, *traps = NULL;
+    const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
     long profile_top = -1;
     uint64_t tvec = 0, stvec = 0;
     bool has_stvec = false;
@@ -302,7 +379,11 @@ int cmd_decode(int argc, char **argv) {
             nopt.extend_addr_msb = true;
         } else if (!strcmp(a, "--seq-jump")) {
             nopt.seq_jump = true;
-        } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
+        } else if (!strcmp(a, "--messages") && i + 1 < argc) {
+            messages = argv[++i];
+        } else if (!strcmp(a, "--itc-print") && i + 1 < argc) {
+            itc_print = argv[++i];
+        } else if ((!strcmp(a, "--src-id") || !strcmp(a, "--source")) && i + 1 < argc) {
             nopt.src_id = atoi(argv[++i]);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {
             tvec = strtoull(argv[++i], NULL, 0);
@@ -320,11 +401,15 @@ int cmd_decode(int argc, char **argv) {
         decode_usage(stderr);
         return 2;
     }
-    bool ntrace = !strcmp(format, "ntrace");
+    bool sifive = !strcmp(format, "sifive");
+    bool ntrace = sifive || !strcmp(format, "ntrace");
+    nopt.sifive = sifive;
     bool profiling = profile_top >= 0 || folded || coverage;
-    if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) || (!pcs && !listing && !profiling)) {
-        fprintf(stderr, "rvtrace decode: give --format etrace or ntrace, and --pcs or --listing and/or "
-                        "--profile, --folded, --coverage\n");
+    bool side_output = ntrace && (messages || itc_print);
+    if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||
+        (!pcs && !listing && !profiling && !side_output)) {
+        fprintf(stderr, "rvtrace decode: give --format etrace, ntrace or sifive, and --pcs or --listing and/or "
+                        "--profile, --folded, --coverage, --messages, --itc-print\n");
         return 2;
     }
     rvt_etrace_params p;
@@ -366,7 +451,7 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
-    c.out = output ? fopen(output, "w") : stdout;
+    c.out = output ? fopen(output, "w") : stdout; /* (decode_ctx.write_pcs says whether it is written) */
     if (!c.out) {
         fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
         goto done;
@@ -376,7 +461,18 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     }
     if (ntrace) {
-        status = decode_ntrace(zr, trace, &nopt, &c);
+        nexus_side side = {0};
+        if ((messages && !(side.messages = fopen(messages, "w"))) || (itc_print && !(side.itc = fopen(itc_print, "w")))) {
+            fprintf(stderr, "rvtrace decode: %s: %s\n", side.messages || !messages ? itc_print : messages,
+                    strerror(errno));
+        } else if (itc_print && rvt_itc_printer_new(&side.printer, c.img, write_itc_line, side.itc)) {
+            fprintf(stderr, "rvtrace decode: out of memory\n");
+        } else {
+            status = decode_ntrace(zr, trace, &nopt, &c, &side);
+        }
+        rvt_itc_printer_free(side.printer);
+        if ((side.messages && fclose(side.messages) != 0) || (side.itc && fclose(side.itc) != 0))
+            status = 1;
         rvt_zreader_close(zr);
         goto done;
     }

@@ -10,7 +10,7 @@
 static void dump_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace dump --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--csv] TRACE\n"
-            "       rvtrace dump --format ntrace [--src-bits N] TRACE.nex\n"
+            "       rvtrace dump --format ntrace|sifive [--src-bits N] TRACE.nex\n"
             "       rvtrace dump --format tandem [--xlen N --flen N --mlen N] TRACE.tv\n"
             "\n"
             "Tandem: one line per record: byte offset, opcode name and fields, registers\n"
@@ -52,7 +52,7 @@ static void print_byte(uint8_t b) {
     printf("0x%02X %s:", b, bits);
 }
 
-static int dump_nexus(const char *trace, unsigned src_bits) {
+static int dump_nexus(const char *trace, unsigned src_bits, unsigned dialect) {
     rvt_diag d = {{0}};
     char *data;
     size_t size;
@@ -60,7 +60,7 @@ static int dump_nexus(const char *trace, unsigned src_bits) {
         fprintf(stderr, "rvtrace dump: %s\n", d.msg);
         return 1;
     }
-    rvt_nexus_config cfg = {src_bits};
+    rvt_nexus_config cfg = {.src_bits = src_bits, .dialect = dialect};
     rvt_nexus_reader r;
     rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;
@@ -90,7 +90,7 @@ static int dump_nexus(const char *trace, unsigned src_bits) {
                 if (fl->end_byte != i)
                     continue;
                 if (fl->id == RVT_NXF_TCODE)
-                    printf(" TCODE[6]=%u (MSG #%llu) - %s", m.tcode, count, rvt_nexus_tcode_name(m.tcode));
+                    printf(" TCODE[6]=%u (MSG #%llu) - %s", m.tcode, count, rvt_nexus_dialect_tcode_name(dialect, m.tcode));
                 else
                     printf(" %s[%u]=0x%llX", rvt_nexus_field_name((rvt_nexus_field_id)fl->id), fl->width,
                            (unsigned long long)fl->value);
@@ -201,12 +201,12 @@ int cmd_dump(int argc, char **argv) {
         dump_usage(stderr);
         return 2;
     }
-    if (!strcmp(format, "ntrace"))
-        return dump_nexus(trace, (unsigned)src_bits);
+    if (!strcmp(format, "ntrace") || !strcmp(format, "sifive"))
+        return dump_nexus(trace, (unsigned)src_bits, !strcmp(format, "sifive") ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE);
     if (!strcmp(format, "tandem"))
         return dump_tandem(trace, &tvp);
     if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace dump: unknown --format '%s' (etrace, ntrace or tandem)\n", format);
+        fprintf(stderr, "rvtrace dump: unknown --format '%s' (etrace, ntrace, sifive or tandem)\n", format);
         return 2;
     }
     rvt_etrace_params p;

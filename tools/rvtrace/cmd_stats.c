@@ -62,7 +62,7 @@ static int stats_ntrace(const char *trace, const char *input, unsigned src_bits)
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
         return 1;
     }
-    rvt_nexus_config cfg = {src_bits};
+    rvt_nexus_config cfg = {.src_bits = src_bits};
     rvt_nexus_reader r;
     rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;
