@@ -147,6 +147,12 @@ unsigned rvt_decode(uint32_t bits, unsigned xlen, rvt_insn *out);
 
 const char *rvt_op_name(unsigned op);
 
+/* Whether `in` is code a trace decoder can walk: a decoded instruction, or
+ * one of an extension this decoder does not model whose major opcode never
+ * transfers control (vector arithmetic, configuration, loads and stores;
+ * the custom opcodes), so it runs on to the next. */
+bool rvt_insn_walkable(const rvt_insn *in);
+
 /* Control-flow helpers derived from the decoded fields. */
 static inline bool rvt_insn_is_branch(const rvt_insn *in) { return in->cf == RVT_CF_BRANCH; }
 static inline bool rvt_insn_is_uninferable(const rvt_insn *in) {

@@ -248,6 +248,17 @@ typedef struct rvt_ntrace_decoder_options {
      * trace event's address goes to the PC sink (one line per event, as
      * SiFive's decoder lists them) */
     bool sifive;
+    /* Only the flow of these processes (Ownership scontext values) is walked
+     * and reported; for others, and before the first Ownership message, only
+     * the addresses messages carry are followed. npids 0: every process. */
+    const uint64_t *pids;
+    unsigned npids;
+    /* SiFive: addresses are sign-extended from this many bits (a settings
+     * file's addrbits; 0: none) */
+    unsigned addr_bits;
+    /* The encoder sent every return's target (no implicit return: SiFive's
+     * "NoOpt" instruction trace modes) */
+    bool no_implicit_return;
 } rvt_ntrace_decoder_options;
 
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
@@ -273,11 +284,17 @@ void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap)
 /* Forget the path (after damage in the byte stream). */
 void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
 /* The address the flow continues at after the messages so far (NxtAddr in
- * SiFive's listings); false while the decoder has no address. */
-bool rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
+ * SiFive's listings): RVT_NEXT_KNOWN with *addr, RVT_NEXT_NONE while the
+ * decoder has no address, RVT_NEXT_PENDING when the flow ended on an
+ * uninferable transfer whose target a later message brings. */
+enum { RVT_NEXT_NONE = 0, RVT_NEXT_KNOWN = 1, RVT_NEXT_PENDING = 2 };
+int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The address of the in-circuit trace event of the message just decoded
  * (SiFive); false when it was none or had no address to decompress. */
 bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
+/* The process (scontext of the last Ownership message) and privilege the
+ * flow is in; false before the first Ownership message with a context. */
+bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
 /* Error messages (TCODE 8) seen. */
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);

@@ -39,7 +39,7 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
     r->n = r->units = 0;
     r->has_end = false;
     rvt_insn in;
-    while (r->n < RVT_RUN_MAX && c->fetch(c->user, r->end, &in) && in.op != RVT_OP_ILLEGAL) {
+    while (r->n < RVT_RUN_MAX && c->fetch(c->user, r->end, &in) && rvt_insn_walkable(&in)) {
         unsigned cls = c->classify(&in);
         if (cls) {
             r->has_end = true;

@@ -566,3 +566,20 @@ bool rvt_seq_inferable_target(const rvt_insn *prev, uint64_t prev_pc, const rvt_
     *target = to_xlen((base + (uint64_t)jump->imm) & ~1ull, xlen);
     return true;
 }
+
+bool rvt_insn_walkable(const rvt_insn *in) {
+    if (in->op != RVT_OP_ILLEGAL)
+        return true;
+    if (in->len != 4)
+        return false;
+    unsigned opcode = in->raw & 0x7f, width = (in->raw >> 12) & 7;
+    switch (opcode) {
+    case 0x57:                       /* OP-V */
+    case 0x0b: case 0x2b: case 0x5b: case 0x7b: /* custom-0..3 */
+        return true;
+    case 0x07: case 0x27:            /* vector loads and stores: widths 8, 16, 32, 64 */
+        return width == 0 || width >= 5;
+    default:
+        return false;
+    }
+}

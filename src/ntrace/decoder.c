@@ -52,12 +52,22 @@ struct rvt_ntrace_decoder {
     uint64_t prev_pc;
 
     bool have_event_addr; /* SiFive: last_addr came from an in-circuit trace event */
+    /* SiFive: the walk ended on an uninferable transfer, listed already;
+     * where it went comes with the next indirect-branch message */
+    bool pending;
+    bool just_lost; /* the last message lost the path: its pc is shown once more */
     bool event_valid;     /* the message just decoded was such an event, at event_addr */
     uint64_t event_addr;
     /* SiFive: units an I-CNT overflow (ResourceFull 0) counted that are not
      * walked yet, because a conditional branch whose history bits come in a
      * later message stood in the way; the next count includes them. */
     uint64_t carried;
+
+    /* Ownership: the process and privilege, and whether the flow of that
+     * process is walked (options.pids) */
+    bool have_context;
+    uint64_t context;
+    unsigned priv;
 
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
@@ -86,6 +96,8 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
         d->o.src_id = -1;
     if (d->o.call_stack == 0 || d->o.call_counter)
         d->o.call_stack = RVT_NTRACE_MAX_CALL_STACK;
+    if (d->o.no_implicit_return)
+        d->o.call_stack = 0; /* every return's target comes in a message */
     d->xlen = xlen ? xlen : 64;
     d->fetch = fetch;
     d->sink = sink;
@@ -98,6 +110,7 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
 void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
     d->synced = false;
     d->have_pc = false;
+    d->pending = false;
     d->used = 0;
     d->carried = 0;
     d->have_prev = false;
@@ -110,14 +123,20 @@ void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink blo
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
 
+bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv) {
+    *context = d->context;
+    *priv = d->priv;
+    return d->have_context;
+}
+
 bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
     *addr = d->event_addr;
     return d->event_valid;
 }
 
-bool rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
+int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
     *addr = d->pc;
-    return d->have_pc;
+    return d->pending ? RVT_NEXT_PENDING : d->have_pc ? RVT_NEXT_KNOWN : RVT_NEXT_NONE;
 }
 
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
@@ -187,7 +206,7 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
 }
 
 static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
-    if (d->fetch(d->user, d->pc, in) && in->op != RVT_OP_ILLEGAL)
+    if (d->fetch(d->user, d->pc, in) && rvt_insn_walkable(in))
         return true;
     return fail(d, "no instruction at %#" PRIx64 " in the program image", d->pc);
 }
@@ -354,7 +373,7 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
  * does; a correlation (trace stops) drops it. */
 static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
     uint64_t used = d->used; /* these units were counted before the count restarted */
-    while (left > 0) {
+    while (left > 0 && !d->pending) {
         const rvt_run *r = rvt_run_at(d->runs, d->pc);
         if (r->n && r->units <= left) {
             if (!pass_run(d, r))
@@ -367,10 +386,16 @@ static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
         if (!insn_at(d, r, &in, &flags))
             return false;
         bool predicted = (flags & RVT_NXI_RETURN) && nx_stack_has_address(&d->stack);
-        if (!carry && (flags & RVT_NXI_INDIRECT) && !predicted && in.len / 2u == left) {
-            if (!emit(d, d->pc, in.len)) /* the count ends on it: where it went comes later */
+        if ((flags & RVT_NXI_INDIRECT) && !predicted && in.len / 2u == left) {
+            if (!emit(d, d->pc, in.len)) /* where it went comes later */
                 return false;
-            left = 0;
+            uint64_t ret;
+            if (flags & RVT_NXI_CALL)
+                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
+            if (flags & RVT_NXI_RETURN)
+                nx_stack_pop(&d->stack, &ret);
+            left -= in.len / 2u;
+            d->pending = true;
             break;
         }
         if ((flags & RVT_NXI_BRANCH) || ((flags & RVT_NXI_INDIRECT) && !predicted) || in.len / 2u > left)
@@ -405,17 +430,20 @@ static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
  * counted instructions; `btype` 4 (not on the wire) is an I-CNT overflow,
  * after which execution simply went on. */
 static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsigned btype, uint64_t target) {
-    if (!walk_hist(d, hist))
+    if (d->pending) { /* the transfer was walked already (SiFive) */
+        d->pending = false;
+        if (hist > 1 || icnt + d->carried > d->used)
+            return fail(d, "the count goes on past the indirect transfer at %#" PRIx64 " it ended on", d->pc);
+    } else if (!walk_hist(d, hist) || !walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY)) {
         return false;
-    if (!walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY))
-        return false;
+    }
     rvt_trap_event ev = {.interrupt = btype == 3, .at = d->pc, .handler = target};
     if (btype != 0 && btype != 4 && d->trap && d->trap(d->user, &ev) != 0) {
         d->status = RVT_E_IO;
         return false;
     }
     d->pc = d->last_addr = target;
-    d->used = 0;
+    d->used = d->carried = 0;
     return true;
 }
 
@@ -427,6 +455,7 @@ static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr, uint64_t sync) {
     d->pc = d->last_addr = xlen_mask(d, faddr << 1);
     d->used = 0;
     d->carried = 0;
+    d->pending = false;
     d->synced = d->have_pc = true;
 }
 
@@ -457,8 +486,56 @@ static void ict_event(rvt_ntrace_decoder *d, const rvt_nexus_msg *m) {
     emit(d, addr, 2);
 }
 
+/* An F-ADDR or U-ADDR value (address bits 63:1) with the extensions the
+ * options ask for: N-Trace's MSB extension, or SiFive's sign extension of
+ * an `addr_bits`-bit address. */
+static uint64_t addr_value(const rvt_ntrace_decoder *d, const rvt_nexus_field *f) {
+    uint64_t v = rvt_nexus_addr_field(f, d->o.extend_addr_msb);
+    unsigned top = d->o.addr_bits ? d->o.addr_bits - 1 : 0; /* the sign of the address, in v's bit top - 1 */
+    if (top >= 2 && top < 64 && ((v >> (top - 1)) & 1))
+        v |= ~UINT64_C(0) << (top - 1);
+    return v;
+}
+
+/* Ownership's PROCESS field: FORMAT in bits 1:0 (0: privilege only, 2: a
+ * new scontext, 3: a new hcontext), PRV in 3:2, V in 4, the context above. */
+static void ownership(rvt_ntrace_decoder *d, uint64_t process) {
+    unsigned format = (unsigned)(process & 3);
+    d->priv = (unsigned)(process >> 2) & 3;
+    if (format == 2) {
+        d->context = process >> 5;
+        d->have_context = true;
+    }
+}
+
+/* Whether the flow of the current process is walked. */
+static bool traced(const rvt_ntrace_decoder *d) {
+    if (!d->o.npids)
+        return true;
+    for (unsigned i = 0; d->have_context && i < d->o.npids; i++)
+        if (d->o.pids[i] == d->context)
+            return true;
+    return false;
+}
+
+/* A process that is not traced: only the addresses its messages carry are
+ * followed (as SiFive's decoder does; the code may not be at hand). The
+ * flow of a traced process starts again at the next full address. */
+static void follow_addresses(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, uint64_t faddr) {
+    const rvt_nexus_field *u = rvt_nexus_find(m, RVT_NXF_UADDR);
+    if (rvt_nexus_has(m, RVT_NXF_FADDR)) {
+        sync_to(d, faddr, rvt_nexus_get(m, RVT_NXF_SYNC, 1));
+    } else if (u && d->have_pc) {
+        d->pc = d->last_addr = xlen_mask(d, d->last_addr ^ (addr_value(d, u) << 1));
+    }
+    d->synced = false;
+    d->used = d->carried = 0;
+}
+
 int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag) {
     d->event_valid = false;
+    if (d->just_lost)
+        d->have_pc = d->just_lost = false;
     if (d->o.src_id >= 0 && rvt_nexus_has(m, RVT_NXF_SRC) &&
         rvt_nexus_get(m, RVT_NXF_SRC, 0) != (uint64_t)d->o.src_id)
         return 0;
@@ -471,8 +548,18 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
     if (d->o.sifive && btype == 1)
         btype = 2; /* SiFive's exception or interrupt */
-    uint64_t faddr = rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_FADDR), d->o.extend_addr_msb);
+    uint64_t faddr = addr_value(d, rvt_nexus_find(m, RVT_NXF_FADDR));
     uint64_t sync = rvt_nexus_get(m, RVT_NXF_SYNC, 1);
+    if (m->tcode == RVT_NX_OWNERSHIP) {
+        ownership(d, rvt_nexus_get(m, RVT_NXF_PROCESS, 0));
+        return 0;
+    }
+    /* SiFive's decoder follows the addresses while it waits for a sync */
+    bool event = m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC;
+    if (!traced(d) || (d->o.sifive && !d->synced && !event && !rvt_nexus_has(m, RVT_NXF_FADDR))) {
+        follow_addresses(d, m, faddr);
+        return 0;
+    }
     switch (m->tcode) {
     case RVT_NX_PROG_TRACE_SYNC:
         if (d->synced && icnt && !walk_icnt(d, icnt, FINAL_ANY))
@@ -496,9 +583,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         d->prev_hist = hist;
         d->prev_btype = btype;
         indirect(d, icnt, hist, btype,
-                 xlen_mask(d, d->last_addr ^ (rvt_nexus_addr_field(rvt_nexus_find(m, RVT_NXF_UADDR),
-                                                                   d->o.extend_addr_msb)
-                                              << 1)));
+                 xlen_mask(d, d->last_addr ^ (addr_value(d, rvt_nexus_find(m, RVT_NXF_UADDR)) << 1)));
         break;
     case RVT_NX_INDIRECT_BRANCH_SYNC:
     case RVT_NX_INDIRECT_BRANCH_HIST_SYNC:
@@ -574,7 +659,9 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     default:
         break; /* Ownership, vendor and reserved messages do not move the PC */
     }
-    if (d->status && d->status != RVT_E_IO)
+    if (d->status && d->status != RVT_E_IO) {
         rvt_ntrace_decoder_resync(d);
+        d->have_pc = d->just_lost = true; /* where it was lost, for this message's listing */
+    }
     return d->status;
 }

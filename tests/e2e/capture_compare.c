@@ -44,7 +44,8 @@ typedef struct {
     int has_tics;
 } msg_key;
 
-/* "[prefix] [Trace: ]Msg # N, [Tics: T, ](NxtAddr|Address): A[,] TCode: NAME (n) ..." */
+/* "[prefix] [Trace: ]Msg # N, [Tics: T, ](NxtAddr|Address): A[,] TCode: NAME (n) ..."
+ * where A may be "<unknown>" */
 static int parse_message(const char *line, msg_key *k) {
     memset(k, 0, sizeof *k);
     const char *p = strstr(line, "Msg # ");
@@ -61,7 +62,9 @@ static int parse_message(const char *line, msg_key *k) {
         k->has_tics = 1;
         k->tics = strtoull(t + 6, NULL, 10);
     }
-    k->addr = strtoull(strchr(a, ':') + 2, NULL, 16);
+    const char *value = strchr(a, ':') + 2;
+    /* "<unknown>": the flow ended on a jump whose target is still to come */
+    k->addr = !strncmp(value, "<unknown>", 9) ? ~0ull : strtoull(value, NULL, 16);
     const char *open = strchr(c, '(');
     if (!open)
         return -1;

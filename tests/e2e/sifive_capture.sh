@@ -1,8 +1,10 @@
 #!/bin/sh
 # One SiFive Nexus capture of ../shared/captures/sifive decoded as its
-# options.txt describes it (capture, ELF image, src-bits) and compared with
-# what SiFive's decoder printed: the instruction addresses, the message
-# listing (count, number, Tics, address, TCODE) and the ITC text.
+# options.txt describes it (capture, ELF image and src-bits, or the SiFive
+# settings file beside it) and compared with what SiFive's decoder printed:
+# the instruction addresses (per trace source where there are several),
+# the message listing (count, number, Tics, address, TCODE), the ITC text,
+# and where the flow was lost (the instruction count before each loss).
 # A capture whose last message the buffer cut off must report that loss.
 # usage: sifive_capture.sh RVTRACE CAPTURE_COMPARE DIR WORKDIR
 R=$1 CMP=$2 DIR=$3 W=$4
@@ -10,21 +12,45 @@ set -e
 opt() { awk -v k="$1" '$1 == k { print $2; exit }' "$DIR/options.txt"; }
 expected() { if [ -f "$DIR/$1" ]; then echo "$DIR/$1"; else echo "$DIR/$1.zst"; fi; }
 mkdir -p "$W"
-capture=$(opt capture) image=$(opt image) src_bits=$(opt src-bits)
-status=0
-"$R" decode --format sifive --src-bits "${src_bits:-0}" --elf "$DIR/$image" "$DIR/$capture" \
-    --pcs -o "$W/pcs" --messages "$W/messages" --itc-print "$W/itc" 2> "$W/stderr" || status=$?
-cat "$W/stderr"
-"$CMP" pcs "$W/pcs" "$(expected expected.pcs)"
-if [ -s "$DIR/expected.messages" ]; then
-    "$CMP" messages "$W/messages" "$DIR/expected.messages"
+settings=$(ls "$DIR"/*.settings 2>/dev/null | head -n 1)
+if [ -n "$settings" ]; then
+    input="--settings $settings"
+else
+    input="--src-bits $(opt src-bits) --elf $DIR/$(opt image) $DIR/$(opt capture)"
+fi
+decode() { # decode NAME OPTIONS...: standard error to $W/NAME.stderr, exit status to $W/NAME.status
+    name=$1 st=0
+    shift
+    # shellcheck disable=SC2086 # $input is a list of arguments
+    "$R" decode --format sifive $input "$@" 2> "$W/$name.stderr" || st=$?
+    echo "$st" > "$W/$name.status"
+    cat "$W/$name.stderr"
+}
+decode all --pcs -o "$W/pcs" --messages "$W/messages" --itc-print "$W/itc"
+if [ -f "$DIR/expected.pcs" ] || [ -f "$DIR/expected.pcs.zst" ]; then
+    "$CMP" pcs "$W/pcs" "$(expected expected.pcs)"
+    cores=""
+else
+    cores=$(ls "$DIR" | sed -n 's/^expected\.core\([0-9]*\)\.pcs.*/\1/p')
+fi
+for n in $cores; do # one list per trace source, and its losses where SiFive's decoder had them
+    decode "core$n" --source "$n" --pcs -o "$W/core$n.pcs"
+    "$CMP" pcs "$W/core$n.pcs" "$(expected "expected.core$n.pcs")"
+    sed -n 's/.*trace lost after \([0-9]*\) instructions.*/\1/p' "$W/core$n.stderr" > "$W/core$n.losses"
+    awk -F'\t' -v k="core$n.pcs" '$2 ~ /getInstructionByAddress failed/ { split($1, a, "="); if (a[1] == k) print a[2] }' \
+        "$DIR/expected.diag" > "$W/core$n.expected-losses"
+    "$CMP" text "$W/core$n.losses" "$W/core$n.expected-losses"
+done
+if [ -s "$(expected expected.messages)" ]; then
+    "$CMP" messages "$W/messages" "$(expected expected.messages)"
 fi
 if [ -f "$DIR/expected.itc" ]; then
     "$CMP" text "$W/itc" "$DIR/expected.itc"
 fi
-# a cut-off last message is a loss the exit status reports
-if grep -q "incomplete" "$DIR/expected.diag" 2>/dev/null; then
-    [ "$status" -eq 1 ] || { echo "the cut-off last message was not reported"; exit 1; }
+# a loss (a cut-off last message, code in no image) shows in the exit status
+status=$(cat "$W/all.status")
+if grep -q "incomplete\|failed" "$DIR/expected.diag" 2>/dev/null; then
+    [ "$status" -eq 1 ] || { echo "the losses were not reported in the exit status"; exit 1; }
 else
     [ "$status" -eq 0 ] || { echo "rvtrace decode exited with $status"; exit 1; }
 fi

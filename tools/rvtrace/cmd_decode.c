@@ -17,6 +17,9 @@ static void decode_usage(FILE *out) {
             "usage: rvtrace decode --format etrace [--scf HW.scf] [--ucf ENC.ucf] --elf PROGRAM.elf[@BASE]...\n"
             "                      TRACE --pcs [-o OUT]\n"
             "       rvtrace decode --format ntrace --elf PROGRAM.elf[@BASE]... TRACE.nex --pcs [-o OUT]\n"
+            "       rvtrace decode --format sifive [--src-bits N] [--source N] --elf ELF [--image FILE@ADDR]...\n"
+            "                      CAPTURE.rtd --pcs [--messages FILE] [--itc-print FILE]\n"
+            "       rvtrace decode --format sifive --settings FILE.settings [--sysroot DIR] --pcs ...\n"
             "\n"
             "Rebuild the retired instructions from a raw E-Trace stream (te_inst packets)\n"
             "or an N-Trace stream (Nexus messages in MSEO bytes) and the program.\n"
@@ -25,6 +28,17 @@ static void decode_usage(FILE *out) {
             "\n"
             "Options:\n"
             "  --elf FILE[@BASE]  program image, optionally loaded at an offset (repeatable)\n"
+            "  --image FILE@ADDR  a raw binary (code) at ADDR (repeatable); --xlen 32|64 when\n"
+            "                     no ELF says (default 64)\n"
+            "  --settings FILE    SiFive settings file: capture (rtd), elf, image, srcbits, pids,\n"
+            "                     map (/proc/PID/maps: executables at their addresses), vdso,\n"
+            "                     kmempath (kernel pages kmem.0xADDR); paths relative to it\n"
+            "  --sysroot DIR      where mapped files are, by their full path, when they are\n"
+            "                     not beside the settings file\n"
+            "  --messages FILE    N-Trace/SiFive: one line per message: number, time (Tics),\n"
+            "                     the address the flow continues at (NxtAddr), TCODE, fields\n"
+            "  --itc-print FILE   SiFive: the text the program printed through ITC channel 0\n"
+            "                     and the no-load strings of its .comment section\n"
             "  --pcs              write one lower-case hex address per retired instruction\n"
             "  --listing          write each retired instruction with its symbol, disassembly\n"
             "                     and source line\n"
@@ -41,9 +55,12 @@ static void decode_usage(FILE *out) {
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
-            "  --src-bits N       N-Trace: width of the SRC field; --src-id ID keeps one source\n"
+            "  --src-bits N       N-Trace: width of the SRC field; --source N (or --src-id) keeps\n"
+            "                     one source, else each source is decoded on its own\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
+            "  --no-implicit-return  every return's target is in the trace (SiFive NoOpt modes;\n"
+            "                     a settings file's teinstruction says so)\n"
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
@@ -64,6 +81,8 @@ typedef struct {
      * trap. With traps reported apart, the last PC waits for the next event. */
     bool hold, held;
     uint64_t held_pc;
+    bool sifive;        /* SiFive's lists leave out an ecall or ebreak that traps */
+    uint64_t listed;    /* instructions reported so far (where a loss falls) */
     bool write_pcs;     /* --pcs or --listing */
     rvt_profile *prof;  /* --profile, --folded, --coverage */
     FILE *traps;        /* --traps */
@@ -136,12 +155,13 @@ static int ntrace_trap(void *user, const rvt_trap_event *t) {
     }
     rvt_insn in;
     int rc = flush_held(c);
-    if (!rc && fetch_code(c, t->at, &in) && in.cf == RVT_CF_TRAP)
+    if (!rc && !c->sifive && fetch_code(c, t->at, &in) && in.cf == RVT_CF_TRAP)
         rc = print_pc(c, t->at);
     return rc ? rc : note_trap(c, t);
 }
 
 static int print_pc(decode_ctx *c, uint64_t pc) {
+    c->listed++;
     if (c->prof && rvt_profile_pc(c->prof, pc))
         return 1;
     if (!c->write_pcs)
@@ -173,7 +193,24 @@ typedef struct {
     uint64_t count;                 /* messages read, numbered from 1 */
     rvt_sifive_clock clock[16];     /* per trace source */
     uint64_t addressed[16];         /* per source: NxtAddr after its last message with an address */
+    const uint64_t *pids;           /* the processes whose flow is followed (none: all) */
+    unsigned npids;
 } nexus_side;
+
+/* Whether the flow of the process a decoder is in is followed (--settings
+ * pids); only the addresses of others' messages are. */
+static bool traced_process(const nexus_side *s, const rvt_ntrace_decoder *dec) {
+    uint64_t context;
+    unsigned priv;
+    if (!s->npids)
+        return true;
+    if (!rvt_ntrace_decoder_context(dec, &context, &priv))
+        return false;
+    for (unsigned i = 0; i < s->npids; i++)
+        if (s->pids[i] == context)
+            return true;
+    return false;
+}
 
 static int write_itc_line(void *user, const char *line) { return fprintf(user, "%s\n", line) < 0; }
 
@@ -190,21 +227,30 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
         fprintf(f, "Tics: %" PRIu64 ", ", t);
     else if (rvt_nexus_has(m, RVT_NXF_TSTAMP))
         fprintf(f, "TSTAMP: %" PRIu64 ", ", rvt_nexus_get(m, RVT_NXF_TSTAMP, 0));
+    char where[32];
     if (m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC) {
         if (!dec || !rvt_ntrace_decoder_event_addr(dec, &addr))
             addr = 0;
-        fprintf(f, "Address: %08" PRIx64 ", ", addr);
+        snprintf(where, sizeof where, "Address: %08" PRIx64, addr);
     } else {
-        if (!dec || !rvt_ntrace_decoder_next_addr(dec, &addr))
+        int known = dec ? rvt_ntrace_decoder_next_addr(dec, &addr) : RVT_NEXT_NONE;
+        if (known != RVT_NEXT_KNOWN)
             addr = 0;
         if (rvt_nexus_has(m, RVT_NXF_FADDR) || rvt_nexus_has(m, RVT_NXF_UADDR))
             s->addressed[src & 15] = addr;
         /* SiFive's tools show where a correlation stops as the last address
          * sent plus its I-CNT, straight on, whatever the code did */
-        if (s->dialect == RVT_NEXUS_SIFIVE && m->tcode == RVT_NX_PROG_TRACE_CORRELATION && addr)
+        if (s->dialect == RVT_NEXUS_SIFIVE && m->tcode == RVT_NX_PROG_TRACE_CORRELATION && known != RVT_NEXT_NONE &&
+            traced_process(s, dec)) {
             addr = s->addressed[src & 15] + 2 * rvt_nexus_get(m, RVT_NXF_ICNT, 0);
-        fprintf(f, "NxtAddr: %08" PRIx64 ", ", addr);
+            known = RVT_NEXT_KNOWN;
+        }
+        if (known == RVT_NEXT_PENDING) /* the flow ended on a jump whose target is still to come */
+            snprintf(where, sizeof where, "NxtAddr: <unknown>");
+        else
+            snprintf(where, sizeof where, "NxtAddr: %08" PRIx64, addr);
     }
+    fprintf(f, "%s, ", where);
     const char *name = rvt_nexus_dialect_tcode_name(s->dialect, m->tcode);
     fprintf(f, "TCode: %s (%u)", name ? name : "?", m->tcode);
     for (unsigned i = 0; i < m->nfields; i++) {
@@ -244,6 +290,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_nexus_config cfg = {opt->src_bits, opt->sifive ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE};
     side->dialect = cfg.dialect;
     side->src_bits = opt->src_bits;
+    side->pids = opt->pids;
+    side->npids = opt->npids;
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
@@ -279,7 +327,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc == 0)
             break;
         if (rc < 0) {
-            fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
+            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s\n", trace,
+                    c->listed + c->held, d.msg);
             damage++;
             for (unsigned i = 0; i < nsources; i++)
                 rvt_ntrace_decoder_resync(decs[i]);
@@ -295,7 +344,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             break;
         }
         if (rc) {
-            fprintf(stderr, "rvtrace decode: %s: trace lost: %s; resuming at the next sync\n", trace, d.msg);
+            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s; resuming at the next "
+                            "sync\n", trace, c->listed + c->held, d.msg);
             damage++;
         }
         if (side->messages && list_message(side, &m, mine ? dec : NULL)) {
@@ -337,6 +387,10 @@ int cmd_decode(int argc, char **argv) {
     int nelf = 0;
     bool pcs = false, listing = false;
     const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
+    const char *settings_path = NULL, *sysroot = NULL, *raws[16];
+    int nraw = 0;
+    unsigned raw_xlen = 0;
+    sifive_settings settings = {0};
     long profile_top = -1;
     uint64_t tvec = 0, stvec = 0;
     bool has_stvec = false;
@@ -377,8 +431,18 @@ int cmd_decode(int argc, char **argv) {
             nopt.src_bits = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--extend-addr-msb")) {
             nopt.extend_addr_msb = true;
+        } else if (!strcmp(a, "--no-implicit-return")) {
+            nopt.no_implicit_return = true;
         } else if (!strcmp(a, "--seq-jump")) {
             nopt.seq_jump = true;
+        } else if (!strcmp(a, "--settings") && i + 1 < argc) {
+            settings_path = argv[++i];
+        } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {
+            sysroot = argv[++i];
+        } else if (!strcmp(a, "--image") && i + 1 < argc && nraw < 16) {
+            raws[nraw++] = argv[++i];
+        } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
+            raw_xlen = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(a, "--messages") && i + 1 < argc) {
             messages = argv[++i];
         } else if (!strcmp(a, "--itc-print") && i + 1 < argc) {
@@ -397,7 +461,7 @@ int cmd_decode(int argc, char **argv) {
             trace = a;
         }
     }
-    if (!trace || !nelf) {
+    if ((!trace || (!nelf && !nraw)) && !settings_path) {
         decode_usage(stderr);
         return 2;
     }
@@ -423,6 +487,21 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
+    if (settings_path) {
+        if (sifive_settings_load(settings_path, sysroot, &settings, c.img, &d)) {
+            fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            goto done;
+        }
+        if (!trace)
+            trace = settings.trace;
+        nopt.src_bits = settings.src_bits;
+        nopt.pids = settings.pids;
+        nopt.npids = settings.npids;
+        nopt.addr_bits = settings.addr_bits;
+        nopt.no_implicit_return = settings.no_implicit_return;
+        if (!raw_xlen)
+            raw_xlen = settings.xlen;
+    }
     for (int k = 0; k < nelf; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s", elfs[k]);
@@ -437,7 +516,33 @@ int cmd_decode(int argc, char **argv) {
             goto done;
         }
     }
+    for (int k = 0; k < nraw; k++) { /* FILE@ADDR: a raw binary */
+        char path[4096];
+        snprintf(path, sizeof path, "%s", raws[k]);
+        char *at = strrchr(path, '@');
+        char *bytes = NULL;
+        size_t size = 0;
+        unsigned xlen = raw_xlen ? raw_xlen : rvt_image_xlen(c.img) ? rvt_image_xlen(c.img) : 64;
+        if (!at) {
+            fprintf(stderr, "rvtrace decode: --image %s: expected FILE@ADDR\n", raws[k]);
+            goto done;
+        }
+        *at = 0;
+        if (rvt_read_file(path, &bytes, &size, &d) ||
+            rvt_image_load_raw(c.img, path, bytes, size, strtoull(at + 1, NULL, 0), 0, xlen, &d)) {
+            fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            free(bytes);
+            goto done;
+        }
+        free(bytes);
+    }
+    if (!rvt_image_xlen(c.img)) {
+        fprintf(stderr, "rvtrace decode: no program image (--elf, --image or the settings file's)\n");
+        goto done;
+    }
     c.xlen = rvt_image_xlen(c.img);
+    c.sifive = sifive;
+
     c.listing = listing;
     c.write_pcs = pcs || listing;
     if (profiling && rvt_profile_new(&c.prof, c.img)) {

@@ -7,6 +7,7 @@
 
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
+#include "rvtrace/image.h"
 #include "rvtrace/tandem.h"
 
 int cmd_disasm(int argc, char **argv);
@@ -41,6 +42,19 @@ extern const char *const transport_help;
  * files (spike's boot ROM); NULL when the program does not fit spike's
  * layout, and its ELF alone is the code then. */
 rvt_machine *program_machine(rvt_image *img);
+
+/* A SiFive settings file (sifive_settings.c): the capture, the decoding
+ * parameters, and the images it names, loaded into `img`. */
+#define SIFIVE_MAX_PIDS 16
+typedef struct sifive_settings {
+    char trace[4096];
+    unsigned xlen, src_bits, addr_bits;
+    uint64_t pids[SIFIVE_MAX_PIDS];
+    unsigned npids;
+    bool tolerate_errors;
+    bool no_implicit_return; /* teinstruction = ...NoOpt */
+} sifive_settings;
+int sifive_settings_load(const char *path, const char *sysroot, sifive_settings *s, rvt_image *img, rvt_diag *diag);
 
 /* NexRv's Stat line: bytes, messages, error messages, bytes/message, instr, bits/instr. */
 void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns);
