@@ -35,6 +35,13 @@ typedef struct rvt_etrace_options {
     bool cycle_accurate;
     unsigned resync_max;   /* a resynchronisation every 2^(resync_max+4) packets */
     bool v1_layout;        /* E-Trace 1.0 packet layout instead of the ratified 2.0 one */
+    /* PULP rv_tracer's packets (docs/formats.md): the support packet has
+     * 7 ioptions bits (delta, full, implicit exception, sijump, implicit
+     * return, prediction, jump target cache from the MSB) and no data-trace
+     * fields; an address field has 8k+1 bits (k = 1..8), the fields after it
+     * follow directly and zero bits pad the payload, so k follows from the
+     * payload's length; the address is sign-extended */
+    bool rv_tracer_layout;
     /* Filtering (the spec's informative chapter): an instruction is traced
      * when it lies in one of the address ranges (none: everywhere), runs at
      * a privilege in priv_mask (0: any), and the start/stop trigger latch is
@@ -68,6 +75,11 @@ void rvt_etrace_options_default(rvt_etrace_options *o);
 int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag);
 int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag);
 /* Defaults, then the .scf and .ucf when given (either may be NULL). */
+/* PULP rv_tracer's parameters (its te_pkg): XLEN 64, byte addresses,
+ * 2-bit privilege, 64-bit ecause, no time, context, implicit return or
+ * irdepth; rv_tracer_layout. */
+void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o);
+
 int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
 
@@ -139,7 +151,14 @@ typedef struct rvt_te_transport {
     unsigned index;       /* the index value written */
     bool timestamps;      /* a 2-byte time stamp (low 16 bits of the time) on every packet */
     unsigned align_every; /* 32 zero bytes before every Nth packet; 0 = never */
+    /* PULP rv_tracer's records instead: 40 bytes each, one big-endian
+     * 320-bit word: header byte (bits 4:0 payload length, 6:5 flow, bit 7 a
+     * time stamp is present), a 64-bit time stamp, the payload (read with
+     * rv_tracer_layout), zero bits above it */
+    bool rv_tracer_records;
 } rvt_te_transport;
+
+#define RVT_RV_TRACER_RECORD 40u
 
 /* The reference flow's raw packet. */
 int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);

@@ -132,6 +132,10 @@ static bool walk(const walker *wk) {
             VISIT(F_IENABLE, 1);
             VISIT(F_ENCODER_MODE, 1);
             VISIT(F_QUAL_STATUS, 2);
+            if (o && o->rv_tracer_layout) {
+                VISIT(F_IOPTIONS, 7);
+                return true;
+            }
             VISIT(F_IOPTIONS, 5);
             if (!v1) {
                 VISIT(F_DENABLE, 1);
@@ -271,12 +275,36 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
 typedef struct {
     const uint8_t *data;
     unsigned nbits, pos;
+    bool compact_address; /* rv_tracer: 8k+1 address bits, zero padding */
+    unsigned irdepth_width;
 } bitsrc;
+
+/* rv_tracer's address field: 8k+1 bits, the largest that leaves room for
+ * the fields after it (format 1 and 2: notify, updiscon, irreport, irdepth)
+ * in the payload; sign-extended. */
+static void get_compact_address(bitsrc *s, rvt_te_inst *pkt) {
+    unsigned after = pkt->format == 1 || pkt->format == 2 ? 3 + s->irdepth_width : 0;
+    unsigned room = s->nbits > s->pos + after ? s->nbits - s->pos - after : 0;
+    unsigned width = room >= 9 ? ((room - 1) / 8) * 8 + 1 : room;
+    if (width > 65)
+        width = 65;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width && i < 64; i++)
+        v |= (uint64_t)bit_at(s->data, s->pos + i) << i;
+    if (width && width < 64 && bit_at(s->data, s->pos + width - 1))
+        v |= ~0ull << width;
+    s->pos += width;
+    pkt->address = v;
+}
 
 /* A field is read a byte at a time; beyond the payload every bit is a copy of
  * its last one (the sign-based compression), and bits past 64 are dropped. */
 static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitsrc *s = ctx;
+    if (f == F_ADDRESS && s->compact_address) {
+        get_compact_address(s, pkt);
+        return true;
+    }
     unsigned want = width < 64 ? width : 64, got = 0, pos = s->pos;
     uint64_t v = 0;
     while (got < want && pos < s->nbits) {
@@ -303,9 +331,20 @@ int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, 
         return rvt_diag_set(diag, RVT_E_FORMAT, "empty te_inst payload");
     if (len > 64)
         return rvt_diag_set(diag, RVT_E_FORMAT, "te_inst payload of %zu bytes is longer than any packet", len);
-    bitsrc s = {payload, (unsigned)len * 8, 0};
+    bool rv_tracer = o && o->rv_tracer_layout;
+    bitsrc s = {payload, (unsigned)len * 8, 0, rv_tracer, rvt_etrace_irdepth_width(p)};
     walker wk = {p, o, pkt, get_field, &s};
     walk(&wk);
+    if (rv_tracer && pkt->format == 3 && pkt->subformat == 3) {
+        /* its option bits, MSB first: delta, full, implicit exception, sijump,
+         * implicit return, prediction, jump target cache */
+        unsigned r = pkt->ioptions;
+        pkt->ioptions = (uint8_t)(((r >> 2) & 1 ? RVT_IOPT_IMPLICIT_RETURN : 0) |
+                                  ((r >> 4) & 1 ? RVT_IOPT_IMPLICIT_EXCEPT : 0) |
+                                  ((r >> 5) & 1 ? RVT_IOPT_FULL_ADDRESS : 0) |
+                                  (r & 1 ? RVT_IOPT_JUMP_TARGET_CACHE : 0) |
+                                  ((r >> 1) & 1 ? RVT_IOPT_BRANCH_PREDICTION : 0));
+    }
     return RVT_OK;
 }
 
@@ -397,6 +436,8 @@ int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t le
 
 size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
     size_t from = c->pos, run = 0;
+    if (c->t && c->t->rv_tracer_records)
+        return 0; /* records are whole: the damaged one was skipped */
     for (size_t i = c->pos; i < c->size; i++) {
         if (c->data[i] == 0) {
             run++;
@@ -411,8 +452,45 @@ size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
     return c->pos - from;
 }
 
+/* One rv_tracer record: reversed, it is header, time stamp and payload,
+ * little-endian, then zeros. */
+static int next_record(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                       rvt_te_inst *pkt, size_t *offset, rvt_diag *diag) {
+    size_t at = c->pos;
+    if (at >= c->size)
+        return 0;
+    if (c->size - at < RVT_RV_TRACER_RECORD)
+        return rvt_diag_set(diag, RVT_E_TRUNC, "byte %zu (record %" PRIu64 "): %zu bytes left, a record has %u",
+                            at, c->index, c->size - at, RVT_RV_TRACER_RECORD);
+    uint8_t r[RVT_RV_TRACER_RECORD];
+    for (unsigned i = 0; i < RVT_RV_TRACER_RECORD; i++)
+        r[i] = c->data[at + RVT_RV_TRACER_RECORD - 1 - i];
+    unsigned len = r[0] & 0x1f;
+    c->pos = at + RVT_RV_TRACER_RECORD; /* a damaged record is skipped whole */
+    c->index++;
+    if (len == 0 || 9 + len > RVT_RV_TRACER_RECORD)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "byte %zu (record %" PRIu64 "): header 0x%02x gives %u payload "
+                            "bytes (1..31)", at, c->index - 1, r[0], len);
+    for (unsigned i = 9 + len; i < RVT_RV_TRACER_RECORD; i++)
+        if (r[i])
+            return rvt_diag_set(diag, RVT_E_FORMAT, "byte %zu (record %" PRIu64 "): bits above its %u payload "
+                                "bytes are not zero", at, c->index - 1, len);
+    c->src = 0;
+    c->stamp = (unsigned)r[1] | (unsigned)r[2] << 8;
+    rvt_etrace_options layout = *o;
+    layout.rv_tracer_layout = true;
+    int rc = rvt_te_inst_unpack(p, &layout, r + 9, len, pkt, diag);
+    if (rc)
+        return rc;
+    if (offset)
+        *offset = at;
+    return 1;
+}
+
 int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag) {
+    if (c->t && c->t->rv_tracer_records)
+        return next_record(c, p, o, pkt, offset, diag);
     while (c->pos < c->size && c->data[c->pos] == 0)
         c->pos++; /* alignment padding */
     if (c->pos >= c->size)

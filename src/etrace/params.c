@@ -27,6 +27,19 @@ void rvt_etrace_params_default(rvt_etrace_params *p) {
 
 void rvt_etrace_options_default(rvt_etrace_options *o) { memset(o, 0, sizeof *o); }
 
+void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o) {
+    rvt_etrace_params_default(p);
+    rvt_etrace_options_default(o);
+    p->arch = 64;
+    p->iaddress_width = 64;
+    p->iaddress_lsb = 0;      /* byte addresses */
+    p->privilege_width = 2;
+    p->ecause_width = 64;     /* the whole cause */
+    p->nocontext = p->notime = true;
+    p->return_stack_size = p->call_counter_size = 0; /* no implicit return, no irdepth */
+    o->rv_tracer_layout = true; /* delta addresses, as its support packet says */
+}
+
 unsigned rvt_etrace_ioptions(const rvt_etrace_options *o) {
     return (o->implicit_return ? RVT_IOPT_IMPLICIT_RETURN : 0) | (o->implicit_except ? RVT_IOPT_IMPLICIT_EXCEPT : 0) |
            (o->full_address ? RVT_IOPT_FULL_ADDRESS : 0) | (o->jump_target_cache ? RVT_IOPT_JUMP_TARGET_CACHE : 0) |

@@ -483,7 +483,12 @@ int cmd_decode(int argc, char **argv) {
     int status = 1;
     char *data = NULL;
     rvt_etrace_decoder *dec = NULL;
-    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || rvt_image_new(&c.img)) {
+    int config_rc = 0;
+    if (tc.t.rv_tracer_records && !scf && !ucf)
+        rvt_etrace_rv_tracer_config(&p, &o);
+    else
+        config_rc = rvt_etrace_load_config(scf, ucf, &p, &o, &d);
+    if (config_rc || rvt_image_new(&c.img)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }

@@ -6,7 +6,10 @@
 
 bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc) {
     const char *a = argv[*i];
-    if (!strcmp(a, "--encap")) {
+    if (!strcmp(a, "--encap") && *i + 1 < argc && !strcmp(argv[*i + 1], "rv-tracer")) {
+        tc->enabled = tc->t.rv_tracer_records = true;
+        ++*i;
+    } else if (!strcmp(a, "--encap")) {
         tc->enabled = true;
     } else if (!strcmp(a, "--encap-timestamps")) {
         tc->enabled = tc->t.timestamps = true;
@@ -30,7 +33,9 @@ const char *const transport_help =
     "                       flow's raw stream: --encap-index-bytes N (0-2) and\n"
     "                       --encap-index V for a source index, --encap-timestamps for\n"
     "                       a 2-byte time stamp per packet, --encap-align N for 32 zero\n"
-    "                       bytes before every Nth packet (a reader realigns on them)\n";
+    "                       bytes before every Nth packet (a reader realigns on them)\n"
+    "  --encap rv-tracer    PULP rv_tracer's 40-byte records and packet layout, with\n"
+    "                       its parameters (XLEN 64, byte addresses, delta mode)\n";
 
 rvt_machine *program_machine(rvt_image *img) {
     rvt_machine_config cfg;
