@@ -13,7 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static const rvt_te_transport encap = {1, 0, true, 0};
+    static const rvt_te_transport encap = {.index_bytes = 1, .timestamps = true};
     for (int variant = 0; variant < 8; variant++) {
         rvt_etrace_params p;
         rvt_etrace_options o;

@@ -459,9 +459,11 @@ static int next_record(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const r
     size_t at = c->pos;
     if (at >= c->size)
         return 0;
-    if (c->size - at < RVT_RV_TRACER_RECORD)
+    if (c->size - at < RVT_RV_TRACER_RECORD) {
+        c->pos = c->size; /* a partial record at the end is dropped */
         return rvt_diag_set(diag, RVT_E_TRUNC, "byte %zu (record %" PRIu64 "): %zu bytes left, a record has %u",
                             at, c->index, c->size - at, RVT_RV_TRACER_RECORD);
+    }
     uint8_t r[RVT_RV_TRACER_RECORD];
     for (unsigned i = 0; i < RVT_RV_TRACER_RECORD; i++)
         r[i] = c->data[at + RVT_RV_TRACER_RECORD - 1 - i];

@@ -83,6 +83,8 @@ typedef struct {
     uint64_t held_pc;
     bool sifive;        /* SiFive's lists leave out an ecall or ebreak that traps */
     uint64_t listed;    /* instructions reported so far (where a loss falls) */
+    char pcs_buf[1 << 16]; /* the PC list on its way to `out` */
+    size_t pcs_len;
     bool write_pcs;     /* --pcs or --listing */
     rvt_profile *prof;  /* --profile, --folded, --coverage */
     FILE *traps;        /* --traps */
@@ -160,14 +162,29 @@ static int ntrace_trap(void *user, const rvt_trap_event *t) {
     return rc ? rc : note_trap(c, t);
 }
 
+static int flush_pcs(decode_ctx *c) {
+    size_t n = c->pcs_len;
+    c->pcs_len = 0;
+    return n && fwrite(c->pcs_buf, 1, n, c->out) != n;
+}
+
 static int print_pc(decode_ctx *c, uint64_t pc) {
     c->listed++;
     if (c->prof && rvt_profile_pc(c->prof, pc))
         return 1;
     if (!c->write_pcs)
         return 0;
-    if (!c->listing)
-        return fprintf(c->out, "%" PRIx64 "\n", pc) < 0;
+    if (!c->listing) { /* the PC list can run to gigabytes: no stdio per line */
+        if (c->pcs_len > sizeof c->pcs_buf - 18 && flush_pcs(c))
+            return 1;
+        unsigned digits = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4;
+        char *end = c->pcs_buf + c->pcs_len + digits;
+        *end = '\n';
+        for (char *q = end; q > end - digits; pc >>= 4)
+            *--q = "0123456789abcdef"[pc & 15];
+        c->pcs_len += digits + 1;
+        return 0;
+    }
     rvt_insn in;
     char text[160] = "?";
     if (fetch_code(c, pc, &in))
@@ -483,12 +500,7 @@ int cmd_decode(int argc, char **argv) {
     int status = 1;
     char *data = NULL;
     rvt_etrace_decoder *dec = NULL;
-    int config_rc = 0;
-    if (tc.t.rv_tracer_records && !scf && !ucf)
-        rvt_etrace_rv_tracer_config(&p, &o);
-    else
-        config_rc = rvt_etrace_load_config(scf, ucf, &p, &o, &d);
-    if (config_rc || rvt_image_new(&c.img)) {
+    if (load_etrace_config(scf, ucf, &tc, &p, &o, &d) || rvt_image_new(&c.img)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
@@ -664,6 +676,8 @@ int cmd_decode(int argc, char **argv) {
     status = damage ? 1 : 0;
 done:
     rvt_etrace_decoder_free(dec);
+    if (c.out && flush_pcs(&c))
+        status = 1;
     if (c.prof && (status == 0 || c.out)) {
         FILE *top = c.write_pcs && c.out == stdout ? stderr : c.out && c.out != stdout && !c.write_pcs ? c.out : stdout;
         if (profile_top >= 0 && rvt_profile_write_top(c.prof, top, (size_t)profile_top))

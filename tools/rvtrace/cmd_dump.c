@@ -212,7 +212,7 @@ int cmd_dump(int argc, char **argv) {
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
-    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d)) {
+    if (load_etrace_config(scf, ucf, &tc, &p, &o, &d)) {
         fprintf(stderr, "rvtrace dump: %s\n", d.msg);
         return 1;
     }

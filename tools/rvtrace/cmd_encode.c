@@ -322,6 +322,10 @@ int cmd_encode(int argc, char **argv) {
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
+    if (tc.t.rv_tracer_records) {
+        fprintf(stderr, "rvtrace encode: rv_tracer's records are read (decode, dump), not written\n");
+        return 2;
+    }
     if (rvt_etrace_load_config(scf, ucf, &p, &o, &d)) {
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
         return 1;

@@ -37,6 +37,10 @@ typedef struct transport_choice {
 /* Takes argv[*i] (and its value) when it is a transport option. */
 bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc);
 extern const char *const transport_help;
+/* The E-Trace parameters and options: from --scf/--ucf, else rv_tracer's
+ * own for its records (--encap rv-tracer), else the defaults. */
+int load_etrace_config(const char *scf, const char *ucf, const transport_choice *tc, rvt_etrace_params *p,
+                       rvt_etrace_options *o, rvt_diag *diag);
 
 /* The machine the hart model gives a program, read for code outside its ELF
  * files (spike's boot ROM); NULL when the program does not fit spike's

@@ -28,6 +28,15 @@ bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc)
     return true;
 }
 
+int load_etrace_config(const char *scf, const char *ucf, const transport_choice *tc, rvt_etrace_params *p,
+                       rvt_etrace_options *o, rvt_diag *diag) {
+    if (tc->t.rv_tracer_records && !scf && !ucf) {
+        rvt_etrace_rv_tracer_config(p, o);
+        return RVT_OK;
+    }
+    return rvt_etrace_load_config(scf, ucf, p, o, diag);
+}
+
 const char *const transport_help =
     "  --encap              the spec's example encapsulation instead of the reference\n"
     "                       flow's raw stream: --encap-index-bytes N (0-2) and\n"
