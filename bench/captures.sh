@@ -2,7 +2,8 @@
 # Whole-process decoding speed on the hardware captures of ../shared (the
 # SiFive ones as their options.txt or settings file describe them): median of
 # RUNS runs of `rvtrace decode --format sifive`, with the PC list written
-# (--pcs to a file) and with the instruction output off (--profile 0), in
+# (--pcs to a file) and with the instruction output off (the flow walked,
+# only the message listing written, to /dev/null), in
 # retired instructions per second. With DQR=path-to-dqr, SiFive's decoder
 # runs on the same captures in the same loop (its reference command line,
 # with and without -trace/instruction printing) for the ratio.
@@ -38,8 +39,9 @@ for d in "$DIR"/sifive/*/; do
     with="" without="" dqr_with="" dqr_without=""
     i=0
     while [ $i -lt "$RUNS" ]; do
+        rm -f "$TMP/pcs" # a new file each time, as a user writes one
         with="$with $(time_of "$RVTRACE" decode --format sifive "$@" --pcs -o "$TMP/pcs")"
-        without="$without $(time_of "$RVTRACE" decode --format sifive "$@" --profile 0)"
+        without="$without $(time_of "$RVTRACE" decode --format sifive "$@" --messages /dev/null)"
         if [ -n "$DQR" ]; then
             cmd=$(awk '$1 == "reference-command" { $1 = ""; print }' "$d/options.txt" | sed 's/(plus.*//; s/^ *dqr //')
             dqr_with="$dqr_with $(cd "$d" && time_of sh -c "\"$DQR\" $cmd")"

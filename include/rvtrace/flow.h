@@ -24,6 +24,10 @@ typedef int (*rvt_pc_sink)(void *user, uint64_t pc);
  * `n` instructions from `start` up to (not including) `end`. A consumer that
  * only counts or profiles never looks at single addresses. */
 typedef int (*rvt_block_sink)(void *user, uint64_t start, uint64_t end, uint32_t n);
+/* A run of `n` (<= 64) sequential instructions from `start`, bit i of
+ * `wide` set when instruction i is 32-bit: every address without a call
+ * per instruction. */
+typedef int (*rvt_run_sink)(void *user, uint64_t start, uint32_t n, uint64_t wide);
 
 /* A trap the trace reports. `at` is the address of the instruction that
  * took the exception (ecall and ebreak included) or, for an interrupt, of

@@ -259,6 +259,9 @@ typedef struct rvt_ntrace_decoder_options {
     /* The encoder sent every return's target (no implicit return: SiFive's
      * "NoOpt" instruction trace modes) */
     bool no_implicit_return;
+    /* Another decoder of the same program whose cache of straight runs this
+     * one shares (one decoder per trace source); it must outlive this one */
+    const struct rvt_ntrace_decoder *share_runs_of;
 } rvt_ntrace_decoder_options;
 
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
@@ -279,6 +282,9 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
  * at a time to the PC sink (same `user`). The decoder caches the straight
  * runs of the code it reads, so the code must not change while it decodes. */
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block);
+/* Report straight runs to `run` (the rest still one address at a time to
+ * the PC sink; same `user`). */
+void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run);
 /* Also report traps (B-TYPE 2 and 3), with the same `user`. */
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
 /* Forget the path (after damage in the byte stream). */

@@ -4,7 +4,7 @@
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-#define RUN_SLOTS 65536u
+#define RUN_SLOTS 16384u /* 1.5 MiB: a decoder touches few of them, each fault costs more than a miss */
 
 struct rvt_run_cache {
     rvt_code_fetch fetch;

@@ -1,9 +1,11 @@
 /* ELF loading (libelf), symbol and source-line lookup (libdw), and the
  * decoded-instruction cache. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,22 @@
 #ifndef EM_RISCV
 #define EM_RISCV 243
 #endif
+
+/* The decoded-instruction cache of a segment: mapped pages, which the
+ * kernel zeroes when first touched, so a large segment costs only the pages
+ * a decoder reaches (calloc would clear all of them). */
+static size_t cache_bytes(const img_segment *s) { return (size_t)(s->filesz / 2 + 1) * sizeof(rvt_insn); }
+
+static rvt_insn *alloc_cache(const img_segment *s) {
+    void *p = mmap(NULL, cache_bytes(s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void free_cache(img_segment *s) {
+    if (s->cache)
+        munmap(s->cache, cache_bytes(s));
+    s->cache = NULL;
+}
 
 int rvt_image_new(rvt_image **out) {
     *out = calloc(1, sizeof **out);
@@ -36,7 +54,7 @@ void rvt_image_free(rvt_image *img) {
     for (unsigned i = 0; i < img->nfiles; i++)
         file_release(&img->files[i]);
     for (size_t i = 0; i < img->nsegs; i++)
-        free(img->segs[i].cache);
+        free_cache(&img->segs[i]);
     free(img->files);
     free(img->segs);
     free(img);
@@ -406,7 +424,7 @@ const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
         return &img->zero_insn;
     }
     if (!s->cache) {
-        s->cache = calloc((size_t)(s->filesz / 2 + 1), sizeof *s->cache);
+        s->cache = alloc_cache(s);
         if (!s->cache)
             return NULL;
     }

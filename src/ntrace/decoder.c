@@ -33,6 +33,7 @@ struct rvt_ntrace_decoder {
     rvt_pc_sink sink;
     rvt_trap_sink trap;
     rvt_block_sink block;
+    rvt_run_sink run;
     void *user;
     rvt_run_cache *runs; /* straight-line code, passed in one step */
 
@@ -86,7 +87,11 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
     if (!out || !fetch)
         return RVT_E_ARG;
     rvt_ntrace_decoder *d = calloc(1, sizeof *d);
-    if (!d || rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64, nonlinear_flags)) {
+    if (d && o && o->share_runs_of)
+        d->runs = o->share_runs_of->runs;
+    else if (d && rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64, nonlinear_flags))
+        d->runs = NULL;
+    if (!d || !d->runs) {
         free(d);
         return RVT_E_NOMEM;
     }
@@ -120,6 +125,7 @@ void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
 
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block) { d->block = block; }
+void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run) { d->run = run; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
 
@@ -140,7 +146,7 @@ int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
 }
 
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
-    if (d)
+    if (d && !d->o.share_runs_of)
         rvt_run_cache_free(d->runs);
     free(d);
 }
@@ -189,8 +195,8 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
         d->prev_valid = true;
         d->prev_pc = r->last;
     }
-    if (d->block) {
-        if (d->block(d->user, pc, end, r->n) == 0)
+    if (d->block || d->run) {
+        if ((d->block ? d->block(d->user, pc, end, r->n) : d->run(d->user, pc, r->n, r->wide)) == 0)
             return true;
         d->status = RVT_E_IO;
         return false;

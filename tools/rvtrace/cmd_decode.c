@@ -119,6 +119,7 @@ static int flush_held(decode_ctx *c) {
     return rc;
 }
 
+
 /* A trap in the listing and the --traps file: `at,xcause,interrupt,tval,
  * handler` (hex; the cause with the interrupt flag in the MSB as xcause has
  * it; '-' for what the trace does not say). */
@@ -162,6 +163,26 @@ static int ntrace_trap(void *user, const rvt_trap_event *t) {
     return rc ? rc : note_trap(c, t);
 }
 
+/* `pc` in lower-case hex without leading zeros, and a newline, at `out`
+ * (18 bytes at most); returns the bytes written. */
+static size_t format_hex_line(char *out, uint64_t pc) {
+    static const char digits[] = "0123456789abcdef";
+    static char pairs[256][2]; /* byte -> its two digits */
+    if (!pairs[1][1])
+        for (unsigned b = 0; b < 256; b++)
+            pairs[b][0] = digits[b >> 4], pairs[b][1] = digits[b & 15];
+    unsigned n = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4;
+    char *q = out + n;
+    *q = '\n';
+    for (; q - 2 >= out; pc >>= 8) {
+        q -= 2;
+        memcpy(q, pairs[pc & 0xff], 2);
+    }
+    if (q > out)
+        *--q = digits[pc & 15];
+    return n + 1;
+}
+
 static int flush_pcs(decode_ctx *c) {
     size_t n = c->pcs_len;
     c->pcs_len = 0;
@@ -177,12 +198,7 @@ static int print_pc(decode_ctx *c, uint64_t pc) {
     if (!c->listing) { /* the PC list can run to gigabytes: no stdio per line */
         if (c->pcs_len > sizeof c->pcs_buf - 18 && flush_pcs(c))
             return 1;
-        unsigned digits = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4;
-        char *end = c->pcs_buf + c->pcs_len + digits;
-        *end = '\n';
-        for (char *q = end; q > end - digits; pc >>= 4)
-            *--q = "0123456789abcdef"[pc & 15];
-        c->pcs_len += digits + 1;
+        c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
         return 0;
     }
     rvt_insn in;
@@ -199,6 +215,31 @@ static int print_pc(decode_ctx *c, uint64_t pc) {
     if (rvt_image_source_line(c->img, pc, &file, &line))
         snprintf(src, sizeof src, "\t%s:%u", file, line);
     return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
+}
+
+/* A straight run: every address but the last goes out now, the last waits
+ * like any held one. */
+static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
+    decode_ctx *c = user;
+    if (n == 0 || flush_held(c))
+        return n ? 1 : 0;
+    uint64_t pc = start, mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
+    if (c->write_pcs && !c->listing && !c->prof) { /* the plain PC list: straight into the buffer */
+        if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX && flush_pcs(c))
+            return 1;
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
+            pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
+        }
+        c->listed += n - 1;
+        return write_pc(c, pc);
+    }
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        if (print_pc(c, pc))
+            return 1;
+        pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
+    }
+    return write_pc(c, pc);
 }
 
 /* What N-Trace decoding writes beside the flow: the message listing
@@ -291,12 +332,14 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         rvt_ntrace_decoder_options o = *opt;
         if (nsources > 1)
             o.src_id = (int)i;
+        o.share_runs_of = i ? decs[0] : NULL; /* one program: one cache of its straight runs */
         if (rvt_ntrace_decoder_new(&decs[i], &o, c->xlen, fetch_code, write_pc, c)) {
-            for (unsigned k = 0; k < i; k++)
+            for (unsigned k = i; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
         }
         rvt_ntrace_decoder_set_trap_sink(decs[i], ntrace_trap);
+        rvt_ntrace_decoder_set_run_sink(decs[i], write_run);
     }
     c->hold = true;
     const size_t chunk = 1 << 20;
@@ -379,7 +422,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " places where trace was lost\n", trace, damage);
     free(data);
-    for (unsigned i = 0; i < nsources; i++)
+    for (unsigned i = nsources; i-- > 0;) /* decs[0] owns the shared run cache */
         rvt_ntrace_decoder_free(decs[i]);
     return status || damage ? 1 : 0;
 }
@@ -567,7 +610,7 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     }
     rvt_disasm_init(&c.dis, c.xlen, 0);
-    c.machine = program_machine(c.img);
+    c.machine = sifive ? NULL : program_machine(c.img); /* spike's boot ROM: for traces made on the hart model */
     rvt_zreader *zr = NULL;
     if (rvt_zreader_open(&zr, trace, &d)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
