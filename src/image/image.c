@@ -213,26 +213,37 @@ static int load_segments(rvt_image *img, img_file *f, unsigned index, rvt_diag *
     return RVT_OK;
 }
 
+/* A new entry after the image's files, holding its own copy of the bytes
+ * (counted in nfiles once the caller has loaded it); NULL without memory. */
+static img_file *add_file(rvt_image *img, const char *name, const void *data, size_t size) {
+    img_file *files = realloc(img->files, (img->nfiles + 1) * sizeof *files);
+    if (!files)
+        return NULL;
+    img->files = files;
+    img_file *f = &img->files[img->nfiles];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(name);
+    f->buf = malloc(size ? size : 1);
+    if (!f->path || !f->buf) {
+        file_release(f);
+        return NULL;
+    }
+    memcpy(f->buf, data, size);
+    f->size = size;
+    return f;
+}
+
 int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, size_t size,
                            uint64_t load_offset, rvt_diag *diag) {
     if (elf_version(EV_CURRENT) == EV_NONE)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "libelf is too old");
     if (size < 16 || memcmp(data, "\177ELF", 4) != 0)
         return rvt_diag_set(diag, RVT_E_FORMAT, "%s: not an ELF file", name);
-    img_file *files = realloc(img->files, (img->nfiles + 1) * sizeof *files);
-    if (!files)
+    img_file *f = add_file(img, name, data, size);
+    if (!f)
         return RVT_E_NOMEM;
-    img->files = files;
-    img_file *f = &img->files[img->nfiles];
-    memset(f, 0, sizeof *f);
     size_t nsegs_before = img->nsegs;
-    int rc = RVT_E_NOMEM;
-    f->path = strdup(name);
-    f->buf = malloc(size);
-    if (!f->path || !f->buf)
-        goto fail;
-    memcpy(f->buf, data, size);
-    f->size = size;
+    int rc;
     f->offset = load_offset;
     f->elf = elf_memory((char *)f->buf, size);
     if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
@@ -284,20 +295,9 @@ int rvt_image_load_raw(rvt_image *img, const char *name, const void *data, size_
     if (size == 0 || addr + memsz < addr || (xlen == 32 && addr + memsz > (1ull << 32)))
         return rvt_diag_set(diag, RVT_E_RANGE, "%s: %zu bytes at %#llx do not fit the RV%u address space", name,
                             size, (unsigned long long)addr, xlen);
-    img_file *files = realloc(img->files, (img->nfiles + 1) * sizeof *files);
-    if (!files)
+    img_file *f = add_file(img, name, data, size);
+    if (!f)
         return RVT_E_NOMEM;
-    img->files = files;
-    img_file *f = &img->files[img->nfiles];
-    memset(f, 0, sizeof *f);
-    f->path = strdup(name);
-    f->buf = malloc(size);
-    if (!f->path || !f->buf) {
-        file_release(f);
-        return RVT_E_NOMEM;
-    }
-    memcpy(f->buf, data, size);
-    f->size = size;
     f->xlen = xlen;
     f->offset = addr;
     f->entry = addr;
