@@ -301,6 +301,9 @@ bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The process (scontext of the last Ownership message) and privilege the
  * flow is in; false before the first Ownership message with a context. */
 bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
+/* Messages that needed a path before the first full address (a capture
+ * that starts in the middle of the flow, or of a message): lost. */
+uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d);
 /* Error messages (TCODE 8) seen. */
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);

@@ -38,6 +38,8 @@ struct rvt_ntrace_decoder {
     rvt_run_cache *runs; /* straight-line code, passed in one step */
 
     bool synced;
+    bool ever_synced;     /* a full address came at some point */
+    uint64_t unplaced;    /* path messages before that */
     bool have_pc; /* pc is known (kept after a correlation, lost with the path) */
     uint64_t pc, last_addr;
     uint64_t used; /* I-CNT units walked since the count was last sent */
@@ -128,6 +130,7 @@ void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink blo
 void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run) { d->run = run; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
+uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d) { return d->unplaced; }
 
 bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv) {
     *context = d->context;
@@ -462,7 +465,7 @@ static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr, uint64_t sync) {
     d->used = 0;
     d->carried = 0;
     d->pending = false;
-    d->synced = d->have_pc = true;
+    d->synced = d->have_pc = d->ever_synced = true;
 }
 
 /* A SiFive in-circuit trace event: its address (full in 35, XORed into the
@@ -560,6 +563,10 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         ownership(d, rvt_nexus_get(m, RVT_NXF_PROCESS, 0));
         return 0;
     }
+    if (!d->ever_synced && traced(d) && !rvt_nexus_has(m, RVT_NXF_FADDR) &&
+        (m->tcode == RVT_NX_DIRECT_BRANCH || m->tcode == RVT_NX_INDIRECT_BRANCH || m->tcode == RVT_NX_RESOURCE_FULL ||
+         m->tcode == RVT_NX_INDIRECT_BRANCH_HIST || m->tcode == RVT_NX_REPEAT_BRANCH))
+        d->unplaced++;
     /* SiFive's decoder follows the addresses while it waits for a sync */
     bool event = m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC;
     if (!traced(d) || (d->o.sifive && !d->synced && !event && !rvt_nexus_has(m, RVT_NXF_FADDR))) {

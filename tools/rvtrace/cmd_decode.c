@@ -419,6 +419,18 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     }
     if (flush_held(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
         status = 1;
+    for (unsigned i = 0; i < nsources; i++) {
+        uint64_t unplaced = rvt_ntrace_decoder_unplaced(decs[i]);
+        if (unplaced) {
+            fprintf(stderr, "rvtrace decode: %s: trace lost: %" PRIu64 " message%s%s before the first one with a "
+                            "full address (the capture starts in the middle of the flow)\n", trace, unplaced,
+                    unplaced == 1 ? "" : "s", nsources > 1 ? " of a source" : "");
+            damage++;
+        }
+    }
+    if (rd.skipped)
+        fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " bytes skipped to find messages again\n", trace,
+                (uint64_t)rd.skipped);
     if (damage)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " places where trace was lost\n", trace, damage);
     free(data);
