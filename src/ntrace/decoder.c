@@ -281,9 +281,20 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
     return true;
 }
 
+/* SiFive: walking on from an uninferable transfer whose target is still to
+ * come would list it twice; the messages disagree with the code. */
+static bool pending_target(rvt_ntrace_decoder *d) {
+    if (!d->pending)
+        return false;
+    fail(d, "the target of the indirect transfer at %#" PRIx64 " did not come next", d->pc);
+    return true;
+}
+
 static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
     if (hist <= 1)
         return true;
+    if (pending_target(d))
+        return false;
     for (int bit = 62 - __builtin_clzll(hist); bit >= 0; bit--) {
         bool taken = (hist >> bit) & 1;
         for (unsigned steps = 0;; steps++) {
@@ -313,6 +324,8 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
 static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
     if (icnt >> 32)
         return fail(d, "I-CNT %#" PRIx64 " is wider than an encoder's 32-bit counter", icnt);
+    if (icnt + d->carried > d->used && pending_target(d))
+        return false;
     icnt += d->carried;
     d->carried = 0;
     if (d->used > icnt && d->o.sifive)
