@@ -301,6 +301,8 @@ bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The process (scontext of the last Ownership message) and privilege the
  * flow is in; false before the first Ownership message with a context. */
 bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
+/* Whether the flow of that process is walked (options.pids). */
+bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d);
 /* Messages that needed a path before the first full address (a capture
  * that starts in the middle of the flow, or of a message): lost. */
 uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d);

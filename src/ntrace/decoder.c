@@ -138,6 +138,9 @@ bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, 
     return d->have_context;
 }
 
+static bool traced(const rvt_ntrace_decoder *d);
+bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d) { return traced(d); }
+
 bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
     *addr = d->event_addr;
     return d->event_valid;

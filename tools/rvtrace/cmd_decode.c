@@ -251,24 +251,7 @@ typedef struct {
     uint64_t count;                 /* messages read, numbered from 1 */
     rvt_sifive_clock clock[16];     /* per trace source */
     uint64_t addressed[16];         /* per source: NxtAddr after its last message with an address */
-    const uint64_t *pids;           /* the processes whose flow is followed (none: all) */
-    unsigned npids;
 } nexus_side;
-
-/* Whether the flow of the process a decoder is in is followed (--settings
- * pids); only the addresses of others' messages are. */
-static bool traced_process(const nexus_side *s, const rvt_ntrace_decoder *dec) {
-    uint64_t context;
-    unsigned priv;
-    if (!s->npids)
-        return true;
-    if (!rvt_ntrace_decoder_context(dec, &context, &priv))
-        return false;
-    for (unsigned i = 0; i < s->npids; i++)
-        if (s->pids[i] == context)
-            return true;
-    return false;
-}
 
 static int write_itc_line(void *user, const char *line) { return fprintf(user, "%s\n", line) < 0; }
 
@@ -299,7 +282,7 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
         /* SiFive's tools show where a correlation stops as the last address
          * sent plus its I-CNT, straight on, whatever the code did */
         if (s->dialect == RVT_NEXUS_SIFIVE && m->tcode == RVT_NX_PROG_TRACE_CORRELATION && known != RVT_NEXT_NONE &&
-            traced_process(s, dec)) {
+            rvt_ntrace_decoder_traced(dec)) {
             addr = s->addressed[src & 15] + 2 * rvt_nexus_get(m, RVT_NXF_ICNT, 0);
             known = RVT_NEXT_KNOWN;
         }
@@ -350,8 +333,6 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_nexus_config cfg = {opt->src_bits, opt->sifive ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE};
     side->dialect = cfg.dialect;
     side->src_bits = opt->src_bits;
-    side->pids = opt->pids;
-    side->npids = opt->npids;
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
