@@ -55,6 +55,9 @@ typedef struct rvt_zreader rvt_zreader;
 int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
 /* Reads up to n bytes; returns the count (0 at end) or a negative status. */
 long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
+/* How far reading has got: bytes of the file consumed (compressed bytes
+ * for zstd) and the file's size (0 when it is not a regular file). */
+void rvt_zreader_position(const rvt_zreader *r, uint64_t *done, uint64_t *size);
 void rvt_zreader_close(rvt_zreader *r);
 
 /* A byte buffer that grows as bytes are appended; rvt_membuf_append has the

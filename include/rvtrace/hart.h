@@ -152,6 +152,11 @@ uint64_t rvt_ctr_cycles(unsigned cc);
 typedef void (*rvt_sample_fn)(void *user, rvt_machine *m, uint64_t instret);
 void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user);
 
+/* `fn` runs between rounds of the harts about every 16 M instructions
+ * (for a progress display; it does not change the run). NULL detaches. */
+typedef void (*rvt_progress_fn)(void *user, uint64_t instret);
+void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user);
+
 /* ---- Performance counters ---- */
 
 /* mhpmevent selectors of the events beyond the SBI general ones (1 cycles,

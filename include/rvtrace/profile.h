@@ -35,13 +35,16 @@ uint64_t rvt_profile_total(const rvt_profile *p);
 typedef struct rvt_profile_entry {
     const char *name; /* function symbol, or "?" outside every symbol */
     uint64_t count;   /* instructions retired in it */
+    uint64_t calls;   /* calls (jal/jalr with a link register) into it from other functions */
+    uint64_t self_calls; /* ... and from itself (recursion) */
 } rvt_profile_entry;
 
 /* Functions by retired instructions, most first: fills up to `max` entries
  * and returns how many functions ran. */
 size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max);
 
-/* The `n` hottest functions with counts and shares. */
+/* The `n` hottest functions: instructions, share, calls (as gprof shows
+ * them: "N", or "N+M" when M more came from the function itself). */
 int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n);
 /* One line per call stack, outermost first: `main;foo;bar COUNT` (the
  * instructions retired with exactly that stack). */
@@ -49,6 +52,41 @@ int rvt_profile_write_folded(rvt_profile *p, FILE *f);
 /* One CSV row per executed address, in address order:
  * `address,count,symbol+offset,file:line`. */
 int rvt_profile_write_coverage(rvt_profile *p, FILE *f);
+
+/* gprof's gmon.out: a histogram of retired instructions over the executed
+ * part of each executable segment, one bin per 2 bytes, and one call-graph
+ * arc per call site and target with its exact count; the histogram's unit
+ * is "instructions" (beyond 256 x 65535 on one address, thousands of them
+ * and so on, as its dimension says). Addresses as wide as the image's XLEN. */
+int rvt_profile_write_gmon(rvt_profile *p, FILE *f);
+/* callgrind's profile format: per instruction and source line the events
+ * Ir (instructions retired), Bc (conditional branches) and Bct (taken), and
+ * per call site its calls with counts and inclusive Ir. `command` goes in
+ * the cmd: line. */
+int rvt_profile_write_callgrind(rvt_profile *p, FILE *f, const char *command);
+/* lcov's tracefile from the DWARF lines of every executable segment: FN and
+ * FNDA (the times a function's entry ran), BRDA (each conditional branch
+ * taken / not taken), DA (a line counts as often as its most executed
+ * instruction; lines that never ran count 0). */
+int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name);
+
+/* What a report says beside the profile: where the trace came from and how
+ * it decoded. */
+typedef struct rvt_report_info {
+    const char *program;   /* the ELF (or image) names */
+    const char *trace;     /* the trace file */
+    const char *format;    /* "E-Trace", "N-Trace", ... */
+    uint64_t trace_bytes;  /* bytes of trace read */
+    uint64_t packets;      /* packets or messages */
+    uint64_t losses;       /* places where trace was lost */
+} rvt_report_info;
+
+/* One self-contained HTML page (no network, no external scripts): the
+ * summary, the hottest functions, a flame graph of the call stacks (an
+ * inline SVG; a small inline script zooms on click and searches), and the
+ * hottest function's instructions with counts, disassembly and source
+ * lines. */
+int rvt_profile_write_html(rvt_profile *p, FILE *f, const rvt_report_info *info);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "rvtrace/common.h"
@@ -14,7 +15,8 @@ struct rvt_zreader {
     unsigned char *in;
     size_t in_cap;
     ZSTD_inBuffer ib;
-    unsigned long long consumed; /* compressed bytes consumed, for messages */
+    unsigned long long consumed; /* file bytes consumed (compressed ones for zstd), for messages and progress */
+    unsigned long long file_size; /* 0 when not a regular file */
     bool eof;
 };
 
@@ -30,6 +32,9 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
         return RVT_E_NOMEM;
     }
     r->f = f;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+        r->file_size = (unsigned long long)st.st_size;
     unsigned char magic[4];
     size_t n = fread(magic, 1, 4, f);
     rewind(f);
@@ -53,6 +58,7 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
         size_t got = fread(buf, 1, n, r->f);
         if (got == 0 && ferror(r->f))
             return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+        r->consumed += got;
         return (long)got;
     }
     ZSTD_outBuffer ob = {buf, n, 0};
@@ -77,6 +83,11 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
                                 r->path, r->consumed, ZSTD_getErrorName(rc));
     }
     return (long)ob.pos;
+}
+
+void rvt_zreader_position(const rvt_zreader *r, uint64_t *done, uint64_t *size) {
+    *done = r->consumed;
+    *size = r->file_size;
 }
 
 void rvt_zreader_close(rvt_zreader *r) {

@@ -216,6 +216,10 @@ typedef struct rvt_machine {
     rvt_sample_fn sample_fn;
     void *sample_user;
     uint64_t sample_period, sample_next;
+    /* rvt_machine_set_progress: a coarse callback between rounds of the harts. */
+    rvt_progress_fn progress_fn;
+    void *progress_user;
+    uint64_t progress_next;
     bool exit_seen; /* the program stored its exit code to tohost */
 
     /* The supervisor execution environment of --sbi (sbi.c); NULL without. */

@@ -43,6 +43,14 @@ void machine_tohost_stored(hart *h) {
 
 bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
 
+enum { PROGRESS_PERIOD = 1 << 24 };
+
+void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user) {
+    m->progress_fn = fn;
+    m->progress_user = user;
+    m->progress_next = m->instret_total + PROGRESS_PERIOD;
+}
+
 void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user) {
     m->sample_fn = period ? fn : NULL;
     m->sample_user = user;
@@ -558,6 +566,10 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
                 any_ran = false;
                 m->mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
                 update_timer_irq(m);
+                if (m->progress_fn && m->instret_total >= m->progress_next) {
+                    m->progress_next = m->instret_total + PROGRESS_PERIOD;
+                    m->progress_fn(m->progress_user, m->instret_total);
+                }
             }
         }
         if (!m->stop)

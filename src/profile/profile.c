@@ -9,40 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rvtrace/profile.h"
+#include "profile_internal.h"
 
-enum { KIND_PLAIN, KIND_CALL, KIND_RETURN };
+const char rvt_profile_unknown[] = "?";
 
-typedef struct addr_slot {
-    uint64_t addr;
-    uint64_t count;
-    const char *sym;
-    uint8_t kind, len;
-    bool used;
-} addr_slot;
-
-typedef struct frame {
-    uint32_t parent;
-    const char *sym;
-    uint64_t self;
-} frame;
-
-struct rvt_profile {
-    rvt_image *img;
-    addr_slot *slots;
-    size_t cap, used;
-    frame *frames;
-    size_t nframes, frames_cap;
-    uint32_t *children; /* (parent, symbol) -> frame index + 1 */
-    size_t children_cap;
-    uint32_t cur;
-    bool have_prev;
-    uint8_t prev_kind, prev_len;
-    uint64_t prev_addr;
-    uint64_t total;
-};
-
-static const char *const unknown = "?";
 
 static size_t hash64(uint64_t v) {
     v ^= v >> 33;
@@ -78,6 +48,9 @@ void rvt_profile_free(rvt_profile *p) {
     free(p->slots);
     free(p->children);
     free(p->frames);
+    free(p->arcs);
+    free(p->arc_index);
+    free(p->open);
     free(p);
 }
 
@@ -102,6 +75,15 @@ static bool grow_slots(rvt_profile *p) {
     return true;
 }
 
+static addr_slot *lookup(const rvt_profile *p, uint64_t addr) {
+    for (size_t k = hash64(addr) & (p->cap - 1); p->slots[k].used; k = (k + 1) & (p->cap - 1))
+        if (p->slots[k].addr == addr)
+            return &p->slots[k];
+    return NULL;
+}
+
+const addr_slot *rvt_profile_find(const rvt_profile *p, uint64_t addr) { return lookup(p, addr); }
+
 static addr_slot *slot_for(rvt_profile *p, uint64_t addr) {
     size_t k = hash64(addr) & (p->cap - 1);
     while (p->slots[k].used) {
@@ -118,11 +100,13 @@ static addr_slot *slot_for(rvt_profile *p, uint64_t addr) {
     uint64_t off;
     const char *sym = rvt_image_symbolize(p->img, addr, &off);
     const rvt_insn *in = rvt_image_insn(p->img, addr);
-    *s = (addr_slot){addr, 0, sym ? sym : unknown, KIND_PLAIN, in ? in->len : 2, true};
+    *s = (addr_slot){addr, 0, 0, sym ? sym : rvt_profile_unknown, KIND_PLAIN, in ? in->len : 2, true};
     if (in && in->jclass == RVT_JUMP_CALL)
         s->kind = KIND_CALL;
     else if (in && in->jclass == RVT_JUMP_RETURN)
         s->kind = KIND_RETURN;
+    else if (in && in->cf == RVT_CF_BRANCH)
+        s->kind = KIND_BRANCH;
     p->used++;
     return s;
 }
@@ -175,6 +159,92 @@ static uint32_t child(rvt_profile *p, uint32_t parent, const char *sym) {
     return (uint32_t)(p->nframes - 1);
 }
 
+static size_t arc_hash(uint64_t site, uint64_t target) { return hash64(site * 0x9e3779b97f4a7c15ull ^ target); }
+
+static bool grow_arc_index(rvt_profile *p) {
+    size_t cap = p->arc_index_cap ? 2 * p->arc_index_cap : 256;
+    uint32_t *x = calloc(cap, sizeof *x);
+    if (!x)
+        return false;
+    for (size_t i = 0; i < p->narcs; i++) {
+        size_t k = arc_hash(p->arcs[i].site, p->arcs[i].target) & (cap - 1);
+        while (x[k])
+            k = (k + 1) & (cap - 1);
+        x[k] = (uint32_t)i + 1;
+    }
+    free(p->arc_index);
+    p->arc_index = x;
+    p->arc_index_cap = cap;
+    return true;
+}
+
+/* The arc for calls from `site` to `target`, made on first use;
+ * UINT32_MAX when memory runs out. */
+static uint32_t arc_for(rvt_profile *p, uint64_t site, uint64_t target) {
+    if (2 * (p->narcs + 1) > p->arc_index_cap && !grow_arc_index(p))
+        return UINT32_MAX;
+    size_t k = arc_hash(site, target) & (p->arc_index_cap - 1);
+    for (uint32_t a; (a = p->arc_index[k]) != 0; k = (k + 1) & (p->arc_index_cap - 1))
+        if (p->arcs[a - 1].site == site && p->arcs[a - 1].target == target)
+            return a - 1;
+    if (p->narcs == p->arcs_cap) {
+        size_t cap = p->arcs_cap ? 2 * p->arcs_cap : 64;
+        call_arc *a = realloc(p->arcs, cap * sizeof *a);
+        if (!a)
+            return UINT32_MAX;
+        p->arcs = a;
+        p->arcs_cap = cap;
+    }
+    p->arcs[p->narcs] = (call_arc){site, target, 0, 0};
+    p->arc_index[k] = (uint32_t)++p->narcs;
+    return (uint32_t)(p->narcs - 1);
+}
+
+/* Code that calls without returning (a kernel's context switches, longjmp)
+ * must not make the open stack grow with the trace: deeper calls are only
+ * counted. */
+enum { MAX_OPEN_CALLS = 1 << 16 };
+
+static bool enter_call(rvt_profile *p, uint64_t site, uint64_t target) {
+    uint32_t a = arc_for(p, site, target);
+    if (a == UINT32_MAX)
+        return false;
+    p->arcs[a].count++;
+    if (p->nopen == MAX_OPEN_CALLS) {
+        p->open_dropped++;
+        return true;
+    }
+    if (p->nopen == p->open_cap) {
+        size_t cap = p->open_cap ? 2 * p->open_cap : 64;
+        open_call *o = realloc(p->open, cap * sizeof *o);
+        if (!o)
+            return false;
+        p->open = o;
+        p->open_cap = cap;
+    }
+    p->open[p->nopen++] = (open_call){a, p->total - 1};
+    return true;
+}
+
+static void leave_call(rvt_profile *p) {
+    if (p->open_dropped) {
+        p->open_dropped--;
+        return;
+    }
+    if (p->nopen) {
+        const open_call *o = &p->open[--p->nopen];
+        p->arcs[o->arc].inclusive += p->total - 1 - o->start;
+    }
+}
+
+void rvt_profile_close_calls(rvt_profile *p) {
+    p->open_dropped = 0;
+    while (p->nopen) {
+        const open_call *o = &p->open[--p->nopen];
+        p->arcs[o->arc].inclusive += p->total - o->start;
+    }
+}
+
 static const addr_slot *add(rvt_profile *p, uint64_t pc) {
     addr_slot *s = slot_for(p, pc);
     if (!s)
@@ -182,10 +252,20 @@ static const addr_slot *add(rvt_profile *p, uint64_t pc) {
     s->count++;
     p->total++;
     uint32_t cur = p->cur;
-    if (p->have_prev && p->prev_kind == KIND_CALL && pc != p->prev_addr + p->prev_len)
-        cur = child(p, cur, s->sym);
-    else if (p->have_prev && p->prev_kind == KIND_RETURN && cur != 0 && p->frames[cur].parent != 0)
-        cur = p->frames[cur].parent;
+    if (p->have_prev) {
+        bool transfer = pc != p->prev_addr + p->prev_len;
+        if (p->prev_kind == KIND_CALL && transfer) {
+            if (!enter_call(p, p->prev_addr, pc))
+                return NULL;
+            cur = child(p, cur, s->sym);
+        } else if (p->prev_kind == KIND_RETURN) {
+            leave_call(p);
+            if (cur != 0 && p->frames[cur].parent != 0)
+                cur = p->frames[cur].parent;
+        } else if (p->prev_kind == KIND_BRANCH && transfer) {
+            lookup(p, p->prev_addr)->taken++;
+        }
+    }
     if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != s->sym))
         cur = child(p, cur == 0 ? 0 : p->frames[cur].parent, s->sym);
     if (cur == UINT32_MAX)
@@ -218,9 +298,18 @@ static int by_sym(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Most instructions first; ties in name order, so that reports do not
+ * depend on where symbols were loaded. */
 static int by_count(const void *a, const void *b) {
-    uint64_t x = ((const rvt_profile_entry *)a)->count, y = ((const rvt_profile_entry *)b)->count;
-    return x > y ? -1 : x < y;
+    const rvt_profile_entry *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int by_name_ptr(const void *key, const void *entry) {
+    uintptr_t x = (uintptr_t)key, y = (uintptr_t)((const rvt_profile_entry *)entry)->name;
+    return x < y ? -1 : x > y;
 }
 
 size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max) {
@@ -230,7 +319,7 @@ size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max)
     size_t n = 0;
     for (size_t i = 0; i < p->cap; i++)
         if (p->slots[i].used)
-            all[n++] = (rvt_profile_entry){p->slots[i].sym, p->slots[i].count};
+            all[n++] = (rvt_profile_entry){p->slots[i].sym, p->slots[i].count, 0, 0};
     qsort(all, n, sizeof *all, by_sym);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -239,10 +328,25 @@ size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max)
         else
             all[m++] = all[i];
     }
+    for (size_t i = 0; i < p->narcs; i++) {
+        const addr_slot *callee = lookup(p, p->arcs[i].target), *caller = lookup(p, p->arcs[i].site);
+        rvt_profile_entry *e = callee ? bsearch(callee->sym, all, m, sizeof *all, by_name_ptr) : NULL;
+        if (e && caller && caller->sym == callee->sym)
+            e->self_calls += p->arcs[i].count;
+        else if (e)
+            e->calls += p->arcs[i].count;
+    }
     qsort(all, m, sizeof *all, by_count);
     memcpy(out, all, (m < max ? m : max) * sizeof *out);
     free(all);
     return m;
+}
+
+void rvt_profile_format_calls(const rvt_profile_entry *e, char *buf, size_t cap) {
+    if (e->self_calls)
+        snprintf(buf, cap, "%" PRIu64 "+%" PRIu64, e->calls, e->self_calls);
+    else
+        snprintf(buf, cap, "%" PRIu64, e->calls);
 }
 
 int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n) {
@@ -250,10 +354,13 @@ int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n) {
     if (!e)
         return RVT_E_NOMEM;
     size_t total = rvt_profile_functions(p, e, n);
-    int rc = fprintf(f, "%" PRIu64 " instructions in %zu functions\n", p->total, total) < 0;
-    for (size_t i = 0; i < n && i < total && !rc; i++)
-        rc = fprintf(f, "%12" PRIu64 " %6.2f%%  %s\n", e[i].count,
-                     p->total ? 100.0 * (double)e[i].count / (double)p->total : 0.0, e[i].name) < 0;
+    int rc = fprintf(f, "%" PRIu64 " instructions in %zu functions (columns: instructions, share, calls, function)\n", p->total, total) < 0;
+    for (size_t i = 0; i < n && i < total && !rc; i++) {
+        char calls[48];
+        rvt_profile_format_calls(&e[i], calls, sizeof calls);
+        rc = fprintf(f, "%12" PRIu64 " %6.2f%% %12s  %s\n", e[i].count,
+                     p->total ? 100.0 * (double)e[i].count / (double)p->total : 0.0, calls, e[i].name) < 0;
+    }
     free(e);
     return rc ? RVT_E_IO : 0;
 }
@@ -281,15 +388,24 @@ static int by_addr(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-int rvt_profile_write_coverage(rvt_profile *p, FILE *f) {
+const addr_slot **rvt_profile_sorted_slots(const rvt_profile *p, size_t *count) {
     const addr_slot **v = malloc((p->used + 1) * sizeof *v);
     if (!v)
-        return RVT_E_NOMEM;
+        return NULL;
     size_t n = 0;
     for (size_t i = 0; i < p->cap; i++)
         if (p->slots[i].used)
             v[n++] = &p->slots[i];
     qsort(v, n, sizeof *v, by_addr);
+    *count = n;
+    return v;
+}
+
+int rvt_profile_write_coverage(rvt_profile *p, FILE *f) {
+    size_t n;
+    const addr_slot **v = rvt_profile_sorted_slots(p, &n);
+    if (!v)
+        return RVT_E_NOMEM;
     int rc = fprintf(f, "address,count,symbol,source\n") < 0;
     for (size_t i = 0; i < n && !rc; i++) {
         uint64_t off = 0;

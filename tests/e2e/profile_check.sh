@@ -31,7 +31,7 @@ for name in dhrystone median embench-crc32 coremark; do
     fi
     awk '{ n = split($1, f, ";"); s[f[n]] += $NF } END { for (k in s) print k, s[k] }' "$WORK/$name.folded" \
         | sort > "$WORK/$name.leaf"
-    tail -n +2 "$WORK/$name.top" | awk '{ print $3, $1 }' | sort > "$WORK/$name.prof"
+    tail -n +2 "$WORK/$name.top" | awk '{ print $4, $1 }' | sort > "$WORK/$name.prof"
     if ! cmp -s "$WORK/$name.leaf" "$WORK/$name.prof"; then
         echo "$name: per-function totals of the folded stacks differ from --profile"; fail=$((fail + 1))
     fi

@@ -50,7 +50,7 @@ fi
 # a loss (a cut-off last message, code in no image) shows in the exit status
 status=$(cat "$W/all.status")
 if grep -q "incomplete\|failed" "$DIR/expected.diag" 2>/dev/null; then
-    [ "$status" -eq 1 ] || { echo "the losses were not reported in the exit status"; exit 1; }
+    [ "$status" -eq 3 ] || { echo "the losses were not reported in the exit status (3)"; exit 1; }
 else
     [ "$status" -eq 0 ] || { echo "rvtrace decode exited with $status"; exit 1; }
 fi

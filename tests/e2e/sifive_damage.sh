@@ -2,7 +2,7 @@
 # A SiFive capture as hardware may leave it, damaged on purpose: cut short,
 # started in the middle of a message, padded with fill, bit-flipped, read
 # with the wrong SRC width. Each must end in a clear error or a reported
-# loss (exit status 1, a message naming the place) or decode as the intact
+# loss (exit status 3, a message naming the place) or decode as the intact
 # capture does, never in a crash.
 # usage: sifive_damage.sh RVTRACE CAPTURE_DIR WORKDIR
 R=$1 DIR=$2 W=$3
@@ -29,10 +29,10 @@ ok=$(cat "$W/intact.status")
 
 head -c $((size / 2)) "$cap" > "$W/short.rtd"
 decode short "$W/short.rtd"
-expect short "0 1" ""
+expect short "0 3" ""
 tail -c +4 "$cap" > "$W/midway.rtd" # starts inside the first message
 decode midway "$W/midway.rtd"
-expect midway "1" "trace lost"
+expect midway "3" "trace lost"
 # fill before the capture, and after it when its last message is whole
 {
     head -c 64 /dev/zero; head -c 64 /dev/zero | tr '\0' '\377'; cat "$cap"
@@ -51,8 +51,20 @@ for at in 1 7 19 33 $((size / 3)) $((size - 5)); do
         tail -c +$((at + 2)) "$cap"
     } > "$W/flip$at.rtd"
     decode "flip$at" "$W/flip$at.rtd"
-    expect "flip$at" "0 1" ""
+    expect "flip$at" "0 3" ""
 done
 decode wrongbits "$cap" $((bits + 1))
-expect wrongbits "1" "trace lost"
+expect wrongbits "3" "trace lost"
+# --strict stops at the first loss: exit 3, one loss reported, a prefix of the flow
+losses=$(grep -c "trace lost" "$W/wrongbits.err")
+"$R" decode --format sifive --strict --src-bits $((bits + 1)) --elf "$elf" "$cap" --pcs -o "$W/strict.pcs" \
+    2> "$W/strict.err"
+st=$?
+[ "$st" -eq 3 ] || { echo "strict: exit status $st, expected 3"; fail=1; }
+n=$(grep -c "trace lost after" "$W/strict.err")
+if [ "$losses" -gt 1 ] && [ "$n" -ne 1 ]; then
+    echo "strict: $n losses reported, expected the first only"; fail=1
+fi
+head -c "$(wc -c < "$W/strict.pcs")" "$W/wrongbits.pcs" | cmp -s - "$W/strict.pcs" \
+    || { echo "strict: the flow before the first loss differs"; fail=1; }
 exit $fail

@@ -12,6 +12,8 @@
 #include "rvtrace/ntrace.h"
 #include "rvtrace/profile.h"
 
+enum { DECODE_LOST = 3 }; /* exit status: trace was lost somewhere, the rest decoded */
+
 static void decode_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace decode --format etrace [--scf HW.scf] [--ucf ENC.ucf] --elf PROGRAM.elf[@BASE]...\n"
@@ -47,11 +49,20 @@ static void decode_usage(FILE *out) {
             "  --folded FILE      call stacks with instruction counts, flame-graph input\n"
             "                     (`main;foo;bar COUNT` per line)\n"
             "  --coverage FILE    CSV: address,count,symbol+offset,file:line per executed address\n"
+            "  --gmon FILE        gprof's gmon.out (instruction histogram, call arcs with counts):\n"
+            "                     riscv64-linux-gnu-gprof PROGRAM.elf FILE\n"
+            "  --callgrind FILE   callgrind profile (Ir, branches, calls with inclusive cost) for\n"
+            "                     callgrind_annotate and KCachegrind\n"
+            "  --lcov FILE        lcov tracefile (functions, lines, branches) for genhtml\n"
+            "  --report DIR       DIR/index.html: summary, hottest functions, flame graph and the\n"
+            "                     hottest function's listing in one self-contained page\n"
             "  --traps FILE       one line per trap: at,xcause,interrupt,tval,handler (hex;\n"
             "                     '-' where the trace does not say: N-Trace has no causes)\n"
             "  --tvec ADDR        trap vector (mtvec), for traces made in implicit-exception mode\n"
             "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
             "  -o FILE            output file (default: standard output)\n"
+            "  --strict           stop at the first place where trace was lost\n"
+            "  -q, --quiet        no progress line (shown on a terminal for decodes over a second)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
@@ -64,6 +75,9 @@ static void decode_usage(FILE *out) {
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
+            "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
+            "error; decoding resumed at the next synchronisation and every output was written);\n"
+            "1 input or output failed; 2 usage.\n"
             "\n"
             "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
             "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
@@ -86,9 +100,23 @@ typedef struct {
     char pcs_buf[1 << 16]; /* the PC list on its way to `out` */
     size_t pcs_len;
     bool write_pcs;     /* --pcs or --listing */
-    rvt_profile *prof;  /* --profile, --folded, --coverage */
+    rvt_profile *prof;  /* --profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report */
     FILE *traps;        /* --traps */
+    uint64_t losses;    /* places where trace was lost */
+    bool strict;        /* stop at the first loss */
+    uint64_t packets;   /* packets or messages read */
+    uint64_t bytes;     /* trace bytes read (after decompression) */
+    progress pr;
+    rvt_zreader *zr;
 } decode_ctx;
+
+/* More trace came in: the progress line follows the file position. */
+static void note_read(decode_ctx *c, long n) {
+    uint64_t done, size;
+    c->bytes += (uint64_t)n;
+    rvt_zreader_position(c->zr, &done, &size);
+    progress_update(&c->pr, done, size);
+}
 
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
     decode_ctx *c = user;
@@ -303,9 +331,10 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
 }
 
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
- * waits for the next one. Damage is reported and decoding resumes at the
- * next message with a full address. Several trace sources (SRC) get a
- * decoder each, unless --src-id keeps one. Returns the exit status. */
+ * waits for the next one. Damage is reported (and counted in c->losses)
+ * and decoding resumes at the next message with a full address. Several
+ * trace sources (SRC) get a decoder each, unless --src-id keeps one.
+ * Returns 1 when decoding could not go on (I/O, memory), else 0. */
 static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c,
                          nexus_side *side) {
     enum { MAX_SOURCES = 16 };
@@ -336,7 +365,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
-    uint64_t base = 0, damage = 0;
+    uint64_t base = 0;
     bool eof = false;
     rvt_diag d = {{0}};
     while (data) {
@@ -356,6 +385,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             }
             eof = n == 0;
             have += (size_t)n;
+            note_read(c, n);
             size_t skipped = rd.skipped, idle = rd.idle;
             rvt_nexus_reader_init(&rd, &cfg, data, have);
             rd.base = base;
@@ -370,12 +400,15 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc < 0) {
             fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s\n", trace,
                     c->listed + c->held, d.msg);
-            damage++;
+            c->losses++;
+            if (c->strict)
+                break;
             for (unsigned i = 0; i < nsources; i++)
                 rvt_ntrace_decoder_resync(decs[i]);
             continue;
         }
         side->count++;
+        c->packets++;
         unsigned src = (unsigned)rvt_nexus_get(&m, RVT_NXF_SRC, 0);
         rvt_ntrace_decoder *dec = nsources > 1 ? decs[src % nsources] : decs[0];
         bool mine = opt->src_id < 0 || src == (unsigned)opt->src_id || !opt->src_bits;
@@ -385,9 +418,11 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             break;
         }
         if (rc) {
-            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s; resuming at the next "
-                            "sync\n", trace, c->listed + c->held, d.msg);
-            damage++;
+            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s%s\n", trace,
+                    c->listed + c->held, d.msg, c->strict ? "" : "; resuming at the next sync");
+            c->losses++;
+            if (c->strict)
+                break;
         }
         if (side->messages && list_message(side, &m, mine ? dec : NULL)) {
             status = 1;
@@ -402,22 +437,20 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         status = 1;
     for (unsigned i = 0; i < nsources; i++) {
         uint64_t unplaced = rvt_ntrace_decoder_unplaced(decs[i]);
-        if (unplaced) {
+        if (unplaced && !(c->strict && c->losses)) { /* --strict stopped: the rest was never read */
             fprintf(stderr, "rvtrace decode: %s: trace lost: %" PRIu64 " message%s%s before the first one with a "
                             "full address (the capture starts in the middle of the flow)\n", trace, unplaced,
                     unplaced == 1 ? "" : "s", nsources > 1 ? " of a source" : "");
-            damage++;
+            c->losses++;
         }
     }
     if (rd.skipped)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " bytes skipped to find messages again\n", trace,
                 (uint64_t)rd.skipped);
-    if (damage)
-        fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " places where trace was lost\n", trace, damage);
     free(data);
     for (unsigned i = nsources; i-- > 0;) /* decs[0] owns the shared run cache */
         rvt_ntrace_decoder_free(decs[i]);
-    return status || damage ? 1 : 0;
+    return status;
 }
 
 static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_profile *, FILE *)) {
@@ -434,12 +467,37 @@ static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_prof
     return 0;
 }
 
+static int write_lcov(rvt_profile *p, FILE *f) { return rvt_profile_write_lcov(p, f, "rvtrace"); }
+
+/* callgrind's cmd: line is the command that made the profile. */
+static int write_callgrind(const char *path, rvt_profile *p, int argc, char **argv) {
+    size_t len = sizeof "rvtrace";
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *command = malloc(len);
+    if (!command)
+        return 1;
+    strcpy(command, "rvtrace");
+    for (int i = 0; i < argc; i++) {
+        strcat(command, " ");
+        strcat(command, argv[i]);
+    }
+    FILE *f = fopen(path, "w");
+    int rc = f ? rvt_profile_write_callgrind(p, f, command) : 1;
+    if (!f || fclose(f) != 0 || rc)
+        fprintf(stderr, "rvtrace decode: %s: %s\n", path, f ? "write failed" : strerror(errno));
+    free(command);
+    return f && !rc ? 0 : 1;
+}
+
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
     const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
+    const char *gmon = NULL, *callgrind = NULL, *lcov = NULL, *report_dir = NULL;
+    bool strict = false, quiet = false;
     const char *settings_path = NULL, *sysroot = NULL, *raws[16];
     int nraw = 0;
     unsigned raw_xlen = 0;
@@ -476,6 +534,18 @@ int cmd_decode(int argc, char **argv) {
             folded = argv[++i];
         } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
             coverage = argv[++i];
+        } else if (!strcmp(a, "--gmon") && i + 1 < argc) {
+            gmon = argv[++i];
+        } else if (!strcmp(a, "--callgrind") && i + 1 < argc) {
+            callgrind = argv[++i];
+        } else if (!strcmp(a, "--lcov") && i + 1 < argc) {
+            lcov = argv[++i];
+        } else if (!strcmp(a, "--report") && i + 1 < argc) {
+            report_dir = argv[++i];
+        } else if (!strcmp(a, "--strict")) {
+            strict = true;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
         } else if (!strcmp(a, "--traps") && i + 1 < argc) {
             traps = argv[++i];
         } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
@@ -521,18 +591,20 @@ int cmd_decode(int argc, char **argv) {
     bool sifive = !strcmp(format, "sifive");
     bool ntrace = sifive || !strcmp(format, "ntrace");
     nopt.sifive = sifive;
-    bool profiling = profile_top >= 0 || folded || coverage;
+    bool profiling = profile_top >= 0 || folded || coverage || gmon || callgrind || lcov || report_dir;
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||
         (!pcs && !listing && !profiling && !side_output)) {
         fprintf(stderr, "rvtrace decode: give --format etrace, ntrace or sifive, and --pcs or --listing and/or "
-                        "--profile, --folded, --coverage, --messages, --itc-print\n");
+                        "--profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report, --messages, "
+                        "--itc-print\n");
         return 2;
     }
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
     decode_ctx c = {0};
+    char elfs_text[1024] = ""; /* the program's files, for the report */
     int status = 1;
     char *data = NULL;
     rvt_etrace_decoder *dec = NULL;
@@ -595,6 +667,11 @@ int cmd_decode(int argc, char **argv) {
     }
     c.xlen = rvt_image_xlen(c.img);
     c.sifive = sifive;
+    for (int k = 0; k < nelf + nraw; k++)
+        snprintf(elfs_text + strlen(elfs_text), sizeof elfs_text - strlen(elfs_text), "%s%s", k ? " " : "",
+                 k < nelf ? elfs[k] : raws[k - nelf]);
+    if (!elfs_text[0] && settings_path)
+        snprintf(elfs_text, sizeof elfs_text, "%s", settings_path);
 
     c.listing = listing;
     c.write_pcs = pcs || listing;
@@ -609,6 +686,9 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
+    c.zr = zr;
+    c.strict = strict;
+    progress_start(&c.pr, "rvtrace decode", "B", quiet);
     c.out = output ? fopen(output, "w") : stdout; /* (decode_ctx.write_pcs says whether it is written) */
     if (!c.out) {
         fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
@@ -632,6 +712,7 @@ int cmd_decode(int argc, char **argv) {
         if ((side.messages && fclose(side.messages) != 0) || (side.itc && fclose(side.itc) != 0))
             status = 1;
         rvt_zreader_close(zr);
+        c.zr = NULL;
         goto done;
     }
     if (rvt_etrace_decoder_new(&dec, &p, &o, c.xlen, fetch_code, write_pc, &c))
@@ -653,7 +734,6 @@ int cmd_decode(int argc, char **argv) {
     rvt_te_inst pkt;
     size_t off;
     int rc;
-    unsigned damage = 0;
     for (;;) {
         if (!eof && have - cur.pos < 64) {
             memmove(data, data + cur.pos, have - cur.pos);
@@ -664,10 +744,12 @@ int cmd_decode(int argc, char **argv) {
             if (n < 0) {
                 fprintf(stderr, "rvtrace decode: %s\n", d.msg);
                 rvt_zreader_close(zr);
+                c.zr = NULL;
                 goto done;
             }
             eof = n == 0;
             have += (size_t)n;
+            note_read(&c, n);
             cur.data = (const uint8_t *)data;
             cur.size = have;
         }
@@ -679,19 +761,23 @@ int cmd_decode(int argc, char **argv) {
             /* A damaged packet header: report it and look for the next byte
              * that parses as a packet, then wait for a sync. */
             fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
-            damage++;
+            if (++c.losses && c.strict)
+                break;
             rvt_te_raw_resync(&cur);
             rvt_etrace_decoder_resync(dec);
             continue;
         }
+        c.packets++;
         if (rvt_etrace_decode(dec, &pkt, &d)) {
-            fprintf(stderr, "rvtrace decode: %s: byte %zu: trace lost: %s; resuming at the next sync\n", trace,
-                    off, d.msg);
-            damage++;
+            fprintf(stderr, "rvtrace decode: %s: byte %zu: trace lost: %s%s\n", trace, off, d.msg,
+                    c.strict ? "" : "; resuming at the next sync");
+            if (++c.losses && c.strict)
+                break;
             rvt_etrace_decoder_resync(dec);
         }
     }
     rvt_zreader_close(zr);
+    c.zr = NULL;
     uint64_t loop_at, loop_len;
     uint64_t ambiguous = rvt_etrace_decoder_ambiguous_ends(dec, true, &loop_at, &loop_len);
     if (ambiguous)
@@ -707,10 +793,12 @@ int cmd_decode(int argc, char **argv) {
                 "first %#" PRIx64 ", recurs with no packet between; implicit return cannot tell the occurrences "
                 "apart): listed after the first occurrence\n",
                 trace, unplaced, unplaced == 1 ? "" : "s", trap_at);
-    if (damage)
-        fprintf(stderr, "rvtrace decode: %s: %u places where trace was lost\n", trace, damage);
-    status = damage ? 1 : 0;
+    status = 0;
 done:
+    progress_end(&c.pr);
+    if (c.losses)
+        fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
+                c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
     rvt_etrace_decoder_free(dec);
     if (c.out && flush_pcs(&c))
         status = 1;
@@ -722,6 +810,18 @@ done:
             status = 1;
         if (coverage && write_report(coverage, c.prof, rvt_profile_write_coverage))
             status = 1;
+        if (gmon && write_report(gmon, c.prof, rvt_profile_write_gmon))
+            status = 1;
+        if (callgrind && write_callgrind(callgrind, c.prof, argc, argv))
+            status = 1;
+        if (lcov && write_report(lcov, c.prof, write_lcov))
+            status = 1;
+        if (report_dir) {
+            rvt_report_info info = {elfs_text, trace, sifive ? "SiFive Nexus" : ntrace ? "N-Trace" : "E-Trace",
+                                    c.bytes, c.packets, c.losses};
+            if (write_html_report("rvtrace decode", report_dir, c.prof, &info))
+                status = 1;
+        }
     }
     rvt_profile_free(c.prof);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
@@ -731,5 +831,5 @@ done:
     free(data);
     rvt_machine_free(c.machine);
     rvt_image_free(c.img);
-    return status;
+    return status ? status : c.losses ? DECODE_LOST : 0;
 }

@@ -103,18 +103,23 @@ static void default_example(char *buf, size_t cap) {
 int cmd_demo(int argc, char **argv) {
     char example[4200];
     default_example(example, sizeof example);
-    const char *program = example;
+    const char *program = example, *report_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: rvtrace demo [PROGRAM.elf]\n\n"
+            printf("usage: rvtrace demo [--report DIR] [PROGRAM.elf]\n\n"
                    "Run the bundled example (or PROGRAM) on the hart model, trace it with E-Trace in\n"
                    "its most compact mode and in plain branch trace, decode the compact trace with\n"
                    "the ELF, check that the decoded flow equals the executed one, and show a\n"
                    "listing, the trace figures and the hottest functions.\n\n"
-                   "Example: rvtrace demo\n");
+                   "  --report DIR  also write DIR/index.html: the decoded trace's summary, hottest\n"
+                   "                functions, flame graph and annotated listing (open it in a browser)\n\n"
+                   "Example: rvtrace demo --report demo-report\n");
             return 0;
         }
-        program = argv[i];
+        if (!strcmp(argv[i], "--report") && i + 1 < argc)
+            report_dir = argv[++i];
+        else
+            program = argv[i];
     }
     rvt_diag d = {{0}};
     rvt_image *img = NULL;
@@ -258,8 +263,17 @@ int cmd_demo(int argc, char **argv) {
     for (size_t k = 0; k < nfun && k < 5; k++)
         printf("   %-24s %8" PRIu64 "  %5.1f%%\n", strcmp(top[k].name, "?") ? top[k].name : "(boot ROM)",
                top[k].count, 100.0 * (double)top[k].count / (double)dc.decoded.n);
-    printf("   (rvtrace decode --profile N, --folded FILE and --coverage FILE give these for any trace)\n");
+    printf("   (rvtrace decode --profile N, --folded FILE, --coverage FILE, --gmon, --callgrind, --lcov and\n"
+           "   --report DIR give these for any trace)\n");
     status = same && nsame && res.exit_code == 0 ? 0 : 1;
+    if (report_dir) {
+        rvt_report_info info = {program, "(in memory: the compact E-Trace above)", "E-Trace", compact.m.len,
+                                compact.packets, 0};
+        if (write_html_report("rvtrace demo", report_dir, prof, &info))
+            status = 1;
+        else
+            printf("\n== Report: %s/index.html (open it in a web browser)\n", report_dir);
+    }
 done:
     rvt_etrace_decoder_free(dec);
     rvt_ntrace_decoder_free(ndec);

@@ -83,6 +83,7 @@ static void run_usage(FILE *out) {
             "                     programmed mhpmcounter); '-': a perf stat summary on\n"
             "                     standard error\n"
             "  --max-insns N      stop after N retired instructions (default 10000000000)\n"
+            "  -q, --quiet        no progress line (shown on a terminal for runs over a second)\n"
             "  -h, --help         show this help\n"
             "\n"
             "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n");
@@ -285,6 +286,16 @@ static void report_where(const rvt_run_result *res, unsigned xlen) {
     fputc('\n', stderr);
 }
 
+typedef struct run_progress {
+    progress pr;
+    uint64_t limit; /* --max-insns, when given */
+} run_progress;
+
+static void show_run_progress(void *user, uint64_t instret) {
+    run_progress *rp = user;
+    progress_update(&rp->pr, instret, rp->limit);
+}
+
 int cmd_run(int argc, char **argv) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
@@ -297,7 +308,7 @@ int cmd_run(int argc, char **argv) {
     const char *ctr_dump = NULL, *sample_path = NULL, *pmu_events = NULL, *pmu_report = NULL;
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
-    bool sample_symbols = false, memory_given = false;
+    bool sample_symbols = false, memory_given = false, quiet = false, max_given = false;
     const char *firmware_path = NULL, *initrd_path = NULL;
     char *firmware = NULL, *initrd = NULL;
     unsigned payload_xlen = 64;
@@ -423,6 +434,9 @@ int cmd_run(int argc, char **argv) {
             if (parse_u64(a, val, &n))
                 return 2;
             cfg.max_insns = n, i++;
+            max_given = true;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
         } else if (a[0] == '-') {
             fprintf(stderr, "rvtrace run: unknown option or missing value: '%s'\n", a);
             run_usage(stderr);
@@ -578,8 +592,13 @@ int cmd_run(int argc, char **argv) {
     }
     if (csv_w || pcs_w || rvti_w || enc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
+    run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
+    progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
+    if (rp.pr.on)
+        rvt_machine_set_progress(m, show_run_progress, &rp);
     rvt_run_result res;
     rvt_machine_run(m, &res, &diag);
+    progress_end(&rp.pr);
     rvt_ref_filter_free(fan.filter);
     int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
     if (tv_w)

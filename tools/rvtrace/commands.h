@@ -8,6 +8,7 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
+#include "rvtrace/profile.h"
 #include "rvtrace/tandem.h"
 
 int cmd_disasm(int argc, char **argv);
@@ -59,6 +60,23 @@ typedef struct sifive_settings {
     bool no_implicit_return; /* teinstruction = ...NoOpt */
 } sifive_settings;
 int sifive_settings_load(const char *path, const char *sysroot, sifive_settings *s, rvt_image *img, rvt_diag *diag);
+
+/* Progress on standard error (progress.c): shown only on a terminal, not
+ * with --quiet, and only once the work has taken a second. `unit` is "B"
+ * for bytes (binary multiples) or a word such as "instructions". */
+typedef struct progress {
+    bool on, shown;
+    const char *what, *unit;
+    double start, last;
+} progress;
+void progress_start(progress *pr, const char *what, const char *unit, bool quiet);
+/* `total` 0: unknown (no percentage or time left). Cheap enough to call per
+ * megabyte or per million instructions. */
+void progress_update(progress *pr, uint64_t done, uint64_t total);
+void progress_end(progress *pr); /* clears the line */
+
+/* --report DIR: DIR (made when missing)/index.html; messages start with `tool`. */
+int write_html_report(const char *tool, const char *dir, rvt_profile *p, const rvt_report_info *info);
 
 /* NexRv's Stat line: bytes, messages, error messages, bytes/message, instr, bits/instr. */
 void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns);

@@ -1,0 +1,78 @@
+/* What the profile keeps, shared by its counting core (profile.c) and the
+ * writers of other tools' formats (formats.c, report.c). */
+#ifndef RVTRACE_PROFILE_INTERNAL_H
+#define RVTRACE_PROFILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvtrace/profile.h"
+
+enum { KIND_PLAIN, KIND_CALL, KIND_RETURN, KIND_BRANCH };
+
+/* One executed address. */
+typedef struct addr_slot {
+    uint64_t addr;
+    uint64_t count;
+    uint64_t taken; /* conditional branches: how often the next instruction was the target */
+    const char *sym;
+    uint8_t kind, len;
+    bool used;
+} addr_slot;
+
+/* A node of the call-stack tree: `sym` entered from node `parent`. */
+typedef struct frame {
+    uint32_t parent;
+    const char *sym;
+    uint64_t self;
+} frame;
+
+/* Calls from one call site to one target. */
+typedef struct call_arc {
+    uint64_t site, target;
+    uint64_t count;
+    uint64_t inclusive; /* instructions retired inside the calls, callee and below, up to its return */
+} call_arc;
+
+typedef struct open_call {
+    uint32_t arc;
+    uint64_t start; /* instructions retired before the callee's first one */
+} open_call;
+
+struct rvt_profile {
+    rvt_image *img;
+    addr_slot *slots;
+    size_t cap, used;
+    frame *frames;
+    size_t nframes, frames_cap;
+    uint32_t *children; /* (parent, symbol) -> frame index + 1 */
+    size_t children_cap;
+    uint32_t cur;
+    call_arc *arcs;
+    size_t narcs, arcs_cap;
+    uint32_t *arc_index; /* (site, target) -> arc index + 1 */
+    size_t arc_index_cap;
+    open_call *open; /* calls not yet returned from, innermost last */
+    size_t nopen, open_cap;
+    uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
+    bool have_prev;
+    uint8_t prev_kind, prev_len;
+    uint64_t prev_addr;
+    uint64_t total;
+};
+
+extern const char rvt_profile_unknown[]; /* the symbol of code outside every symbol */
+
+/* The executed addresses in address order (NULL when memory runs out);
+ * the caller frees the array. */
+const addr_slot **rvt_profile_sorted_slots(const rvt_profile *p, size_t *n);
+/* The slot of an executed address, or NULL. */
+const addr_slot *rvt_profile_find(const rvt_profile *p, uint64_t addr);
+/* Charge the calls still open (the trace ended inside them) with what ran
+ * up to the end; writers call it before they read inclusive costs. */
+void rvt_profile_close_calls(rvt_profile *p);
+/* An entry's calls as gprof shows them: "N", or "N+M" with M recursive. */
+void rvt_profile_format_calls(const rvt_profile_entry *e, char *buf, size_t cap);
+
+#endif
