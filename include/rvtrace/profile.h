@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rvtrace/flow.h"
 #include "rvtrace/image.h"
 
 #ifdef __cplusplus
@@ -21,14 +22,21 @@ typedef struct rvt_profile rvt_profile;
  * the profile. */
 int rvt_profile_new(rvt_profile **out, rvt_image *img);
 void rvt_profile_free(rvt_profile *p);
+/* Where the profile reads instructions (their size, and whether they call,
+ * return or branch) when the decoder sees code outside the image too (a
+ * boot ROM): the decoder's own fetch. Default: the image. */
+void rvt_profile_set_fetch(rvt_profile *p, rvt_code_fetch fetch, void *user);
 
 /* One retired instruction; an rvt_pc_sink. Calls (jal/jalr writing a link
  * register) and returns (jalr x0 through a link register) move the call
  * stack; a transfer to another function that is neither (a tail call, a
  * trap) replaces the innermost frame. Returns RVT_E_NOMEM when memory runs out. */
 int rvt_profile_pc(void *profile, uint64_t pc);
-/* `n` instructions run in sequence from `start`; an rvt_block_sink. */
+/* `n` instructions run in sequence from `start`; an rvt_block_sink. A run
+ * seen before costs one lookup whatever its length. */
 int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n);
+/* The same as an rvt_run_sink (the sizes come from the image). */
+int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide);
 
 uint64_t rvt_profile_total(const rvt_profile *p);
 

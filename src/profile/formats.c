@@ -277,6 +277,7 @@ static lcov_item *lcov_items(rvt_profile *p, size_t *count) {
 
 int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name) {
     size_t n = 0;
+    rvt_profile_settle(p);
     lcov_item *items = lcov_items(p, &n);
     if (!items)
         return RVT_E_NOMEM;

@@ -42,6 +42,11 @@ int rvt_profile_new(rvt_profile **out, rvt_image *img) {
     return 0;
 }
 
+void rvt_profile_set_fetch(rvt_profile *p, rvt_code_fetch fetch, void *user) {
+    p->fetch = fetch;
+    p->fetch_user = user;
+}
+
 void rvt_profile_free(rvt_profile *p) {
     if (!p)
         return;
@@ -51,6 +56,7 @@ void rvt_profile_free(rvt_profile *p) {
     free(p->arcs);
     free(p->arc_index);
     free(p->open);
+    free(p->runs);
     free(p);
 }
 
@@ -99,7 +105,9 @@ static addr_slot *slot_for(rvt_profile *p, uint64_t addr) {
     addr_slot *s = &p->slots[k];
     uint64_t off;
     const char *sym = rvt_image_symbolize(p->img, addr, &off);
-    const rvt_insn *in = rvt_image_insn(p->img, addr);
+    rvt_insn fetched;
+    const rvt_insn *in = p->fetch ? (p->fetch(p->fetch_user, addr, &fetched) ? &fetched : NULL)
+                                  : rvt_image_insn(p->img, addr);
     *s = (addr_slot){addr, 0, 0, sym ? sym : rvt_profile_unknown, KIND_PLAIN, in ? in->len : 2, true};
     if (in && in->jclass == RVT_JUMP_CALL)
         s->kind = KIND_CALL;
@@ -245,19 +253,17 @@ void rvt_profile_close_calls(rvt_profile *p) {
     }
 }
 
-static const addr_slot *add(rvt_profile *p, uint64_t pc) {
-    addr_slot *s = slot_for(p, pc);
-    if (!s)
-        return NULL;
-    s->count++;
-    p->total++;
+/* The move from the previous instruction to `pc` (in function `sym`):
+ * calls, returns and taken branches, and the call-stack node `pc` runs in,
+ * which gets one instruction. p->total already counts `pc`. */
+static bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
     uint32_t cur = p->cur;
     if (p->have_prev) {
         bool transfer = pc != p->prev_addr + p->prev_len;
         if (p->prev_kind == KIND_CALL && transfer) {
             if (!enter_call(p, p->prev_addr, pc))
-                return NULL;
-            cur = child(p, cur, s->sym);
+                return false;
+            cur = child(p, cur, sym);
         } else if (p->prev_kind == KIND_RETURN) {
             leave_call(p);
             if (cur != 0 && p->frames[cur].parent != 0)
@@ -266,13 +272,24 @@ static const addr_slot *add(rvt_profile *p, uint64_t pc) {
             lookup(p, p->prev_addr)->taken++;
         }
     }
-    if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != s->sym))
-        cur = child(p, cur == 0 ? 0 : p->frames[cur].parent, s->sym);
+    if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != sym))
+        cur = child(p, cur == 0 ? 0 : p->frames[cur].parent, sym);
     if (cur == UINT32_MAX)
-        return NULL;
+        return false;
     p->frames[cur].self++;
     p->cur = cur;
     p->have_prev = true;
+    return true;
+}
+
+static const addr_slot *add(rvt_profile *p, uint64_t pc) {
+    addr_slot *s = slot_for(p, pc);
+    if (!s)
+        return NULL;
+    s->count++;
+    p->total++;
+    if (!step_to(p, pc, s->sym))
+        return NULL;
     p->prev_kind = s->kind;
     p->prev_len = s->len;
     p->prev_addr = pc;
@@ -281,16 +298,111 @@ static const addr_slot *add(rvt_profile *p, uint64_t pc) {
 
 int rvt_profile_pc(void *profile, uint64_t pc) { return add(profile, pc) ? 0 : RVT_E_NOMEM; }
 
-int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n) {
-    (void)end;
+/* ---- Runs of sequential instructions ----
+ * A run the decoder reports again and again costs one lookup: its passes
+ * are counted on the run and spread over its addresses only when somebody
+ * reads the counts (settle). Runs inside one function with no return before
+ * their last instruction leave the call stack alone after their first
+ * instruction; the others go instruction by instruction. */
+
+static size_t run_hash(uint64_t start, uint32_t n) { return hash64(start ^ (uint64_t)n << 48 ^ n); }
+
+static bool grow_runs(rvt_profile *p) {
+    size_t cap = p->runs_cap ? 2 * p->runs_cap : 1024;
+    run_slot *r = calloc(cap, sizeof *r);
+    if (!r)
+        return false;
+    for (size_t i = 0; i < p->runs_cap; i++) {
+        if (!p->runs[i].used)
+            continue;
+        size_t k = run_hash(p->runs[i].start, p->runs[i].n) & (cap - 1);
+        while (r[k].used)
+            k = (k + 1) & (cap - 1);
+        r[k] = p->runs[i];
+    }
+    free(p->runs);
+    p->runs = r;
+    p->runs_cap = cap;
+    return true;
+}
+
+static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
+    if (2 * (p->runs_used + 1) > p->runs_cap && !grow_runs(p))
+        return NULL;
+    size_t k = run_hash(start, n) & (p->runs_cap - 1);
+    for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
+        if (p->runs[k].start == start && p->runs[k].n == n)
+            return &p->runs[k];
+    run_slot r = {.start = start, .n = n, .simple = true, .used = true};
     uint64_t pc = start;
     for (uint32_t i = 0; i < n; i++) {
-        const addr_slot *s = add(profile, pc);
+        const addr_slot *s = slot_for(p, pc); /* every address gets its slot now */
         if (!s)
-            return RVT_E_NOMEM;
+            return NULL;
+        if (i == 0)
+            r.sym = s->sym;
+        if (s->sym != r.sym || (i + 1 < n && s->kind == KIND_RETURN))
+            r.simple = false;
+        r.last = pc;
+        r.last_kind = s->kind;
+        r.last_len = s->len;
         pc += s->len;
     }
+    p->runs[k] = r;
+    p->runs_used++;
+    return &p->runs[k];
+}
+
+static int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
+    if (n <= 1)
+        return n && !add(p, start) ? RVT_E_NOMEM : 0;
+    run_slot *r = run_for(p, start, n);
+    if (!r)
+        return RVT_E_NOMEM;
+    if (!r->simple) {
+        for (uint64_t pc = start; n-- > 0;) {
+            const addr_slot *s = add(p, pc);
+            if (!s)
+                return RVT_E_NOMEM;
+            pc += s->len;
+        }
+        return 0;
+    }
+    r->pending++;
+    p->total++;
+    if (!step_to(p, start, r->sym))
+        return RVT_E_NOMEM;
+    p->total += n - 1;
+    p->frames[p->cur].self += n - 1;
+    p->prev_kind = r->last_kind;
+    p->prev_len = r->last_len;
+    p->prev_addr = r->last;
     return 0;
+}
+
+void rvt_profile_settle(rvt_profile *p) {
+    for (size_t i = 0; i < p->runs_cap; i++) {
+        run_slot *r = &p->runs[i];
+        if (!r->used || !r->pending)
+            continue;
+        uint64_t pc = r->start;
+        for (uint32_t k = 0; k < r->n; k++) {
+            addr_slot *s = lookup(p, pc);
+            s->count += r->pending;
+            pc += s->len;
+        }
+        r->pending = 0;
+    }
+}
+
+int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n) {
+    (void)end;
+    return add_run(profile, start, n);
+}
+
+int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide) {
+    (void)wide; /* the run's slot knows the sizes */
+    return add_run(profile, start, n);
 }
 
 static int by_sym(const void *a, const void *b) {
@@ -313,6 +425,7 @@ static int by_name_ptr(const void *key, const void *entry) {
 }
 
 size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max) {
+    rvt_profile_settle(p);
     rvt_profile_entry *all = malloc((p->used + 1) * sizeof *all);
     if (!all)
         return 0;
@@ -388,7 +501,8 @@ static int by_addr(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-const addr_slot **rvt_profile_sorted_slots(const rvt_profile *p, size_t *count) {
+const addr_slot **rvt_profile_sorted_slots(rvt_profile *p, size_t *count) {
+    rvt_profile_settle(p);
     const addr_slot **v = malloc((p->used + 1) * sizeof *v);
     if (!v)
         return NULL;

@@ -35,6 +35,18 @@ typedef struct call_arc {
     uint64_t inclusive; /* instructions retired inside the calls, callee and below, up to its return */
 } call_arc;
 
+/* A run of `n` sequential instructions from `start`, counted as a whole. */
+typedef struct run_slot {
+    uint64_t start;
+    uint32_t n;
+    uint64_t pending;    /* passes not yet added to its addresses' counts */
+    uint64_t last;       /* its last instruction, with that one's kind and length */
+    const char *sym;
+    uint8_t last_kind, last_len;
+    bool simple;         /* one function, no return before the last instruction */
+    bool used;
+} run_slot;
+
 typedef struct open_call {
     uint32_t arc;
     uint64_t start; /* instructions retired before the callee's first one */
@@ -42,6 +54,8 @@ typedef struct open_call {
 
 struct rvt_profile {
     rvt_image *img;
+    rvt_code_fetch fetch; /* NULL: the image's code */
+    void *fetch_user;
     addr_slot *slots;
     size_t cap, used;
     frame *frames;
@@ -53,6 +67,8 @@ struct rvt_profile {
     size_t narcs, arcs_cap;
     uint32_t *arc_index; /* (site, target) -> arc index + 1 */
     size_t arc_index_cap;
+    run_slot *runs;
+    size_t runs_cap, runs_used;
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
@@ -66,7 +82,10 @@ extern const char rvt_profile_unknown[]; /* the symbol of code outside every sym
 
 /* The executed addresses in address order (NULL when memory runs out);
  * the caller frees the array. */
-const addr_slot **rvt_profile_sorted_slots(const rvt_profile *p, size_t *n);
+const addr_slot **rvt_profile_sorted_slots(rvt_profile *p, size_t *n);
+/* Spread the passes counted on runs over their addresses; every reader of
+ * per-address counts calls it first. */
+void rvt_profile_settle(rvt_profile *p);
 /* The slot of an executed address, or NULL. */
 const addr_slot *rvt_profile_find(const rvt_profile *p, uint64_t addr);
 /* Charge the calls still open (the trace ended inside them) with what ran

@@ -21,12 +21,17 @@ for csv in "$SHARED"/corpus/spike/*.csv.zst; do
         # shellcheck disable=SC2086
         if ! "$R" encode --format ntrace $opts "$csv" -o "$WORK/$name.nex" ||
             ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs -o "$WORK/$name.got" \
-                --traps "$WORK/$name.traps"; then
+                --traps "$WORK/$name.traps" --coverage "$WORK/$name.cov"; then
             echo "$name [$opts]: encode or decode failed"; fail=$((fail + 1)); continue
         fi
         if ! cmp -s "$WORK/$name.want" "$WORK/$name.got"; then
             echo "$name [$opts]: decoded PCs differ: $(cmp "$WORK/$name.want" "$WORK/$name.got" 2>&1 | head -1)"
             fail=$((fail + 1))
+        fi
+        # the profile follows the same rule (interrupted instructions left out)
+        sort "$WORK/$name.want" | uniq -c | awk '{ print $2 "," $1 }' | sort > "$WORK/$name.hist"
+        if ! tail -n +2 "$WORK/$name.cov" | cut -d, -f1,2 | sort | cmp -s - "$WORK/$name.hist"; then
+            echo "$name [$opts]: --coverage counts differ from the corpus PC list"; fail=$((fail + 1))
         fi
         # at,xcause,interrupt,...: exceptions by address, interrupts by count
         got=$(awk -F, '$3 == 0 { print $1 } $3 == 1 { n++ } END { print "interrupts " n + 0 }' "$WORK/$name.traps")

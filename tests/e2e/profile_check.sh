@@ -4,7 +4,8 @@
 # counts and the coverage counts add up to the pcseq length, coverage has one
 # row per distinct pcseq address with its number of occurrences, and the
 # per-function totals of the folded stacks (by innermost frame) equal the
-# --profile table.
+# --profile table. E-Trace streams decoded into the profile alone (a block
+# at a time) give the counts of the PC list the same decode writes.
 # usage: profile_check.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 WORK=$3
@@ -34,6 +35,27 @@ for name in dhrystone median embench-crc32 coremark; do
     tail -n +2 "$WORK/$name.top" | awk '{ print $4, $1 }' | sort > "$WORK/$name.prof"
     if ! cmp -s "$WORK/$name.leaf" "$WORK/$name.prof"; then
         echo "$name: per-function totals of the folded stacks differ from --profile"; fail=$((fail + 1))
+    fi
+    rm -f "$WORK/$name".*
+done
+# E-Trace into the profile alone goes a block at a time: the same counts as
+# the PC list the same decoder writes (itself checked against the corpus)
+G=$SHARED/golden/etrace/itype3_basic
+for name in dhrystone embench-crc32 coremark; do
+    raw=$G/$name.te_inst_raw elf=$SHARED/corpus/programs/$name.riscv
+    [ -f "$raw" ] || continue
+    count=$((count + 1))
+    scf=hw64.scf
+    [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && scf=hw32.scf
+    if ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs \
+            -o "$WORK/$name.pcs" || ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" \
+            --elf "$elf" "$raw" --coverage "$WORK/$name.cov"; then
+        echo "$name: E-Trace decode failed"; fail=$((fail + 1)); continue
+    fi
+    sort "$WORK/$name.pcs" | uniq -c | awk '{ print $2 "," $1 }' | sort > "$WORK/$name.want"
+    tail -n +2 "$WORK/$name.cov" | cut -d, -f1,2 | sort > "$WORK/$name.got"
+    if ! cmp -s "$WORK/$name.want" "$WORK/$name.got"; then
+        echo "$name: E-Trace --coverage counts differ from its PC list"; fail=$((fail + 1))
     fi
     rm -f "$WORK/$name".*
 done

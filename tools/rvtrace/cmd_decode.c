@@ -95,6 +95,11 @@ typedef struct {
      * trap. With traps reported apart, the last PC waits for the next event. */
     bool hold, held;
     uint64_t held_pc;
+    /* With `hold`, the profile takes the flow one run late, so that the held
+     * instruction can still be taken back: prof_n instructions from
+     * prof_start (prof_end: the address after them, 0 when not known). */
+    uint64_t prof_start, prof_end;
+    uint32_t prof_n;
     bool sifive;        /* SiFive's lists leave out an ecall or ebreak that traps */
     uint64_t listed;    /* instructions reported so far (where a loss falls) */
     char pcs_buf[1 << 16]; /* the PC list on its way to `out` */
@@ -131,6 +136,29 @@ static bool read_rom(void *user, uint64_t addr, void *buf, unsigned n) {
 
 static int print_pc(decode_ctx *c, uint64_t pc);
 
+static int profile_flush(decode_ctx *c) {
+    int rc = c->prof && c->prof_n ? rvt_profile_run(c->prof, c->prof_start, c->prof_n, 0) : 0;
+    c->prof_n = 0;
+    return rc;
+}
+
+/* n instructions from start (end: the address after them, 0 when not
+ * known) for the profile; joined to the waiting run when they follow it. */
+static int profile_defer(decode_ctx *c, uint64_t start, uint32_t n, uint64_t end) {
+    if (!c->prof)
+        return 0;
+    if (c->prof_n && c->prof_end == start && c->prof_n + n >= c->prof_n) {
+        c->prof_n += n;
+        c->prof_end = end;
+        return 0;
+    }
+    int rc = profile_flush(c);
+    c->prof_start = start;
+    c->prof_n = n;
+    c->prof_end = end;
+    return rc;
+}
+
 static int write_pc(void *user, uint64_t pc) {
     decode_ctx *c = user;
     if (!c->hold)
@@ -138,7 +166,7 @@ static int write_pc(void *user, uint64_t pc) {
     int rc = c->held ? print_pc(c, c->held_pc) : 0;
     c->held = true;
     c->held_pc = pc;
-    return rc;
+    return rc || profile_defer(c, pc, 1, 0);
 }
 
 static int flush_held(decode_ctx *c) {
@@ -181,13 +209,17 @@ static int etrace_trap(void *user, const rvt_trap_event *t) { return note_trap(u
 static int ntrace_trap(void *user, const rvt_trap_event *t) {
     decode_ctx *c = user;
     if (t->interrupt) {
+        if (c->held && c->prof_n) { /* the held instruction is the waiting run's last */
+            c->prof_n--;
+            c->prof_end = 0;
+        }
         c->held = false;
         return note_trap(c, t);
     }
     rvt_insn in;
     int rc = flush_held(c);
     if (!rc && !c->sifive && fetch_code(c, t->at, &in) && in.cf == RVT_CF_TRAP)
-        rc = print_pc(c, t->at);
+        rc = print_pc(c, t->at) || profile_defer(c, t->at, 1, 0);
     return rc ? rc : note_trap(c, t);
 }
 
@@ -217,10 +249,17 @@ static int flush_pcs(decode_ctx *c) {
     return n && fwrite(c->pcs_buf, 1, n, c->out) != n;
 }
 
+static int output_pc(decode_ctx *c, uint64_t pc);
+
 static int print_pc(decode_ctx *c, uint64_t pc) {
     c->listed++;
-    if (c->prof && rvt_profile_pc(c->prof, pc))
+    if (c->prof && !c->hold && rvt_profile_pc(c->prof, pc)) /* with hold, profile_defer counts */
         return 1;
+    return output_pc(c, pc);
+}
+
+/* The PC list or listing line of one instruction (counted elsewhere). */
+static int output_pc(decode_ctx *c, uint64_t pc) {
     if (!c->write_pcs)
         return 0;
     if (!c->listing) { /* the PC list can run to gigabytes: no stdio per line */
@@ -245,29 +284,47 @@ static int print_pc(decode_ctx *c, uint64_t pc) {
     return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
 }
 
-/* A straight run: every address but the last goes out now, the last waits
- * like any held one. */
+/* A straight run: every address but the last goes out now (to the profile
+ * as one run), the last waits like any held one. */
 static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     decode_ctx *c = user;
     if (n == 0 || flush_held(c))
         return n ? 1 : 0;
-    uint64_t pc = start, mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
-    if (c->write_pcs && !c->listing && !c->prof) { /* the plain PC list: straight into the buffer */
+    uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull, w = n < 64 ? wide & ((UINT64_C(1) << n) - 1) : wide;
+    w -= (w >> 1) & 0x5555555555555555u; /* popcount without the library call of a generic x86-64 build */
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    uint64_t units = n + ((w * 0x0101010101010101u) >> 56);
+    if (profile_defer(c, start, n, (start + 2 * units) & mask)) /* the last one is held with it */
+        return 1;
+    c->listed += n - 1;
+    uint64_t pc = start;
+    if (c->write_pcs && !c->listing) { /* the plain PC list: straight into the buffer */
         if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX && flush_pcs(c))
             return 1;
         for (uint32_t i = 0; i + 1 < n; i++) {
             c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
             pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
         }
-        c->listed += n - 1;
-        return write_pc(c, pc);
+    } else if (c->listing) {
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            if (output_pc(c, pc))
+                return 1;
+            pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
+        }
+    } else { /* the held last instruction only */
+        pc = (start + 2 * units - ((wide >> (n - 1)) & 1 ? 4 : 2)) & mask;
     }
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        if (print_pc(c, pc))
-            return 1;
-        pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
-    }
-    return write_pc(c, pc);
+    c->held = true; /* (N-Trace, the only run sink, always holds) */
+    c->held_pc = pc;
+    return 0;
+}
+
+/* E-Trace into the profile alone: whole runs, no address on its own. */
+static int profile_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    decode_ctx *c = user;
+    c->listed += n;
+    return rvt_profile_block(c->prof, start, end, n);
 }
 
 /* What N-Trace decoding writes beside the flow: the message listing
@@ -433,7 +490,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             break;
         }
     }
-    if (flush_held(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
+    if (flush_held(c) || profile_flush(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
         status = 1;
     for (unsigned i = 0; i < nsources; i++) {
         uint64_t unplaced = rvt_ntrace_decoder_unplaced(decs[i]);
@@ -681,6 +738,8 @@ int cmd_decode(int argc, char **argv) {
     }
     rvt_disasm_init(&c.dis, c.xlen, 0);
     c.machine = sifive ? NULL : program_machine(c.img); /* spike's boot ROM: for traces made on the hart model */
+    if (c.prof)
+        rvt_profile_set_fetch(c.prof, fetch_code, &c);
     rvt_zreader *zr = NULL;
     if (rvt_zreader_open(&zr, trace, &d)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
@@ -719,6 +778,8 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
+    if (c.prof && !c.write_pcs)
+        rvt_etrace_decoder_set_block_sink(dec, profile_block);
     rvt_etrace_decoder_set_tvec(dec, tvec);
     if (has_stvec)
         rvt_etrace_decoder_set_stvec(dec, stvec);

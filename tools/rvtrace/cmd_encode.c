@@ -47,26 +47,12 @@ static void encode_usage(FILE *out) {
             "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
             "  --elf PROGRAM        with the E-Trace encoder-input CSV: the instruction bits\n"
             "                       and jump classes come from the program\n"
-            "  --btm                branch-trace messages (default: history trace, HTM)\n"
-            "  --call-stack N       implicit return with an N-deep return-address stack (0-32)\n"
-            "  --call-counter N     implicit return with a nested-call counter saturating at N\n"
-            "  --repeat-history N   0 none, 1 RepeatBranch, 2 repeated history (ResourceFull\n"
-            "                       RCODE 2), 3 both\n"
-            "  --src-bits N --src-id ID   send a SRC field (several harts in one stream)\n"
-            "  --sync-max N         periodic sync: every 2^(N+4) messages the next branch\n"
-            "                       message goes out in its *Sync form (full address)\n"
-            "  --timestamps         TSTAMP field on every message (from the records' time)\n"
-            "  --ownership          Ownership messages with privilege and context\n"
-            "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
-            "  --seq-jump           sequential jump optimisation (not from pcseq, which has no\n"
-            "                       instruction bits)\n"
-            "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
-            "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n"
+            "%s"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
             "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
-            transport_help);
+            transport_help, ntrace_option_help);
 }
 
 static int write_bytes(void *user, const uint8_t *bytes, size_t len) {
@@ -230,31 +216,8 @@ int cmd_encode(int argc, char **argv) {
             stats = argv[++i];
         } else if (!strcmp(a, "--stats")) {
             nstats = true;
-        } else if (!strcmp(a, "--btm")) {
-            no.btm = true;
-        } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
-            no.call_stack = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(a, "--call-counter") && i + 1 < argc) {
-            no.call_stack = (unsigned)atoi(argv[++i]);
-            no.call_counter = true;
-        } else if (!strcmp(a, "--repeat-history") && i + 1 < argc) {
-            no.repeat = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
-            no.src_bits = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(a, "--sync-max") && i + 1 < argc) {
-            no.sync_max = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(a, "--timestamps")) {
-            no.timestamps = true;
-        } else if (!strcmp(a, "--seq-jump")) {
-            no.seq_jump = true;
-        } else if (!strcmp(a, "--icnt-bits") && i + 1 < argc) {
-            no.icnt_bits = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(a, "--extend-addr-msb")) {
-            no.extend_addr_msb = true;
-        } else if (!strcmp(a, "--ownership")) {
-            no.ownership = true;
-        } else if (!strcmp(a, "--src-id") && i + 1 < argc) {
-            no.src_id = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (parse_ntrace_option(argc, argv, &i, &no)) {
+            continue;
         } else if (!strcmp(a, "--v1")) {
             v1 = true;
         } else if (!strcmp(a, "--full-address")) {

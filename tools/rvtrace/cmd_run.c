@@ -30,6 +30,9 @@ static void run_usage(FILE *out) {
             "  --etrace FILE      encode the run with E-Trace, write the raw te_inst stream\n"
             "  --scf FILE, --ucf FILE   E-Trace hardware configuration and options\n"
             "                     (default: RV XLEN addresses, 4-bit itype, delta address)\n"
+            "  --ntrace FILE      encode the run with N-Trace, write the Nexus messages as MSEO\n"
+            "                     bytes; with the N-Trace encoder options of encode --help\n"
+            "                     (--btm, --call-stack N, --repeat-history N, ...)\n"
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
             "                     run of sequential instructions (cannot be combined with\n"
             "                     --spike-csv or --pcs, which need one row per instruction)\n"
@@ -108,6 +111,7 @@ struct fanout {
     rvt_ref_filter *filter;
     rvt_row_writer *csv, *pcs;
     rvt_etrace_encoder *etrace;
+    rvt_ntrace_encoder *ntrace;
 };
 
 static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -119,12 +123,18 @@ static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
         rc |= rvt_row_writer_sink(f->pcs, recs, n);
     if (f->etrace)
         rc |= rvt_etrace_encoder_push(f->etrace, recs, n);
+    if (f->ntrace)
+        rc |= rvt_ntrace_encoder_push(f->ntrace, recs, n);
     return rc;
 }
 
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
     return rvt_te_raw_write(user, payload, len);
+}
+
+static int write_nexus_bytes(void *user, const uint8_t *bytes, size_t len) {
+    return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
 }
 
 static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -301,7 +311,8 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_config_default(&cfg);
     cfg.max_insns = 10000000000ull;
     const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
-    const char *etrace_path = NULL, *scf = NULL, *ucf = NULL, *tandem_path = NULL;
+    const char *etrace_path = NULL, *scf = NULL, *ucf = NULL, *tandem_path = NULL, *ntrace_path = NULL;
+    rvt_ntrace_options nopt = {0};
     rvt_diag diag = {{0}};
     rvt_tv_params tvp = {0};
     rvt_tv_writer_options tvo = {0};
@@ -327,6 +338,10 @@ int cmd_run(int argc, char **argv) {
             rvti_path = val, i++;
         } else if (!strcmp(a, "--etrace") && val) {
             etrace_path = val, i++;
+        } else if (!strcmp(a, "--ntrace") && val) {
+            ntrace_path = val, i++;
+        } else if (parse_ntrace_option(argc, argv, &i, &nopt)) {
+            continue;
         } else if (!strcmp(a, "--scf") && val) {
             scf = val, i++;
         } else if (!strcmp(a, "--ucf") && val) {
@@ -482,7 +497,8 @@ int cmd_run(int argc, char **argv) {
     }
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
-    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL;
+    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL, *nex = NULL;
+    rvt_ntrace_encoder *nenc = NULL;
     rvt_tv_writer *tv_w = NULL;
     struct sampler sampler = {0};
     rvt_etrace_encoder *enc = NULL;
@@ -585,12 +601,17 @@ int cmd_run(int argc, char **argv) {
             goto out;
         }
     }
-    struct fanout fan = {rvti_w, NULL, csv_w, pcs_w, enc};
-    if ((csv_w || pcs_w || enc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
+    if (ntrace_path && (!(nex = fopen(ntrace_path, "wb")) ||
+                        rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), write_nexus_bytes, nex))) {
+        fprintf(stderr, "rvtrace run: %s: %s\n", ntrace_path, nex ? "cannot start the N-Trace encoder" : strerror(errno));
+        goto out;
+    }
+    struct fanout fan = {rvti_w, NULL, csv_w, pcs_w, enc, nenc};
+    if ((csv_w || pcs_w || enc || nenc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
-    if (csv_w || pcs_w || rvti_w || enc)
+    if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
     progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
@@ -605,9 +626,12 @@ int cmd_run(int argc, char **argv) {
         wrc |= rvt_tv_writer_finish(tv_w);
     if (enc)
         wrc |= rvt_etrace_encoder_finish(enc, NULL);
+    if (nenc)
+        wrc |= rvt_ntrace_encoder_finish(nenc, NULL);
     csv_w = pcs_w = NULL;
     rvti_w = NULL;
     enc = NULL;
+    nenc = NULL;
     if (wrc) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
@@ -658,8 +682,12 @@ out:
     rvt_rvti_writer_finish(rvti_w);
     if (enc)
         rvt_etrace_encoder_finish(enc, NULL);
+    if (nenc)
+        rvt_ntrace_encoder_finish(nenc, NULL);
     rvt_tv_writer_free(tv_w);
     if (te && fclose(te) != 0)
+        status = 1;
+    if (nex && fclose(nex) != 0)
         status = 1;
     if (sampler.out && fclose(sampler.out) != 0) {
         fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));

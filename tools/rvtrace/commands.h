@@ -8,6 +8,7 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
+#include "rvtrace/ntrace.h"
 #include "rvtrace/profile.h"
 #include "rvtrace/tandem.h"
 
@@ -38,6 +39,10 @@ typedef struct transport_choice {
 /* Takes argv[*i] (and its value) when it is a transport option. */
 bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc);
 extern const char *const transport_help;
+/* The N-Trace encoder's options (--btm, --call-stack N, ...): takes argv[*i]
+ * (and its value) when it is one. */
+bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no);
+extern const char *const ntrace_option_help;
 /* The E-Trace parameters and options: from --scf/--ucf, else rv_tracer's
  * own for its records (--encap rv-tracer), else the defaults. */
 int load_etrace_config(const char *scf, const char *ucf, const transport_choice *tc, rvt_etrace_params *p,

@@ -86,3 +86,54 @@ const char *const tandem_param_help =
 int file_byte_sink(void *user, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
 }
+
+bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) {
+    const char *a = argv[*i];
+    bool value = *i + 1 < argc;
+    if (!strcmp(a, "--btm")) {
+        no->btm = true;
+    } else if (!strcmp(a, "--call-stack") && value) {
+        no->call_stack = (unsigned)atoi(argv[++*i]);
+    } else if (!strcmp(a, "--call-counter") && value) {
+        no->call_stack = (unsigned)atoi(argv[++*i]);
+        no->call_counter = true;
+    } else if (!strcmp(a, "--repeat-history") && value) {
+        no->repeat = (unsigned)atoi(argv[++*i]);
+    } else if (!strcmp(a, "--src-bits") && value) {
+        no->src_bits = (unsigned)atoi(argv[++*i]);
+    } else if (!strcmp(a, "--sync-max") && value) {
+        no->sync_max = (unsigned)atoi(argv[++*i]);
+    } else if (!strcmp(a, "--timestamps")) {
+        no->timestamps = true;
+    } else if (!strcmp(a, "--seq-jump")) {
+        no->seq_jump = true;
+    } else if (!strcmp(a, "--icnt-bits") && value) {
+        no->icnt_bits = (unsigned)atoi(argv[++*i]);
+    } else if (!strcmp(a, "--extend-addr-msb")) {
+        no->extend_addr_msb = true;
+    } else if (!strcmp(a, "--ownership")) {
+        no->ownership = true;
+    } else if (!strcmp(a, "--src-id") && value) {
+        no->src_id = (unsigned)strtoul(argv[++*i], NULL, 0);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+const char *const ntrace_option_help =
+    "  --btm                branch-trace messages (default: history trace, HTM)\n"
+    "  --call-stack N       implicit return with an N-deep return-address stack (0-32)\n"
+    "  --call-counter N     implicit return with a nested-call counter saturating at N\n"
+    "  --repeat-history N   0 none, 1 RepeatBranch, 2 repeated history (ResourceFull\n"
+    "                       RCODE 2), 3 both\n"
+    "  --src-bits N --src-id ID   send a SRC field (several harts in one stream)\n"
+    "  --sync-max N         periodic sync: every 2^(N+4) messages the next branch\n"
+    "                       message goes out in its *Sync form (full address)\n"
+    "  --timestamps         TSTAMP field on every message (from the records' time)\n"
+    "  --ownership          Ownership messages with privilege and context\n"
+    "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
+    "  --seq-jump           sequential jump optimisation (not from pcseq, which has no\n"
+    "                       instruction bits)\n"
+    "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
+    "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n";

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The whole pipeline a user runs, per program, as whole processes (median of
+# RUNS runs each, interleaved so that all see the same machine load):
+#   hart      rvtrace run PROGRAM
+#   run+E/N   rvtrace run --etrace F / --ntrace F PROGRAM (ratio to the hart alone)
+#   dec E/N   rvtrace decode ... --profile 10 (the trace into a consumer)
+#   bits/i    trace bits per instruction
+# in millions of instructions per second; spike's run beside ours when spike
+# is installed ($SPIKE or PATH), NexRv's decoder when $NEXRV names it
+# (run as: $NEXRV TRACE.nex ELF). No pass/fail: figures to compare.
+# usage: pipeline.sh RVTRACE PROGRAM...
+set -u
+R=$1
+shift
+RUNS=${RUNS:-5}
+SPIKE=${SPIKE:-$(command -v spike || true)}
+NEXRV=${NEXRV:-}
+MEM=0x20010000:0x40000,0x80000000:0x400000
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# seconds of one run of the command
+timed() { t0=$(now); "$@" > /dev/null 2>&1; t1=$(now); awk "BEGIN { print $t1 - $t0 }"; }
+mips() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t / 1e6; else print "-" }'; }
+
+printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' program insns hart run+E ratio run+N ratio \
+    "dec E" "dec N" "bits E" "bits N" "spike"
+for program in "$@"; do
+    name=$(basename "$program")
+    class=$(od -An -tu1 -j4 -N1 "$program" | tr -d ' ')
+    isa=RV64IMAFDC
+    [ "$class" = 1 ] && isa=RV32IMAFDC
+    "$R" run --etrace "$W/t.te" --ntrace "$W/t.nex" "$program" > /dev/null 2>&1
+    insns=$("$R" decode --format etrace --elf "$program" "$W/t.te" --profile 0 2> /dev/null | awk 'NR == 1 { print $1 }')
+    [ -n "$insns" ] && [ "$insns" -gt 0 ] || { echo "$name: no instructions decoded"; continue; }
+    for k in hart runE runN decE decN spike nexrv; do : > "$W/$k"; done
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        timed "$R" run "$program" >> "$W/hart"
+        timed "$R" run --etrace "$W/e.te" "$program" >> "$W/runE"
+        timed "$R" run --ntrace "$W/e.nex" "$program" >> "$W/runN"
+        timed "$R" decode --format etrace --elf "$program" "$W/t.te" --profile 10 >> "$W/decE"
+        timed "$R" decode --format ntrace --elf "$program" "$W/t.nex" --profile 10 >> "$W/decN"
+        [ -n "$SPIKE" ] && timed "$SPIKE" --isa="$isa" -m"$MEM" "$program" >> "$W/spike"
+        [ -n "$NEXRV" ] && timed "$NEXRV" "$W/t.nex" "$program" >> "$W/nexrv"
+        i=$((i + 1))
+    done
+    hart=$(median < "$W/hart") runE=$(median < "$W/runE") runN=$(median < "$W/runN")
+    bitsE=$(awk -v b="$(stat -c %s "$W/t.te")" -v n="$insns" 'BEGIN { printf "%.3f", 8 * b / n }')
+    bitsN=$(awk -v b="$(stat -c %s "$W/t.nex")" -v n="$insns" 'BEGIN { printf "%.3f", 8 * b / n }')
+    spike=-
+    [ -s "$W/spike" ] && spike="$(mips "$insns" "$(median < "$W/spike")")"
+    printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' "$name" "$insns" "$(mips "$insns" "$hart")" \
+        "$(mips "$insns" "$runE")" "$(awk "BEGIN { printf \"%.2f\", $hart / $runE }")" \
+        "$(mips "$insns" "$runN")" "$(awk "BEGIN { printf \"%.2f\", $hart / $runN }")" \
+        "$(mips "$insns" "$(median < "$W/decE")")" "$(mips "$insns" "$(median < "$W/decN")")" "$bitsE" "$bitsN" "$spike"
+    [ -s "$W/nexrv" ] && printf '%-24s NexRv decode: %s M instructions/s\n' "" "$(mips "$insns" "$(median < "$W/nexrv")")"
+done
+echo "(millions of instructions per second, whole processes, median of $RUNS; ratio: run+trace speed / hart speed;"
+echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ', not installed here'))"
