@@ -105,7 +105,21 @@ struct rvt_ref_filter {
     void *user;
     rvt_retire held[2]; /* the last row's record and the interrupt that marks it */
     unsigned nheld;
+    rvt_retire out[256]; /* rows passed on, sent a batch at a time */
+    unsigned nout;
 };
+
+static int pass_held(rvt_ref_filter *f) {
+    if (f->nout + f->nheld > sizeof f->out / sizeof f->out[0]) {
+        int rc = f->next(f->user, f->out, f->nout);
+        f->nout = 0;
+        if (rc)
+            return rc;
+    }
+    for (unsigned k = 0; k < f->nheld; k++)
+        f->out[f->nout++] = f->held[k];
+    return 0;
+}
 
 int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user) {
     rvt_ref_filter *f = calloc(1, sizeof *f);
@@ -129,14 +143,16 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
             f->held[0].hart == r->hart)
             continue; /* one-instruction loop: one row */
         if (f->nheld) {
-            int rc = f->next(f->user, f->held, f->nheld);
+            int rc = pass_held(f);
             if (rc)
                 return rc;
         }
         f->held[0] = *r;
         f->nheld = 1;
     }
-    return 0;
+    unsigned nout = f->nout;
+    f->nout = 0;
+    return nout ? f->next(f->user, f->out, nout) : 0;
 }
 
 void rvt_ref_filter_free(rvt_ref_filter *f) { free(f); }
