@@ -240,6 +240,9 @@ void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
+/* Report straight runs to `run` (the rest still one address at a time to
+ * the PC sink; same `user`); ignored with a block sink. */
+void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run);
 /* Report traps (format 3 subformat 1: cause, tval, where, handler) to `trap`
  * (same `user`), in order with the instructions. */
 void rvt_etrace_decoder_set_trap_sink(rvt_etrace_decoder *d, rvt_trap_sink trap);

@@ -43,6 +43,7 @@ struct rvt_etrace_decoder {
     rvt_diag *diag;
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
     rvt_block_sink block;
+    rvt_run_sink run; /* straight runs at once; the rest through `sink` */
     /* With a block sink a single reported address waits here: the run that
      * starts there usually comes next and joins it in one block. */
     uint64_t pending;
@@ -116,6 +117,7 @@ void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec) {
 }
 
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block) { d->block = block; }
+void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run) { d->run = run; }
 
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
     d->error = 0;
@@ -417,6 +419,14 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
             flush_pending(d);
             emit_block(d, first, after, count);
         }
+    } else if (d->run) {
+        /* the instructions after the run's first: its other linear ones and
+         * the one that ends it */
+        uint64_t wide = count < 64 ? (r->wide >> 1) & ((UINT64_C(1) << count) - 1) : r->wide >> 1;
+        if (r->has_end && r->end_insn.len == 4)
+            wide |= UINT64_C(1) << (count - 1);
+        if (!d->error && d->run(d->user, first, count, wide) != 0)
+            d->error = RVT_E_IO;
     } else {
         uint64_t pc = r->start;
         for (uint32_t i = 0; i < count && !d->error; i++) {
@@ -516,6 +526,7 @@ static bool lookahead_begin(rvt_etrace_decoder *d, lookahead *la) {
     la->saved = *d;
     d->sink = NULL;
     d->block = NULL;
+    d->run = NULL;
     d->stop_at_last_branch = false;
     return true;
 }

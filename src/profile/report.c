@@ -126,6 +126,14 @@ static int write_flame_graph(const rvt_profile *p, FILE *f) {
     return rc | (fputs("</svg>\n", f) == EOF);
 }
 
+/* The instruction at `addr` while it still belongs to function `name`. */
+static const rvt_insn *insn_in(rvt_profile *p, const char *name, uint64_t addr) {
+    uint64_t off;
+    const rvt_insn *in = rvt_image_insn(p->img, addr);
+    const char *sym = rvt_image_symbolize(p->img, addr, &off);
+    return in && sym && !strcmp(sym, name) ? in : NULL;
+}
+
 static int write_hot_listing(rvt_profile *p, FILE *f, const char *name) {
     uint64_t addr;
     if (!name || name == rvt_profile_unknown || !rvt_image_symbol_addr(p->img, name, &addr))
@@ -134,26 +142,16 @@ static int write_hot_listing(rvt_profile *p, FILE *f, const char *name) {
     rvt_disasm_init(&dis, rvt_image_xlen(p->img), 0);
     uint64_t hottest = 1;
     enum { MAX_LISTED = 20000 };
+    const rvt_insn *in;
     uint64_t a = addr;
-    for (unsigned k = 0; k < MAX_LISTED; k++) { /* the scale of the heat colours */
-        uint64_t off;
-        const rvt_insn *in = rvt_image_insn(p->img, a);
-        const char *sym = rvt_image_symbolize(p->img, a, &off);
-        if (!in || !sym || strcmp(sym, name) != 0)
-            break;
-        const addr_slot *s = rvt_profile_find(p, a);
+    for (unsigned k = 0; k < MAX_LISTED && (in = insn_in(p, name, a)) != NULL; k++, a += in->len) {
+        const addr_slot *s = rvt_profile_find(p, a); /* the scale of the heat colours */
         if (s && s->count > hottest)
             hottest = s->count;
-        a += in->len;
     }
     int rc = fputs("<table class=\"listing\"><tr><th>count</th><th>address</th><th>instruction</th><th>source</th></tr>\n",
                    f) == EOF;
-    for (unsigned k = 0; k < MAX_LISTED && !rc; k++) {
-        uint64_t off;
-        const rvt_insn *in = rvt_image_insn(p->img, addr);
-        const char *sym = rvt_image_symbolize(p->img, addr, &off);
-        if (!in || !sym || strcmp(sym, name) != 0)
-            break;
+    for (unsigned k = 0; k < MAX_LISTED && !rc && (in = insn_in(p, name, addr)) != NULL; k++) {
         const addr_slot *s = rvt_profile_find(p, addr);
         uint64_t c = s ? s->count : 0;
         char text[160], where[320] = "";

@@ -284,8 +284,9 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
     return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
 }
 
-/* A straight run: every address but the last goes out now (to the profile
- * as one run), the last waits like any held one. */
+/* A straight run. N-Trace (`hold`): every address but the last goes out
+ * now, the last waits like any held one, and the profile gets the run with
+ * the held one, one run late. E-Trace: all of it now. */
 static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     decode_ctx *c = user;
     if (n == 0 || flush_held(c))
@@ -295,28 +296,32 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
     w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
     uint64_t units = n + ((w * 0x0101010101010101u) >> 56);
-    if (profile_defer(c, start, n, (start + 2 * units) & mask)) /* the last one is held with it */
+    if (c->hold ? profile_defer(c, start, n, (start + 2 * units) & mask)
+                : c->prof && rvt_profile_run(c->prof, start, n, wide))
         return 1;
-    c->listed += n - 1;
+    uint32_t now = c->hold ? n - 1 : n; /* what goes out now */
+    c->listed += now;
     uint64_t pc = start;
     if (c->write_pcs && !c->listing) { /* the plain PC list: straight into the buffer */
         if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX && flush_pcs(c))
             return 1;
-        for (uint32_t i = 0; i + 1 < n; i++) {
+        for (uint32_t i = 0; i < now; i++) {
             c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
             pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
         }
     } else if (c->listing) {
-        for (uint32_t i = 0; i + 1 < n; i++) {
+        for (uint32_t i = 0; i < now; i++) {
             if (output_pc(c, pc))
                 return 1;
             pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
         }
-    } else { /* the held last instruction only */
+    } else if (c->hold) { /* the held last instruction only */
         pc = (start + 2 * units - ((wide >> (n - 1)) & 1 ? 4 : 2)) & mask;
     }
-    c->held = true; /* (N-Trace, the only run sink, always holds) */
-    c->held_pc = pc;
+    if (c->hold) {
+        c->held = true;
+        c->held_pc = pc;
+    }
     return 0;
 }
 
@@ -780,6 +785,8 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
     if (c.prof && !c.write_pcs)
         rvt_etrace_decoder_set_block_sink(dec, profile_block);
+    else
+        rvt_etrace_decoder_set_run_sink(dec, write_run);
     rvt_etrace_decoder_set_tvec(dec, tvec);
     if (has_stvec)
         rvt_etrace_decoder_set_stvec(dec, stvec);
