@@ -73,6 +73,7 @@ typedef struct progress {
     bool on, shown;
     const char *what, *unit;
     double start, last;
+    double delay; /* seconds before the line first shows */
 } progress;
 void progress_start(progress *pr, const char *what, const char *unit, bool quiet);
 /* `total` 0: unknown (no percentage or time left). Cheap enough to call per

@@ -3,6 +3,7 @@
  * nothing) and after the first second, so short runs stay quiet. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,8 +16,12 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* RVTRACE_PROGRESS=now shows the line from the start instead of after a
+ * second (still only on a terminal); =off never shows it. */
 void progress_start(progress *pr, const char *what, const char *unit, bool quiet) {
-    *pr = (progress){!quiet && isatty(STDERR_FILENO), false, what, unit, now(), 0};
+    const char *env = getenv("RVTRACE_PROGRESS");
+    bool off = env && !strcmp(env, "off"), at_once = env && !strcmp(env, "now");
+    *pr = (progress){!quiet && !off && isatty(STDERR_FILENO), false, what, unit, now(), 0, at_once ? 0.0 : 1.0};
 }
 
 static void print_amount(char *buf, size_t cap, double v, const char *unit) {
@@ -37,7 +42,7 @@ void progress_update(progress *pr, uint64_t done, uint64_t total) {
     if (!pr->on)
         return;
     double t = now(), elapsed = t - pr->start;
-    if (elapsed < 1.0 || t - pr->last < 0.25)
+    if (elapsed < pr->delay || t - pr->last < 0.25)
         return;
     pr->last = t;
     char amount[32], all[32], rate[32];
