@@ -139,9 +139,9 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
             f->held[f->nheld++] = *r; /* marks the held row */
             continue;
         }
-        if (r->ninsns && f->nheld == 1 && f->held[0].ninsns && f->held[0].iaddr == r->iaddr &&
+        if (r->ninsns == 1 && f->nheld == 1 && f->held[0].ninsns == 1 && f->held[0].iaddr == r->iaddr &&
             f->held[0].hart == r->hart)
-            continue; /* one-instruction loop: one row */
+            continue; /* one-instruction loop: one row (a block repeating is a longer loop) */
         if (f->nheld) {
             int rc = pass_held(f);
             if (rc)
