@@ -213,9 +213,15 @@ typedef struct rvt_etrace_encoder rvt_etrace_encoder;
 /* Starts tracing: emits the opening support packet. */
 int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            rvt_te_packet_sink sink, void *user);
-/* Feeds single-retire records (one instruction each; traps as records with
- * ninsns 0 and itype 1/2). */
+/* Feeds retirement records: single-retire (one instruction each; traps as
+ * records with ninsns 0 and itype 1/2) or multiple-retire blocks (which end
+ * at their first control transfer). A block goes in as its first and last
+ * instructions, the ones between being plain, except where they can matter
+ * and the encoder has the code (rvt_etrace_encoder_set_code): then the
+ * packets are those of the single-retire records. */
 int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n);
+/* The program's code, to take blocks apart (rvt_code_fetch from flow.h). */
+void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user);
 /* Reports the last instruction, closes with a support packet (trace ended)
  * and frees the encoder; *packets gets the packet count. */
 int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);

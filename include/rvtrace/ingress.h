@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "rvtrace/common.h"
+#include "rvtrace/flow.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,11 @@ typedef struct rvt_ref_filter rvt_ref_filter;
 int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user);
 int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
 void rvt_ref_filter_free(rvt_ref_filter *f); /* drops the held final row */
+/* With multiple-retire blocks the final row is the last instruction of the
+ * last block: given the code, rvt_ref_filter_finish passes the rest of that
+ * block on, then frees the filter (without, it is rvt_ref_filter_free). */
+void rvt_ref_filter_set_code(rvt_ref_filter *f, rvt_code_fetch fetch, void *user);
+int rvt_ref_filter_finish(rvt_ref_filter *f);
 
 /* ---- Writers of the reference flow's per-row formats ---- */
 

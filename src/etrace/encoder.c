@@ -15,6 +15,10 @@ struct rvt_etrace_encoder {
     int error;
 
     rvt_retire ring[4];  /* the records of the three stages (previous, current, next) */
+    rvt_code_fetch fetch; /* the code, to take multiple-retire blocks apart where it matters */
+    void *fetch_user;
+    rvt_retire block; /* with `fetch`: a block waiting for the record after it */
+    bool has_block;
     unsigned nstaged, head; /* records staged, index of the oldest */
 
     bool started;           /* a sync has been sent */
@@ -548,7 +552,106 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     return ok;
 }
 
+void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
+    e->fetch = fetch;
+    e->fetch_user = user;
+}
+
+static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next);
+
+/* Whether every instruction of a block matters: filters, triggers and
+ * notify look at every address, sequentially inferable jumps at the
+ * instruction before the jump. */
+static bool every_instruction_matters(const rvt_etrace_encoder *e) {
+    const struct rvt_etrace_filter *f = &e->o.filter;
+    return e->o.si_jump || f->nranges || f->priv_mask || f->use_start || f->use_stop || f->exception_mask ||
+           f->interrupt_mask || f->nnotify;
+}
+
+static void push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
+    rvt_retire one = *block;
+    one.iaddr = addr;
+    one.ninsns = 1;
+    one.itype = RVT_ITYPE_NONE;
+    one.iretire = (uint16_t)(insn->len / 2);
+    one.ilastsize = insn->len == 4;
+    one.insn = insn->raw;
+    one.sijump = 0;
+    push_records(e, &one, 1, false);
+}
+
+/* A block as the single-retire records it stands for, all but its last
+ * instruction (whose record the caller builds); false, with nothing pushed,
+ * when the code does not add up to the block. */
+static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
+    uint64_t a = in->iaddr;
+    rvt_insn insn;
+    for (uint32_t k = 0; k + 1 < in->ninsns; k++) {
+        if (!e->fetch(e->fetch_user, a, &insn) || a >= last_addr)
+            return false;
+        a += insn.len;
+    }
+    if (a != last_addr)
+        return false;
+    a = in->iaddr;
+    for (uint32_t k = 0; k + 1 < in->ninsns && !e->error; k++) {
+        e->fetch(e->fetch_user, a, &insn);
+        push_block_insn(e, in, a, &insn);
+        a += insn.len;
+    }
+    return true;
+}
+
+/* The start of a block, its last instruction left to the caller: its first
+ * instruction, and the ones after only where a resynchronisation can fall
+ * due among them. Inner instructions send nothing below the packet limit,
+ * so once the first instruction is decided (when the second goes in) the
+ * count says whether the rest can matter. False, with nothing pushed, when
+ * the code at the block's start is not what the block says. */
+static bool push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
+    uint64_t a = in->iaddr;
+    rvt_insn insn;
+    if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
+        return false;
+    push_block_insn(e, in, a, &insn);
+    a += insn.len;
+    /* deciding about the first instruction sends a few packets at most */
+    if (in->ninsns == 2 || e->resync_cnt + 4 < e->max_resync)
+        return true;
+    for (uint32_t k = 1; k + 1 < in->ninsns && !e->error; k++) {
+        if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
+            break; /* the code changed under the block: its last goes in as it is */
+        push_block_insn(e, in, a, &insn);
+        a += insn.len;
+        if (k == 1 && e->resync_cnt < e->max_resync)
+            break;
+    }
+    return true;
+}
+
+/* A block waits for the record after it: an interrupt there takes back the
+ * block's last instruction (see push_records), and the one before it must
+ * then be known. */
 int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
+    if (!e->fetch)
+        return push_records(e, recs, n, false);
+    for (size_t i = 0; i < n && !e->error; i++) {
+        if (e->has_block) {
+            e->has_block = false;
+            push_records(e, &e->block, 1, is_trap(&recs[i]) && recs[i].itype == RVT_ITYPE_INTERRUPT);
+        }
+        if (recs[i].ninsns > 1) {
+            e->block = recs[i];
+            e->has_block = true;
+        } else {
+            push_records(e, &recs[i], 1, false);
+        }
+    }
+    return e->error;
+}
+
+/* `interrupt_next`: the record after a block is an interrupt. */
+static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next) {
     for (size_t i = 0; i < n && !e->error; i++) {
         const rvt_retire *in = &recs[i];
         if (!in_filter(e, in)) {
@@ -594,7 +697,12 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
             last.ninsns = 1;
             last.iretire = (uint16_t)(in->ilastsize + 1);
             last.iaddr = in->iaddr + 2u * in->iretire - 2u * last.iretire;
-            if (rvt_etrace_encoder_push(e, &first, 1))
+            /* With the code at hand, the instructions that can matter go in
+             * one at a time, as they retired. */
+            bool done = e->fetch && ((interrupt_next || every_instruction_matters(e))
+                                         ? push_block_singly(e, in, last.iaddr)
+                                         : push_block_start(e, in, last.iaddr));
+            if (e->error || (!done && push_records(e, &first, 1, false)))
                 return e->error;
             in = &first;
             first = last;
@@ -625,6 +733,10 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
 }
 
 int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
+    if (e->has_block) {
+        e->has_block = false;
+        push_records(e, &e->block, 1, false);
+    }
     drain(e);
     emit_support(e, false, 1); /* ended_rep: tracing ended after the last instruction */
     int rc = e->error;

@@ -107,7 +107,14 @@ struct rvt_ref_filter {
     unsigned nheld;
     rvt_retire out[256]; /* rows passed on, sent a batch at a time */
     unsigned nout;
+    rvt_code_fetch fetch; /* the code, to cut the final row off a final block */
+    void *fetch_user;
 };
+
+void rvt_ref_filter_set_code(rvt_ref_filter *f, rvt_code_fetch fetch, void *user) {
+    f->fetch = fetch;
+    f->fetch_user = user;
+}
 
 static int pass_held(rvt_ref_filter *f) {
     if (f->nout + f->nheld > sizeof f->out / sizeof f->out[0]) {
@@ -139,9 +146,12 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
             f->held[f->nheld++] = *r; /* marks the held row */
             continue;
         }
-        if (r->ninsns == 1 && f->nheld == 1 && f->held[0].ninsns == 1 && f->held[0].iaddr == r->iaddr &&
-            f->held[0].hart == r->hart)
-            continue; /* one-instruction loop: one row (a block repeating is a longer loop) */
+        /* a one-instruction loop is one row: r repeats the instruction held
+         * last (alone, or ending a block; a block repeating is a longer loop) */
+        const rvt_retire *h = &f->held[0];
+        if (r->ninsns == 1 && f->nheld == 1 && h->ninsns && h->hart == r->hart &&
+            h->iaddr + 2u * h->iretire - 2u * (h->ilastsize + 1u) == r->iaddr)
+            continue;
         if (f->nheld) {
             int rc = pass_held(f);
             if (rc)
@@ -156,3 +166,27 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
 }
 
 void rvt_ref_filter_free(rvt_ref_filter *f) { free(f); }
+
+int rvt_ref_filter_finish(rvt_ref_filter *f) {
+    int rc = 0;
+    if (f->nheld == 1 && f->held[0].ninsns > 1 && f->fetch) {
+        /* the final row is the block's last instruction: the rest retired */
+        rvt_retire b = f->held[0];
+        rvt_insn in;
+        uint64_t a = b.iaddr;
+        uint32_t k = 0;
+        for (; k + 2 < b.ninsns && f->fetch(f->fetch_user, a, &in); k++)
+            a += in.len;
+        if (k + 2 == b.ninsns && f->fetch(f->fetch_user, a, &in)) {
+            b.ninsns--;
+            b.iretire = (uint16_t)(b.iretire - (b.ilastsize + 1));
+            b.ilastsize = in.len == 4;
+            b.insn = in.raw;
+            b.itype = RVT_ITYPE_NONE;
+            b.sijump = 0;
+            rc = f->next(f->user, &b, 1);
+        }
+    }
+    free(f);
+    return rc;
+}

@@ -133,6 +133,17 @@ static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *pa
     return rvt_te_raw_write(user, payload, len);
 }
 
+/* The code the hart runs, for the encoders and the reference filter. */
+typedef struct run_code {
+    rvt_image *img;
+    rvt_machine *m;
+} run_code;
+
+static bool fetch_run_code(void *user, uint64_t addr, rvt_insn *out) {
+    const run_code *c = user;
+    return rvt_program_insn(c->img, c->m, addr, out);
+}
+
 static int write_nexus_bytes(void *user, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
 }
@@ -495,6 +506,18 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv, --pcs or --etrace\n");
         return 2;
     }
+    rvt_etrace_params ep = {0};
+    rvt_etrace_options eo = {0};
+    if (etrace_path && rvt_etrace_load_config(scf, ucf, &ep, &eo, &diag)) {
+        fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+        return 1;
+    }
+    /* Encoders alone take multiple-retire blocks and write what the
+     * single-retire records give (checked for every corpus program), except
+     * with per-instruction time stamps and N-Trace's bounded I-CNT, whose
+     * overflow falls inside blocks. */
+    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path &&
+                        (!etrace_path || ep.notime || !ep.time_width) && !nopt.timestamps && !nopt.icnt_bits;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL, *nex = NULL;
@@ -568,12 +591,6 @@ int cmd_run(int argc, char **argv) {
         goto out;
     }
     if (etrace_path) {
-        rvt_etrace_params ep;
-        rvt_etrace_options eo;
-        if (rvt_etrace_load_config(scf, ucf, &ep, &eo, &diag)) {
-            fprintf(stderr, "rvtrace run: %s\n", diag.msg);
-            goto out;
-        }
         if (!scf) { /* the program's XLEN and the full jump classification */
             ep.iaddress_width = rvt_image_xlen(img);
             ep.itype_width = 4;
@@ -611,6 +628,11 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
+    run_code code = {img, m};
+    if (fan.filter)
+        rvt_ref_filter_set_code(fan.filter, fetch_run_code, &code);
+    if (enc)
+        rvt_etrace_encoder_set_code(enc, fetch_run_code, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
@@ -620,8 +642,8 @@ int cmd_run(int argc, char **argv) {
     rvt_run_result res;
     rvt_machine_run(m, &res, &diag);
     progress_end(&rp.pr);
-    rvt_ref_filter_free(fan.filter);
-    int wrc = rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
+    int frc = fan.filter ? rvt_ref_filter_finish(fan.filter) : 0;
+    int wrc = frc | rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
     if (tv_w)
         wrc |= rvt_tv_writer_finish(tv_w);
     if (enc)

@@ -1,0 +1,36 @@
+#!/bin/sh
+# rvtrace run feeds the encoders multiple-retire blocks when they are its only
+# outputs; with --pcs the same run goes one record per instruction. Both must
+# give the same E-Trace and N-Trace bytes, for every corpus program, in the
+# golden E-Trace configurations and several N-Trace option sets (blocks
+# taken apart where a resynchronisation, an interrupt or the final row falls
+# inside them).
+# usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR
+set -u
+R=$1 SHARED=$2 W=$3
+mkdir -p "$W" || exit 1
+fail=0 count=0
+G=$SHARED/golden/etrace
+for elf in "$SHARED"/corpus/programs/*.riscv; do
+    name=$(basename "$elf" .riscv)
+    opts=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/#.*/, ""); print }' "$(dirname "$0")/spike_trace_options.txt")
+    scf=hw64.scf
+    [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && scf=hw32.scf
+    for case in default itype4_call_stack itype3_debug; do
+        case $case in
+            default) eopts="" nopts="" ;;
+            itype4_call_stack) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--call-stack 8 --repeat-history 2" ;;
+            *) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--btm --sync-max 1 --seq-jump" ;;
+        esac
+        count=$((count + 1))
+        # shellcheck disable=SC2086
+        "$R" run $opts $eopts $nopts --etrace "$W/b.te" --ntrace "$W/b.nex" "$elf" > /dev/null 2>&1
+        # shellcheck disable=SC2086
+        "$R" run $opts $eopts $nopts --etrace "$W/s.te" --ntrace "$W/s.nex" --pcs "$W/pcs" "$elf" > /dev/null 2>&1
+        cmp -s "$W/b.te" "$W/s.te" || { echo "$name [$case]: E-Trace from blocks differs"; fail=$((fail + 1)); }
+        cmp -s "$W/b.nex" "$W/s.nex" || { echo "$name [$case]: N-Trace from blocks differs"; fail=$((fail + 1)); }
+    done
+done
+rm -f "$W/b.te" "$W/s.te" "$W/b.nex" "$W/s.nex" "$W/pcs"
+echo "run blocks: $count runs, $fail differences"
+[ $count -gt 0 ] && [ $fail -eq 0 ]
