@@ -149,8 +149,8 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
         /* a one-instruction loop is one row: r repeats the instruction held
          * last (alone, or ending a block; a block repeating is a longer loop) */
         const rvt_retire *h = &f->held[0];
-        if (r->ninsns == 1 && f->nheld == 1 && h->ninsns && h->hart == r->hart &&
-            h->iaddr + 2u * h->iretire - 2u * (h->ilastsize + 1u) == r->iaddr)
+        uint64_t held_last = h->ninsns > 1 ? h->iaddr + 2u * h->iretire - 2u * (h->ilastsize + 1u) : h->iaddr;
+        if (r->ninsns == 1 && f->nheld == 1 && h->ninsns && h->hart == r->hart && held_last == r->iaddr)
             continue;
         if (f->nheld) {
             int rc = pass_held(f);
