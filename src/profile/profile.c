@@ -234,23 +234,23 @@ static bool enter_call(rvt_profile *p, uint64_t site, uint64_t target) {
     return true;
 }
 
+/* The innermost open call returned after `end` instructions in all. */
+static void close_innermost(rvt_profile *p, uint64_t end) {
+    const open_call *o = &p->open[--p->nopen];
+    p->arcs[o->arc].inclusive += end - o->start;
+}
+
 static void leave_call(rvt_profile *p) {
-    if (p->open_dropped) {
+    if (p->open_dropped)
         p->open_dropped--;
-        return;
-    }
-    if (p->nopen) {
-        const open_call *o = &p->open[--p->nopen];
-        p->arcs[o->arc].inclusive += p->total - 1 - o->start;
-    }
+    else if (p->nopen)
+        close_innermost(p, p->total - 1); /* the instruction after the return is not the callee's */
 }
 
 void rvt_profile_close_calls(rvt_profile *p) {
     p->open_dropped = 0;
-    while (p->nopen) {
-        const open_call *o = &p->open[--p->nopen];
-        p->arcs[o->arc].inclusive += p->total - o->start;
-    }
+    while (p->nopen)
+        close_innermost(p, p->total);
 }
 
 /* The move from the previous instruction to `pc` (in function `sym`):
@@ -419,11 +419,6 @@ static int by_count(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static int by_name_ptr(const void *key, const void *entry) {
-    uintptr_t x = (uintptr_t)key, y = (uintptr_t)((const rvt_profile_entry *)entry)->name;
-    return x < y ? -1 : x > y;
-}
-
 size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max) {
     rvt_profile_settle(p);
     rvt_profile_entry *all = malloc((p->used + 1) * sizeof *all);
@@ -443,7 +438,8 @@ size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max)
     }
     for (size_t i = 0; i < p->narcs; i++) {
         const addr_slot *callee = lookup(p, p->arcs[i].target), *caller = lookup(p, p->arcs[i].site);
-        rvt_profile_entry *e = callee ? bsearch(callee->sym, all, m, sizeof *all, by_name_ptr) : NULL;
+        rvt_profile_entry key = {callee ? callee->sym : NULL, 0, 0, 0};
+        rvt_profile_entry *e = callee ? bsearch(&key, all, m, sizeof *all, by_sym) : NULL;
         if (e && caller && caller->sym == callee->sym)
             e->self_calls += p->arcs[i].count;
         else if (e)
