@@ -123,6 +123,11 @@ void rvt_tv_reader_feed(rvt_tv_reader *r, const uint8_t *data, size_t len);
 /* 1: a record in *rec; 0: all fed bytes used (feed more, or finish); <0: the
  * stream is invalid at the byte offset diag names (the reader stays failed). */
 int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag);
+/* Up to `max` records into recs[], ending after the first begin or end
+ * group record (so that a caller collecting groups sees each boundary as the
+ * last record of a call): the count (0: all fed bytes used), or <0 as
+ * rvt_tv_reader_next when the stream is invalid before any record was read. */
+long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag);
 /* At the end of the stream: RVT_E_TRUNC when a record was cut short. */
 int rvt_tv_reader_finish(rvt_tv_reader *r, rvt_diag *diag);
 uint64_t rvt_tv_reader_offset(const rvt_tv_reader *r); /* bytes consumed */

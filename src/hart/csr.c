@@ -213,6 +213,7 @@ static void write_counter(hart *h, uint64_t *offset, uint64_t val, bool high) {
 
 int csr_write(hart *h, unsigned csr, uint64_t val) {
     bool rv32 = h->xlen == 32;
+    h->csr_writes++;
     if (rv32)
         val = (uint32_t)val;
     switch (csr) {

@@ -103,6 +103,9 @@ typedef struct hart {
     uint64_t pmpaddr[64];
     uint8_t pmpcfg[64];
     uint64_t pmp_gen;          /* bumped by every PMP CSR write */
+    uint64_t csr_writes;       /* bumped by every csr_write: the observer compares
+                                * what only CSR writes change (misa, PMP, trigger
+                                * settings) when it moved */
     uint64_t pmp_ram_gen;      /* pmp_gen + 1 when pmp_ram_open is valid for pmp_ram_mode */
     unsigned pmp_ram_mode;
     bool pmp_ram_open;

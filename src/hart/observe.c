@@ -117,6 +117,35 @@ static bool range_differs(const hart *a, const hart *b, size_t from, size_t to) 
                         (to - from) / 8);
 }
 
+/* Appends the registers of `now` that differ from `snap` to c[n..], in
+ * register order, and brings `snap` up to date. Most steps write one
+ * register, usually the one in bits 11:7 of the instruction: that one is
+ * tried first and the rest confirmed equal as a whole, so the common case
+ * is two vector comparisons instead of a search. */
+static size_t diff_registers(const uint64_t *now, uint64_t *snap, uint32_t first_elem, uint32_t insn,
+                             uint64_t mask, rvt_elem_value *c, size_t n) {
+    if (!words_differ(now, snap, 32))
+        return n;
+    unsigned likely = (insn >> 7) & 31;
+    if (now[likely] != snap[likely]) {
+        uint64_t before = snap[likely];
+        snap[likely] = now[likely];
+        if (!words_differ(now, snap, 32)) {
+            c[n++] = (rvt_elem_value){first_elem + likely, now[likely] & mask};
+            return n;
+        }
+        snap[likely] = before;
+    }
+    for (unsigned g = 0; g < 32; g += 4)
+        if (words_differ(now + g, snap + g, 4))
+            for (unsigned i = g; i < g + 4; i++)
+                if (now[i] != snap[i]) {
+                    c[n++] = (rvt_elem_value){first_elem + i, now[i] & mask};
+                    snap[i] = now[i];
+                }
+    return n;
+}
+
 #define RANGE(first, end) offsetof(hart, first), offsetof(hart, end)
 
 /* The changes since the snapshot, which is brought up to date. */
@@ -127,24 +156,20 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
     size_t n = 0;
     uint64_t old_pc = s->pc;
     unsigned old_priv = s->priv;
-    if (words_differ(h->x, s->x, 32)) {
-        for (unsigned i = 1; i < 32; i++)
-            if (h->x[i] != s->x[i])
-                c[n++] = (rvt_elem_value){RVT_ELEM_GPR + i, mask_xlen(h, h->x[i])};
-        memcpy(s->x, h->x, sizeof h->x);
+    n = diff_registers(h->x, s->x, RVT_ELEM_GPR, h->cur_insn, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
+    n = diff_registers(h->f, s->f, RVT_ELEM_FPR, h->cur_insn, ~0ull, c, n);
+    /* Traps, returns, FP instructions and devices change the CSRs of the
+     * first two ranges; misa, PMP and trigger settings change only through
+     * csr_write (trigger hit bits also while a trigger is armed), so they are
+     * compared only then. PMP entries beyond the configured ones never change. */
+    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmpaddr));
+    if (!csrs && (h->csr_writes != s->csr_writes || h->trig_armed || s->trig_armed)) {
+        unsigned npmp = m->cfg.pmp_regions;
+        csrs = words_differ(h->pmpaddr, s->pmpaddr, npmp) ||
+               words_differ((const uint64_t *)h->pmpcfg, (const uint64_t *)s->pmpcfg, (npmp + 7) / 8) ||
+               range_differs(h, s, RANGE(tselect, trig_armed)) || h->ialign_mask != s->ialign_mask;
+        s->csr_writes = h->csr_writes;
     }
-    if (words_differ(h->f, s->f, 32)) {
-        for (unsigned i = 0; i < 32; i++)
-            if (h->f[i] != s->f[i])
-                c[n++] = (rvt_elem_value){RVT_ELEM_FPR + i, h->f[i]};
-        memcpy(s->f, h->f, sizeof h->f);
-    }
-    /* PMP entries beyond the configured ones never change. */
-    unsigned npmp = m->cfg.pmp_regions;
-    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmpaddr)) ||
-                words_differ(h->pmpaddr, s->pmpaddr, npmp) ||
-                words_differ((const uint64_t *)h->pmpcfg, (const uint64_t *)s->pmpcfg, (npmp + 7) / 8) ||
-                range_differs(h, s, RANGE(tselect, trig_armed)) || h->ialign_mask != s->ialign_mask;
     bool counters = h->mcycle_offset != s->mcycle_offset || h->minstret_offset != s->minstret_offset;
     if (csrs) {
         for (size_t i = 0; i < o->ncsrs; i++) {

@@ -453,9 +453,122 @@ static void parse_record(rvt_tv_reader *r, const uint8_t *b, uint64_t off, rvt_t
     r->last_req_op = b[0] == RVT_TV_MEM_REQ ? rec->memop : -1;
 }
 
+/* Bytes that must follow a record's opcode for decode_in_place: the longest
+ * record and the 8-byte loads of its last field. */
+#define IN_PLACE_MARGIN (RVT_TV_MAX_RECORD + 8)
+
+/* n (1..8) little-endian bytes at b, with 8 bytes readable there. */
+static inline uint64_t load_field(const uint8_t *b, unsigned n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return n >= 8 ? v : v & ((1ull << (8 * n)) - 1);
+#else
+    return get_le(b, n);
+#endif
+}
+
+/* The common case of the reader, fused: a record wholly inside the fed
+ * bytes with IN_PLACE_MARGIN bytes readable, decoded with whole-word loads.
+ * Returns its length, or 0 for anything unusual (an invalid field, a
+ * response without request), which the careful path then reports. */
+static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_record *rec) {
+    const rvt_tv_params *p = &r->p;
+    size_t len;
+    *rec = (rvt_tv_record){.offset = r->offset, .opcode = b[0]};
+    switch (b[0]) {
+    case RVT_TV_BEGIN: case RVT_TV_END: case RVT_TV_INCR_PC: case RVT_TV_RESET: case RVT_TV_INIT:
+        len = 1;
+        break;
+    case RVT_TV_REG: {
+        unsigned reg = (unsigned)load_field(b + 1, 2);
+        if (reg >= RVT_TV_REG_END)
+            return 0;
+        unsigned w = reg_bytes(p, reg);
+        if (!w)
+            return 0;
+        rec->reg = (uint16_t)reg;
+        rec->value = load_field(b + 3, w);
+        len = 3 + w;
+        break;
+    }
+    case RVT_TV_REG_ADD: case RVT_TV_REG_OR: {
+        unsigned reg = (unsigned)load_field(b + 1, 2);
+        if (reg >= RVT_TV_REG_END || !reg_bytes(p, reg))
+            return 0;
+        rec->reg = (uint16_t)reg;
+        rec->value = b[0] == RVT_TV_REG_ADD ? (uint64_t)(int64_t)(int8_t)b[3] : b[3];
+        len = 4;
+        break;
+    }
+    case RVT_TV_STATE: {
+        unsigned w = state_bytes(p, b[1]);
+        if (!w)
+            return 0;
+        rec->id = b[1];
+        rec->value = load_field(b + 2, w);
+        len = 2 + w;
+        break;
+    }
+    case RVT_TV_MEM_REQ: {
+        unsigned w = mlen_bytes(p), op = b[1 + w] & 15, size = b[1 + w] >> 4;
+        if (op > RVT_TV_FETCH || size > 3)
+            return 0;
+        rec->addr = load_field(b + 1, w);
+        rec->memop = (uint8_t)op;
+        rec->size = (uint8_t)size;
+        rec->has_data = rvt_tv_request_has_data(op);
+        len = 2 + w;
+        if (rec->has_data) {
+            rec->value = load_field(b + len, 1u << size);
+            len += 1u << size;
+        }
+        r->last_req_op = (int)op;
+        r->offset += len;
+        return len;
+    }
+    case RVT_TV_MEM_RSP: {
+        unsigned size = b[1] & 15, result = b[1] >> 4;
+        if (r->last_req_op < 0 || size > 3 || result > 1)
+            return 0;
+        rec->memop = (uint8_t)r->last_req_op;
+        rec->size = (uint8_t)size;
+        rec->result = (uint8_t)result;
+        rec->has_data = rvt_tv_response_has_data(rec->memop);
+        len = 2;
+        if (rec->has_data) {
+            rec->value = load_field(b + 2, 1u << size);
+            len += 1u << size;
+        }
+        break;
+    }
+    case RVT_TV_INSN16:
+        rec->insn = (uint32_t)load_field(b + 1, 2);
+        len = 3;
+        break;
+    case RVT_TV_INSN32:
+        rec->insn = (uint32_t)load_field(b + 1, 4);
+        len = 5;
+        break;
+    default:
+        return 0;
+    }
+    r->last_req_op = -1;
+    r->offset += len;
+    return len;
+}
+
 int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
     if (r->failed)
         return r->failed;
+    if (!r->ncarry && r->len >= IN_PLACE_MARGIN) {
+        size_t n = decode_in_place(r, r->data, rec);
+        if (n) {
+            r->data += n;
+            r->len -= n;
+            return 1;
+        }
+    }
     if (r->ncarry) {
         /* Complete the record the previous chunk cut, a byte at a time until
          * its length is known. */
@@ -495,6 +608,36 @@ int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
     r->len -= (size_t)need;
     r->offset += (uint64_t)need;
     return 1;
+}
+
+long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag) {
+    size_t n = 0;
+    while (n < max) {
+        if (!r->ncarry && !r->failed && r->len >= IN_PLACE_MARGIN) {
+            size_t len = decode_in_place(r, r->data, &recs[n]);
+            if (len) {
+                r->data += len;
+                r->len -= len;
+                if (recs[n++].opcode <= RVT_TV_END)
+                    break;
+                continue;
+            }
+        }
+        int rc = rvt_tv_reader_next(r, &recs[n], diag);
+        if (rc < 0) {
+            if (!n)
+                return rc;
+            /* The records before the error first: the failing record, still
+             * unconsumed, fails again on the next call and sets diag then. */
+            r->failed = 0;
+            break;
+        }
+        if (rc == 0)
+            break;
+        if (recs[n++].opcode <= RVT_TV_END)
+            break;
+    }
+    return (long)n;
 }
 
 int rvt_tv_reader_finish(rvt_tv_reader *r, rvt_diag *diag) {

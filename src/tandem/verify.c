@@ -42,15 +42,13 @@ struct rvt_tv_verifier {
     /* The group being collected. */
     bool in_group;
     uint64_t group_offset;
-    rvt_tv_record recs[MAX_GROUP_RECORDS];
+    rvt_tv_record recs[MAX_GROUP_RECORDS + 1]; /* the reader's next record lands at recs[nrecs] */
     size_t nrecs;
 
     struct group_view *view;
 
     /* The model's last step, copied from the observer. */
     rvt_step step;
-    rvt_elem_value changes[256];
-    rvt_mem_access accesses[16];
     bool stepped;
     int fatal;
 };
@@ -95,15 +93,7 @@ static void observe(void *user, const rvt_step *s) {
     rvt_tv_verifier *v = user;
     if (s->kind == RVT_STEP_HOST)
         return;
-    v->step = *s;
-    size_t n = s->nchanges < 256 ? s->nchanges : 256;
-    memcpy(v->changes, s->changes, n * sizeof *s->changes);
-    v->step.changes = v->changes;
-    v->step.nchanges = n;
-    size_t na = s->naccesses < 16 ? s->naccesses : 16;
-    memcpy(v->accesses, s->accesses, na * sizeof *s->accesses);
-    v->step.accesses = v->accesses;
-    v->step.naccesses = na;
+    v->step = *s; /* its lists are the machine's, valid until the next step */
     v->stepped = true;
 }
 
@@ -669,7 +659,8 @@ static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *dia
             r->opcode == RVT_TV_RESET || r->opcode == RVT_TV_INIT)
             return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": %s record outside a group",
                                            r->offset, rvt_tv_opcode_name(r->opcode));
-        v->recs[0] = *r;
+        if (r != &v->recs[0])
+            v->recs[0] = *r;
         v->nrecs = 1;
         v->group_offset = r->offset;
         int rc = build_view(v, v->view, diag);
@@ -682,7 +673,9 @@ static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *dia
         return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group of more than %d records",
                                        v->group_offset, MAX_GROUP_RECORDS);
     /* A memory response outside a group's request pairs is kept with its request. */
-    v->recs[v->nrecs++] = *r;
+    if (r != &v->recs[v->nrecs])
+        v->recs[v->nrecs] = *r;
+    v->nrecs++;
     return RVT_OK;
 }
 
@@ -690,14 +683,19 @@ int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rv
     if (v->fatal)
         return v->fatal;
     rvt_tv_reader_feed(v->rd, data, len);
-    rvt_tv_record r;
-    int rc;
-    while ((rc = rvt_tv_reader_next(v->rd, &r, diag)) == 1) {
-        rc = take_record(v, &r, diag);
-        if (rc)
-            return rc;
+    /* Records are read straight into the group being collected, a group's
+     * worth at a time: only the last record of a read can begin or end one. */
+    for (;;) {
+        rvt_tv_record *batch = &v->recs[v->nrecs];
+        long n = rvt_tv_reader_read(v->rd, batch, MAX_GROUP_RECORDS + 1 - v->nrecs, diag);
+        if (n <= 0)
+            return n < 0 ? (v->fatal = (int)n) : RVT_OK;
+        for (long i = 0; i < n; i++) {
+            int rc = take_record(v, &batch[i], diag);
+            if (rc)
+                return rc;
+        }
     }
-    return rc < 0 ? (v->fatal = rc) : RVT_OK;
 }
 
 int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
