@@ -32,6 +32,8 @@ struct rvt_tv_verifier {
     rvt_tv_verify_result res;
     rvt_disasm_ctx dis;
     bool absent[RVT_TV_REG_END]; /* single registers left out */
+    bool skip[RVT_TV_REG_END];   /* absent_slow of each register address */
+    bool skip_pc, skip_priv;
 
     /* Shadow state: registers by address, pc, privilege, mtime. */
     uint64_t shadow[RVT_TV_REG_END];
@@ -72,7 +74,7 @@ static bool is_counter(uint32_t elem) {
            (elem >= 0xc80 && elem <= 0xc82);
 }
 
-static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
+static bool absent_slow(const rvt_tv_verifier *v, uint32_t elem) {
     unsigned a = v->opt.absent;
     if (elem >= RVT_TV_REG_GPR && elem < RVT_TV_REG_FPR)
         return (a & RVT_TV_F_GPR) || v->absent[elem];
@@ -87,6 +89,13 @@ static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
     if (elem == RVT_ELEM_MTIME)
         return (a & RVT_TV_F_MTIME) != 0;
     return true;
+}
+
+/* absent_slow for every element, worked out once: asked several times a step. */
+static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
+    if (elem < RVT_TV_REG_END)
+        return v->skip[elem];
+    return elem == RVT_ELEM_PC ? v->skip_pc : elem == RVT_ELEM_PRIV ? v->skip_priv : absent_slow(v, elem);
 }
 
 static void observe(void *user, const rvt_step *s) {
@@ -134,6 +143,10 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
     for (unsigned i = 0; i < v->opt.nabsent_regs; i++)
         if (v->opt.absent_regs[i] < RVT_TV_REG_END)
             v->absent[canonical(v->opt.absent_regs[i])] = v->absent[v->opt.absent_regs[i]] = true;
+    for (uint32_t e = 0; e < RVT_TV_REG_END; e++)
+        v->skip[e] = absent_slow(v, e);
+    v->skip_pc = absent_slow(v, RVT_ELEM_PC);
+    v->skip_priv = absent_slow(v, RVT_ELEM_PRIV);
     rvt_disasm_init(&v->dis, p->xlen, 0);
     shadow_from_model(v);
     *out = v;
@@ -221,6 +234,7 @@ struct group_view {
     uint64_t val[MAX_GROUP_RECORDS];
     size_t n;
     bool has_insn, has_reset, has_init, has_pc, interrupt;
+    bool has_counter; /* some element is a counter (an input copied before the step) */
     uint32_t insn;
     unsigned insn_len;
     const rvt_tv_record *mem[MAX_GROUP_RECORDS]; /* memory requests, each with its response or NULL */
@@ -272,12 +286,13 @@ static int view_add(rvt_tv_verifier *v, group_view *g, uint32_t elem, uint64_t v
         }
     g->elem[g->n] = elem;
     g->val[g->n++] = val;
+    g->has_counter |= is_counter(elem);
     return RVT_OK;
 }
 
 static int build_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
     g->n = g->nmem = 0;
-    g->has_insn = g->has_reset = g->has_init = g->has_pc = g->interrupt = false;
+    g->has_insn = g->has_reset = g->has_init = g->has_pc = g->interrupt = g->has_counter = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
     bool incr_pc = false;
     for (size_t i = 0; i < v->nrecs; i++) {
@@ -400,16 +415,26 @@ static bool group_reports(const group_view *g, uint32_t elem) {
     return false;
 }
 
-static bool model_changed(const rvt_tv_verifier *v, uint32_t elem) {
+
+/* The value the step gave `elem`, when the step changed it: the model's
+ * value without asking the model. */
+static bool model_new_value(const rvt_tv_verifier *v, uint32_t elem, uint64_t *value) {
     for (size_t i = 0; i < v->step.nchanges; i++)
-        if (v->step.changes[i].elem == elem)
+        if (v->step.changes[i].elem == elem) {
+            *value = v->step.changes[i].value;
             return true;
+        }
     return false;
+}
+
+static bool model_changed(const rvt_tv_verifier *v, uint32_t elem) {
+    uint64_t value;
+    return model_new_value(v, elem, &value);
 }
 
 /* Copies the non-deterministic inputs from the shadow state into the model. */
 static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; g->has_counter && i < g->n; i++)
         if (is_counter(g->elem[i]))
             rvt_machine_set(v->m, g->elem[i], g->val[i]);
     if (!v->inputs_changed)
@@ -569,7 +594,7 @@ static int run_step(rvt_tv_verifier *v, group_view *g) {
         if (absent(v, e) || e == RVT_ELEM_MTIME || is_counter(e))
             continue;
         uint64_t model = 0;
-        bool has = rvt_machine_get(v->m, e, &model);
+        bool has = model_new_value(v, e, &model) || rvt_machine_get(v->m, e, &model);
         if (e == MIP) /* the device-driven bits were copied in; compare the rest */
             model = (model & ~MIP_INPUTS) | (g->val[i] & MIP_INPUTS);
         if (!has || model != g->val[i]) {
