@@ -96,8 +96,9 @@ typedef struct rvt_tv_record {
 bool rvt_tv_request_has_data(unsigned op);
 bool rvt_tv_response_has_data(unsigned op);
 
-/* Encodes one record into `out`; returns its length, or 0 (with diag) when a
- * field does not fit the record or the parameters. */
+/* Encodes one record into `out` (any of whose bytes it may write); returns
+ * its length, or 0 (with diag) when a field does not fit the record or the
+ * parameters. */
 size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out[RVT_TV_MAX_RECORD],
                      rvt_diag *diag);
 

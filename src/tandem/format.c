@@ -55,9 +55,17 @@ static unsigned state_bytes(const rvt_tv_params *p, unsigned id) {
     }
 }
 
-static void put_le(uint8_t *out, uint64_t v, unsigned n) {
+/* put_le for a field that ends at most 8 bytes before the end of a
+ * RVT_TV_MAX_RECORD buffer: one word store; the bytes past the field are
+ * scratch that the next field or nobody reads. */
+static void put_field(uint8_t *out, uint64_t v, unsigned n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)n;
+    memcpy(out, &v, 8);
+#else
     for (unsigned i = 0; i < n; i++)
         out[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 static uint64_t get_le(const uint8_t *in, unsigned n) {
@@ -83,8 +91,8 @@ size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out
                          r->reg, r->value);
             return 0;
         }
-        put_le(out + n, r->reg, 2);
-        put_le(out + n + 2, r->value, w);
+        put_field(out + n, r->reg, 2);
+        put_field(out + n + 2, r->value, w);
         return n + 2 + w;
     }
     case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
@@ -92,7 +100,7 @@ size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out
             rvt_diag_set(diag, RVT_E_ARG, "incremental register record: bad address %#x", r->reg);
             return 0;
         }
-        put_le(out + n, r->reg, 2);
+        put_field(out + n, r->reg, 2);
         out[n + 2] = (uint8_t)r->value;
         return n + 3;
     case RVT_TV_STATE: {
@@ -103,7 +111,7 @@ size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out
             return 0;
         }
         out[n++] = r->id;
-        put_le(out + n, r->value, w);
+        put_field(out + n, r->value, w);
         return n + w;
     }
     case RVT_TV_MEM_REQ: {
@@ -113,11 +121,11 @@ size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out
                          r->size);
             return 0;
         }
-        put_le(out + n, r->addr, w);
+        put_field(out + n, r->addr, w);
         n += w;
         out[n++] = (uint8_t)(r->memop | r->size << 4);
         if (rvt_tv_request_has_data(r->memop)) {
-            put_le(out + n, r->value, 1u << r->size);
+            put_field(out + n, r->value, 1u << r->size);
             n += 1u << r->size;
         }
         return n;
@@ -129,15 +137,15 @@ size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out
         }
         out[n++] = (uint8_t)(r->size | r->result << 4);
         if (r->has_data) {
-            put_le(out + n, r->value, 1u << r->size);
+            put_field(out + n, r->value, 1u << r->size);
             n += 1u << r->size;
         }
         return n;
     case RVT_TV_INSN16:
-        put_le(out + n, r->insn, 2);
+        put_field(out + n, r->insn, 2);
         return n + 2;
     case RVT_TV_INSN32:
-        put_le(out + n, r->insn, 4);
+        put_field(out + n, r->insn, 4);
         return n + 4;
     default:
         rvt_diag_set(diag, RVT_E_ARG, "unknown opcode %u", r->opcode);

@@ -52,16 +52,15 @@ static void flush(rvt_tv_writer *w) {
 }
 
 static void put_raw(rvt_tv_writer *w, const rvt_tv_record *r) {
-    uint8_t bytes[RVT_TV_MAX_RECORD];
-    size_t n = rvt_tv_encode(&w->p, r, bytes, NULL);
+    if (w->nbuf + RVT_TV_MAX_RECORD > OUT_BUF)
+        flush(w);
+    /* Encoded in place: the buffer always has room for the longest record. */
+    size_t n = rvt_tv_encode(&w->p, r, w->buf + w->nbuf, NULL);
     if (!n) {
         if (!w->error)
             w->error = RVT_E_ARG;
         return;
     }
-    if (w->nbuf + n > OUT_BUF)
-        flush(w);
-    memcpy(w->buf + w->nbuf, bytes, n);
     w->nbuf += n;
     w->bytes += n;
 }
@@ -151,6 +150,8 @@ static unsigned amo_memop(const rvt_insn *in) {
 }
 
 static void put_accesses(rvt_tv_writer *w, const rvt_step *s) {
+    if (!s->naccesses)
+        return;
     rvt_insn in;
     rvt_decode(s->insn, w->p.xlen, &in);
     bool lr = in.op == RVT_OP_LR_W || in.op == RVT_OP_LR_D, sc = in.op == RVT_OP_SC_W || in.op == RVT_OP_SC_D;
