@@ -4,6 +4,7 @@
  * records, divergences or an error naming a byte offset; never a crash or an
  * endless loop (each group steps the model at most once). */
 #include <elf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +47,58 @@ static void build_elf(void) {
     }
 }
 
+static bool same_record(const rvt_tv_record *a, const rvt_tv_record *b) {
+    return a->offset == b->offset && a->opcode == b->opcode && a->id == b->id && a->memop == b->memop &&
+           a->size == b->size && a->result == b->result && a->has_data == b->has_data && a->reg == b->reg &&
+           a->insn == b->insn && a->addr == b->addr && a->value == b->value;
+}
+
+/* The reader's two ways agree: whole chunks read a group at a time (the
+ * in-place decoding) and single bytes read a record at a time (the careful
+ * path) give the same records and end in the same error. */
+static void compare_reading_ways(const rvt_tv_params *p, const uint8_t *data, size_t size, size_t cut) {
+    rvt_tv_reader *fast, *careful;
+    if (rvt_tv_reader_new(&fast, p, NULL))
+        return;
+    if (rvt_tv_reader_new(&careful, p, NULL)) {
+        rvt_tv_reader_free(fast);
+        return;
+    }
+    rvt_diag dfast = {{0}}, dcareful = {{0}};
+    int rcfast = 0, rccareful = 0;
+    size_t fed = 0; /* bytes fed to the careful reader */
+    rvt_tv_record batch[64], one;
+    for (int chunk = 0; chunk < 2 && rcfast >= 0; chunk++) {
+        size_t from = chunk ? cut : 0, to = chunk ? size : cut;
+        rvt_tv_reader_feed(fast, data + from, to - from);
+        long n;
+        while ((n = rvt_tv_reader_read(fast, batch, 64, &dfast)) > 0) {
+            for (long i = 0; i < n; i++) {
+                /* the careful reader up to its next record */
+                while ((rccareful = rvt_tv_reader_next(careful, &one, &dcareful)) == 0 && fed < size)
+                    rvt_tv_reader_feed(careful, data + fed++, 1);
+                if (rccareful != 1 || !same_record(&one, &batch[i]))
+                    __builtin_trap();
+                if (i + 1 < n && batch[i].opcode <= RVT_TV_END)
+                    __builtin_trap(); /* a read ends after a group boundary */
+            }
+        }
+        rcfast = (int)n;
+    }
+    if (rcfast == 0)
+        rcfast = rvt_tv_reader_finish(fast, &dfast);
+    while ((rccareful = rvt_tv_reader_next(careful, &one, &dcareful)) == 0 && fed < size)
+        rvt_tv_reader_feed(careful, data + fed++, 1);
+    if (rccareful == 1)
+        __builtin_trap(); /* the careful reader found a record the fast one did not */
+    if (rccareful == 0)
+        rccareful = rvt_tv_reader_finish(careful, &dcareful);
+    if (rcfast != rccareful || (rcfast && strcmp(dfast.msg, dcareful.msg)))
+        __builtin_trap();
+    rvt_tv_reader_free(fast);
+    rvt_tv_reader_free(careful);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!elf[0])
         build_elf();
@@ -72,6 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             rvt_tv_reader_finish(r, &d);
         rvt_tv_reader_free(r);
     }
+
+    compare_reading_ways(&p, data, size, cut);
 
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
