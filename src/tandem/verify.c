@@ -49,7 +49,7 @@ struct rvt_tv_verifier {
 
     struct group_view *view;
 
-    /* The model's last step, copied from the observer. */
+    /* The model's last step as the observer saw it (its lists are the machine's). */
     rvt_step step;
     bool stepped;
     int fatal;
@@ -414,7 +414,6 @@ static bool group_reports(const group_view *g, uint32_t elem) {
             return true;
     return false;
 }
-
 
 /* The value the step gave `elem`, when the step changed it: the model's
  * value without asking the model. */
