@@ -206,6 +206,44 @@ static void incremental_decode(void **state) {
     rvt_tv_reader_free(r);
 }
 
+/* rvt_tv_reader_read: whole records decoded in place, each read ending after
+ * a begin or end record, the records before an invalid one handed over first
+ * and the error on the next read. 40 bytes: the in-place path needs 28. */
+static void group_reads(void **state) {
+    (void)state;
+    rvt_tv_params p = rv64();
+    static const uint8_t bytes[] = {
+        0x01,                                                 /* begin */
+        0x03,                                                 /* incr-pc */
+        0x11, 0x13, 0x05, 0x10, 0x00,                         /* insn32 addi x10, x0, 1 */
+        0x04, 0x0a, 0x10, 0x01, 0, 0, 0, 0, 0, 0, 0,          /* reg x10 = 1 */
+        0x02,                                                 /* end */
+        0x01,                                                 /* begin */
+        0x08, 0x00, 0x10, 0, 0x80, 0, 0, 0, 0, 0x31, 0x2a, 0, 0, 0, 0, 0, 0, 0, /* store 8 bytes 0x2a */
+        0x09, 0x33,                                           /* response: size 3, result 3 (invalid) */
+    };
+    rvt_tv_reader *r;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_tv_reader_new(&r, &p, NULL), 0);
+    rvt_tv_reader_feed(r, bytes, sizeof bytes);
+    rvt_tv_record recs[8];
+    assert_int_equal(rvt_tv_reader_read(r, recs, 8, &d), 1); /* begin */
+    assert_int_equal(rvt_tv_reader_read(r, recs, 8, &d), 4); /* incr-pc, insn, reg, end */
+    assert_int_equal(recs[1].opcode, RVT_TV_INSN32);
+    assert_int_equal(recs[1].insn, 0x00100513);
+    assert_int_equal(recs[2].reg, 0x100a);
+    assert_true(recs[2].value == 1);
+    assert_int_equal(recs[3].opcode, RVT_TV_END);
+    assert_true(recs[3].offset == 18);
+    assert_int_equal(rvt_tv_reader_read(r, recs, 8, &d), 1); /* begin */
+    assert_int_equal(rvt_tv_reader_read(r, recs, 8, &d), 1); /* the request, then the bad response */
+    assert_int_equal(recs[0].opcode, RVT_TV_MEM_REQ);
+    assert_true(recs[0].addr == 0x80001000 && recs[0].value == 0x2a && recs[0].size == 3);
+    assert_int_equal(rvt_tv_reader_read(r, recs, 8, &d), RVT_E_FORMAT);
+    assert_non_null(strstr(d.msg, "byte 38: memory response with size code 3 and result 3"));
+    rvt_tv_reader_free(r);
+}
+
 static void expect_error(const uint8_t *bytes, size_t n, int status, const char *text) {
     rvt_tv_params p = rv64();
     rvt_tv_reader *r;
@@ -279,7 +317,7 @@ int main(void) {
         cmocka_unit_test(c1_add),          cmocka_unit_test(c2_jr),           cmocka_unit_test(c3_fadd),
         cmocka_unit_test(c4_c_sub),        cmocka_unit_test(c5_lw),           cmocka_unit_test(c6_csrrc),
         cmocka_unit_test(c7_illegal),      cmocka_unit_test(c8_interrupt),    cmocka_unit_test(memory_records),
-        cmocka_unit_test(rv32_widths),     cmocka_unit_test(incremental_decode), cmocka_unit_test(reader_errors),
+        cmocka_unit_test(rv32_widths),     cmocka_unit_test(incremental_decode), cmocka_unit_test(reader_errors), cmocka_unit_test(group_reads),
         cmocka_unit_test(register_names),  cmocka_unit_test(omitted_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
