@@ -317,7 +317,8 @@ int main(void) {
         cmocka_unit_test(c1_add),          cmocka_unit_test(c2_jr),           cmocka_unit_test(c3_fadd),
         cmocka_unit_test(c4_c_sub),        cmocka_unit_test(c5_lw),           cmocka_unit_test(c6_csrrc),
         cmocka_unit_test(c7_illegal),      cmocka_unit_test(c8_interrupt),    cmocka_unit_test(memory_records),
-        cmocka_unit_test(rv32_widths),     cmocka_unit_test(incremental_decode), cmocka_unit_test(reader_errors), cmocka_unit_test(group_reads),
+        cmocka_unit_test(rv32_widths),     cmocka_unit_test(incremental_decode), cmocka_unit_test(reader_errors),
+        cmocka_unit_test(group_reads),
         cmocka_unit_test(register_names),  cmocka_unit_test(omitted_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
