@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rvtrace/isa.h"
+#include "parse_ahead.h"
 
 #define MAX_GROUP_RECORDS 1024
 #define MIP 0x344
@@ -28,7 +29,7 @@ struct rvt_tv_verifier {
     rvt_tv_verify_options opt;
     rvt_machine *m;
     rvt_image *img;
-    rvt_tv_reader *rd;
+    tv_parse_ahead *reading; /* the reader, a piece ahead on a thread of its own */
     rvt_tv_verify_result res;
     rvt_disasm_ctx dis;
     bool absent[RVT_TV_REG_END]; /* single registers left out */
@@ -44,7 +45,7 @@ struct rvt_tv_verifier {
     /* The group being collected. */
     bool in_group;
     uint64_t group_offset;
-    rvt_tv_record recs[MAX_GROUP_RECORDS + 1]; /* the reader's next record lands at recs[nrecs] */
+    rvt_tv_record recs[MAX_GROUP_RECORDS];
     size_t nrecs;
 
     struct group_view *view;
@@ -131,11 +132,14 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
     v->m = m;
     v->img = img;
     v->view = malloc(group_view_size());
-    int rc = v->view ? rvt_tv_reader_new(&v->rd, p, diag) : RVT_E_NOMEM;
+    rvt_tv_reader *rd = NULL;
+    int rc = v->view ? rvt_tv_reader_new(&rd, p, diag) : RVT_E_NOMEM;
+    if (!rc)
+        rc = tv_parse_ahead_new(&v->reading, rd); /* owns rd from here on */
     if (!rc)
         rc = rvt_machine_observe(m, observe, v, diag);
     if (rc) {
-        rvt_tv_reader_free(v->rd);
+        tv_parse_ahead_free(v->reading);
         free(v->view);
         free(v);
         return rc;
@@ -157,7 +161,7 @@ void rvt_tv_verifier_free(rvt_tv_verifier *v) {
     if (!v)
         return;
     rvt_machine_observe(v->m, NULL, NULL, NULL);
-    rvt_tv_reader_free(v->rd);
+    tv_parse_ahead_free(v->reading);
     free(v->view);
     free(v);
 }
@@ -683,8 +687,7 @@ static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *dia
             r->opcode == RVT_TV_RESET || r->opcode == RVT_TV_INIT)
             return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": %s record outside a group",
                                            r->offset, rvt_tv_opcode_name(r->opcode));
-        if (r != &v->recs[0])
-            v->recs[0] = *r;
+        v->recs[0] = *r;
         v->nrecs = 1;
         v->group_offset = r->offset;
         int rc = build_view(v, v->view, diag);
@@ -697,35 +700,31 @@ static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *dia
         return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group of more than %d records",
                                        v->group_offset, MAX_GROUP_RECORDS);
     /* A memory response outside a group's request pairs is kept with its request. */
-    if (r != &v->recs[v->nrecs])
-        v->recs[v->nrecs] = *r;
-    v->nrecs++;
+    v->recs[v->nrecs++] = *r;
+    return RVT_OK;
+}
+
+static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_diag *diag) {
+    rvt_tv_verifier *v = user;
+    for (size_t i = 0; i < n; i++) {
+        int rc = take_record(v, &recs[i], diag);
+        if (rc)
+            return rc;
+    }
     return RVT_OK;
 }
 
 int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag) {
     if (v->fatal)
         return v->fatal;
-    rvt_tv_reader_feed(v->rd, data, len);
-    /* Records are read straight into the group being collected, a group's
-     * worth at a time: only the last record of a read can begin or end one. */
-    for (;;) {
-        rvt_tv_record *batch = &v->recs[v->nrecs];
-        long n = rvt_tv_reader_read(v->rd, batch, MAX_GROUP_RECORDS + 1 - v->nrecs, diag);
-        if (n <= 0)
-            return n < 0 ? (v->fatal = (int)n) : RVT_OK;
-        for (long i = 0; i < n; i++) {
-            int rc = take_record(v, &batch[i], diag);
-            if (rc)
-                return rc;
-        }
-    }
+    int rc = tv_parse_ahead_feed(v->reading, data, len, take_records, v, diag);
+    return rc ? (v->fatal = rc) : RVT_OK;
 }
 
 int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
     if (v->fatal)
         return v->fatal;
-    int rc = rvt_tv_reader_finish(v->rd, diag);
+    int rc = tv_parse_ahead_finish(v->reading, take_records, v, diag);
     if (rc)
         return v->fatal = rc;
     if (v->in_group)

@@ -1,0 +1,192 @@
+/* Reading ahead on a second thread: two pieces alternate, one being read by
+ * the worker while the caller takes the records of the other. */
+#include "parse_ahead.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes handed to the worker at a time: small enough that the two pieces'
+ * records stay in the caches, large enough that hand-overs are rare. */
+#define PIECE (64 * 1024)
+
+struct piece {
+    uint8_t bytes[PIECE];
+    size_t nbytes;
+    rvt_tv_record recs[PIECE + 1]; /* a record is a byte at least; one more completes a cut one */
+    size_t nrecs;
+    int status;                    /* <0: the stream is invalid after recs */
+    rvt_diag diag;
+};
+
+struct tv_parse_ahead {
+    rvt_tv_reader *rd;
+    struct piece *pieces[2];
+    int filling;          /* the piece the next bytes go to */
+    struct piece *unread; /* read by the worker, records not yet taken; NULL: none */
+    int status;           /* first error seen: no more feeding */
+
+    bool threaded;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    struct piece *work; /* the piece the worker reads; NULL: idle */
+    bool quit;
+};
+
+static void read_piece(rvt_tv_reader *rd, struct piece *pc) {
+    pc->nrecs = 0;
+    pc->status = 0;
+    rvt_tv_reader_feed(rd, pc->bytes, pc->nbytes);
+    for (;;) {
+        long n = rvt_tv_reader_read(rd, pc->recs + pc->nrecs, PIECE + 1 - pc->nrecs, &pc->diag);
+        if (n <= 0) {
+            pc->status = (int)n;
+            return;
+        }
+        pc->nrecs += (size_t)n;
+    }
+}
+
+static void *worker(void *arg) {
+    tv_parse_ahead *pa = arg;
+    pthread_mutex_lock(&pa->lock);
+    for (;;) {
+        while (!pa->work && !pa->quit)
+            pthread_cond_wait(&pa->wake, &pa->lock);
+        if (pa->quit)
+            break;
+        struct piece *pc = pa->work;
+        pthread_mutex_unlock(&pa->lock);
+        read_piece(pa->rd, pc);
+        pthread_mutex_lock(&pa->lock);
+        pa->work = NULL;
+        pthread_cond_signal(&pa->done);
+    }
+    pthread_mutex_unlock(&pa->lock);
+    return NULL;
+}
+
+static void wait_idle(tv_parse_ahead *pa) {
+    if (!pa->threaded)
+        return;
+    pthread_mutex_lock(&pa->lock);
+    while (pa->work)
+        pthread_cond_wait(&pa->done, &pa->lock);
+    pthread_mutex_unlock(&pa->lock);
+}
+
+static void start_reading(tv_parse_ahead *pa, struct piece *pc) {
+    if (!pa->threaded) {
+        read_piece(pa->rd, pc);
+        return;
+    }
+    pthread_mutex_lock(&pa->lock);
+    pa->work = pc;
+    pthread_cond_signal(&pa->wake);
+    pthread_mutex_unlock(&pa->lock);
+}
+
+int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader) {
+    tv_parse_ahead *pa = calloc(1, sizeof *pa);
+    if (pa) {
+        pa->pieces[0] = malloc(sizeof *pa->pieces[0]);
+        pa->pieces[1] = malloc(sizeof *pa->pieces[1]);
+    }
+    if (!pa || !pa->pieces[0] || !pa->pieces[1]) {
+        if (pa) {
+            free(pa->pieces[0]);
+            free(pa->pieces[1]);
+        }
+        free(pa);
+        rvt_tv_reader_free(reader);
+        return RVT_E_NOMEM;
+    }
+    pa->rd = reader;
+    if (!pthread_mutex_init(&pa->lock, NULL)) {
+        if (!pthread_cond_init(&pa->wake, NULL)) {
+            if (!pthread_cond_init(&pa->done, NULL)) {
+                if (!pthread_create(&pa->thread, NULL, worker, pa)) {
+                    pa->threaded = true;
+                    *out = pa;
+                    return RVT_OK;
+                }
+                pthread_cond_destroy(&pa->done);
+            }
+            pthread_cond_destroy(&pa->wake);
+        }
+        pthread_mutex_destroy(&pa->lock);
+    }
+    *out = pa; /* no thread: reading happens in the caller's */
+    return RVT_OK;
+}
+
+void tv_parse_ahead_free(tv_parse_ahead *pa) {
+    if (!pa)
+        return;
+    if (pa->threaded) {
+        pthread_mutex_lock(&pa->lock);
+        pa->quit = true;
+        pthread_cond_signal(&pa->wake);
+        pthread_mutex_unlock(&pa->lock);
+        pthread_join(pa->thread, NULL);
+        pthread_cond_destroy(&pa->done);
+        pthread_cond_destroy(&pa->wake);
+        pthread_mutex_destroy(&pa->lock);
+    }
+    rvt_tv_reader_free(pa->rd);
+    free(pa->pieces[0]);
+    free(pa->pieces[1]);
+    free(pa);
+}
+
+/* Hands over the records of the piece read last, and its error after them. */
+static int take_unread(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+    struct piece *pc = pa->unread;
+    pa->unread = NULL;
+    if (!pc)
+        return RVT_OK;
+    int rc = pc->nrecs ? fn(user, pc->recs, pc->nrecs, diag) : RVT_OK;
+    if (!rc && pc->status < 0) {
+        if (diag)
+            *diag = pc->diag;
+        rc = pc->status;
+    }
+    return rc ? (pa->status = rc) : RVT_OK;
+}
+
+int tv_parse_ahead_feed(tv_parse_ahead *pa, const uint8_t *data, size_t len, tv_records_fn fn, void *user,
+                        rvt_diag *diag) {
+    while (len && !pa->status) {
+        struct piece *pc = pa->pieces[pa->filling];
+        size_t n = len < PIECE ? len : PIECE;
+        memcpy(pc->bytes, data, n);
+        pc->nbytes = n;
+        data += n;
+        len -= n;
+        wait_idle(pa); /* the piece before is read */
+        struct piece *before = pa->unread;
+        if (before && before->status < 0) {
+            /* reading stops at an error: nothing after it is read */
+            take_unread(pa, fn, user, diag);
+            break;
+        }
+        start_reading(pa, pc);
+        pa->filling ^= 1;
+        pa->unread = before;
+        take_unread(pa, fn, user, diag);
+        pa->unread = pc;
+    }
+    return pa->status;
+}
+
+int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+    if (pa->status)
+        return pa->status;
+    wait_idle(pa);
+    if (take_unread(pa, fn, user, diag))
+        return pa->status;
+    int rc = rvt_tv_reader_finish(pa->rd, diag);
+    return rc ? (pa->status = rc) : RVT_OK;
+}
