@@ -265,6 +265,14 @@ void rvt_machine_reset_hart(rvt_machine *m);
  * sampling interrupts, or, with `interrupt`, takes the highest-priority
  * pending interrupt if there is one (else executes). The observer sees it. */
 void rvt_machine_step(rvt_machine *m, bool interrupt);
+/* The same steps as rvt_machine_step(m, false) over and over, without
+ * returning between them: the observer sees each, and the run ends after the
+ * step in which it called rvt_machine_stop_run, after a trap, after an
+ * instruction at which a single step would sample interrupts (CSR accesses,
+ * fences, returns, WFI), or when the program stops the machine. The
+ * observer changes the machine only in a step after which it stops the run. */
+void rvt_machine_run_observed(rvt_machine *m);
+void rvt_machine_stop_run(rvt_machine *m);
 
 #ifdef __cplusplus
 }

@@ -981,6 +981,8 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             if (m->observer) {
                 h->cur_insn = in->raw;
                 h->cur_len = in->len;
+                if (h->observe_in_loop)
+                    observe_step(h, RVT_STEP_RETIRED, pc, priv, 0, 0);
             }
             if (m->sink)
                 emit_retired(h, in, pc, h->pc, priv);
@@ -1057,7 +1059,11 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
          * is checked on every access unless it allows all of RAM. */
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
                       !m->observer && pmp_ram_open(h, eff);
-        uint64_t limit = h->trig_armed || m->observer ? 1 : n;
+        /* Observed runs go on past one instruction only while nothing that
+         * follows an instruction in this loop (overflow checks, triggers
+         * firing after it) could change what its observation must show. */
+        h->observe_in_loop = m->observe_runs && !h->trig_armed && !h->hpm_counting;
+        uint64_t limit = h->trig_armed || (m->observer && !h->observe_in_loop) ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;
             if (used >= m->max_insns) {
@@ -1108,8 +1114,9 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             h->icache_flush_pending = false;
             machine_flush_icache(m);
         }
-        if (done && m->observer)
+        if (done && m->observer && !h->observe_in_loop)
             observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
+        h->observe_in_loop = false;
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
             return;
@@ -1123,6 +1130,10 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             return;
         }
         if (st == EXEC_WFI || m->stop)
+            return;
+        /* An observed run ends where a single step would sample interrupts
+         * or where it could not go on observing in the loop. */
+        if (m->observe_runs && (st != EXEC_OK || h->trig_armed || h->hpm_counting))
             return;
         sample_interrupts = (st == EXEC_SERIALIZE && !flushed) || overflowed; /* fence.i only ends the run */
         n -= done;

@@ -150,6 +150,7 @@ typedef struct hart {
     /* Single steps for tandem verification: a CSR instruction executes
      * even with an interrupt pending (the trace says when one is taken). */
     bool interrupts_held;
+    bool observe_in_loop; /* this run of instructions is observed one by one from run_inner */
 
     /* The decoded page the last fetch came from, kept between runs of
      * instructions that end without a trap or serialising instruction (the
@@ -214,6 +215,9 @@ typedef struct rvt_machine {
     rvt_step_observer observer;
     void *observer_user;
     struct observe_state *obs;
+    /* rvt_machine_run_observed: runs go on past one instruction, observed
+     * from inside the interpreter's loop (observe_in_loop, per run). */
+    bool observe_runs;
 
     /* rvt_machine_sample_every: fn runs when instret_total reaches next. */
     rvt_sample_fn sample_fn;

@@ -316,6 +316,19 @@ void rvt_machine_reset_hart(rvt_machine *m) {
         take_snapshot(m);
 }
 
+void rvt_machine_run_observed(rvt_machine *m) {
+    hart *h = &m->harts[0];
+    m->stop = false;
+    h->traps_in_a_row = 0;
+    h->interrupts_held = true;
+    m->observe_runs = true;
+    hart_step_from(h, UINT64_MAX, false);
+    m->observe_runs = false;
+    h->interrupts_held = false;
+}
+
+void rvt_machine_stop_run(rvt_machine *m) { m->stop = true; }
+
 void rvt_machine_step(rvt_machine *m, bool interrupt) {
     hart *h = &m->harts[0];
     m->stop = false;

@@ -53,6 +53,18 @@ struct rvt_tv_verifier {
     /* The model's last step as the observer saw it (its lists are the machine's). */
     rvt_step step;
     bool stepped;
+    bool diverged;                                /* compare_step found a difference */
+    uint32_t resync[MAX_GROUP_RECORDS + 256];     /* elements the model takes from the shadow */
+    size_t nresync;
+
+    /* Running on (run_steps): the records being taken, and what the
+     * observer found when it could not take up the next group. */
+    bool running_on, took_up;
+    const rvt_tv_record *batch;
+    size_t batch_len, batch_next;
+    rvt_diag *diag;
+    int pending;                 /* enum collected; 0: none */
+    rvt_tv_record pending_begin; /* the record that completed it */
     int fatal;
 };
 
@@ -99,12 +111,22 @@ static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
     return elem == RVT_ELEM_PC ? v->skip_pc : elem == RVT_ELEM_PRIV ? v->skip_priv : absent_slow(v, elem);
 }
 
+static void compare_step(rvt_tv_verifier *v, uint64_t model_pc);
+static void take_up_next(rvt_tv_verifier *v);
+
 static void observe(void *user, const rvt_step *s) {
     rvt_tv_verifier *v = user;
     if (s->kind == RVT_STEP_HOST)
         return;
     v->step = *s; /* its lists are the machine's, valid until the next step */
     v->stepped = true;
+    if (!v->running_on)
+        return;
+    compare_step(v, s->pc);
+    if (v->diverged || v->res.stopped)
+        rvt_machine_stop_run(v->m); /* resynchronised once the run has ended */
+    else
+        take_up_next(v);
 }
 
 /* Shadow := model, for every element the model has. */
@@ -554,22 +576,26 @@ static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *ope
     }
 }
 
-static int run_step(rvt_tv_verifier *v, group_view *g) {
+/* Steps 1 and 2 for the group in v->view: the shadow state takes its values. */
+static void apply_to_shadow(rvt_tv_verifier *v, const group_view *g) {
     v->res.steps++;
     for (size_t i = 0; i < g->n; i++)
         if (!absent(v, g->elem[i]))
             shadow_set(v, g->elem[i], g->val[i]);
-    copy_inputs(v, g);
-    v->stepped = false;
-    uint64_t model_pc = 0;
-    rvt_machine_get(v->m, RVT_ELEM_PC, &model_pc);
-    rvt_machine_step(v->m, g->interrupt);
+}
+
+/* Step 4: the model's step (v->step; none when !v->stepped) against the
+ * group in v->view. What the model must take from the trace to continue is
+ * left in v->resync; v->diverged says whether anything differed. */
+static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
+    group_view *g = v->view;
     if (!v->stepped) {
         memset(&v->step, 0, sizeof v->step);
         v->step.pc = model_pc;
     }
     bool opened = false;
     uint64_t pc = v->step.pc;
+    v->nresync = 0;
 
     /* The instruction itself. */
     if (g->has_insn && !(v->opt.absent & RVT_TV_F_INSN)) {
@@ -590,8 +616,6 @@ static int run_step(rvt_tv_verifier *v, group_view *g) {
     }
 
     /* Every element the trace reports, against the model. */
-    uint32_t resync[MAX_GROUP_RECORDS + 256];
-    size_t nresync = 0;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t e = g->elem[i];
         if (absent(v, e) || e == RVT_ELEM_MTIME || is_counter(e))
@@ -610,7 +634,7 @@ static int run_step(rvt_tv_verifier *v, group_view *g) {
             else
                 detail(v, "%s: trace %#" PRIx64 ", the model has no such register", name, g->val[i]);
             if (has)
-                resync[nresync++] = e;
+                v->resync[v->nresync++] = e;
         }
     }
     /* Every element the model changed, against the trace (BS-057). */
@@ -625,61 +649,79 @@ static int run_step(rvt_tv_verifier *v, group_view *g) {
         divergence(v, &opened, pc);
         detail(v, "%s: changed by the model to %#" PRIx64 ", not by the trace (stays %#" PRIx64 ")", name,
                v->step.changes[i].value, shadow_get(v, e));
-        resync[nresync++] = e;
+        v->resync[v->nresync++] = e;
     }
     if (!(v->opt.absent & RVT_TV_F_MEM))
         compare_memory(v, g, &opened, pc);
     if (!(v->opt.absent & RVT_TV_F_ADDR))
         compare_addresses(v, g, &opened, pc);
-
-    /* Step 5: the model continues from the trace's state. */
-    for (size_t i = 0; i < nresync; i++)
-        rvt_machine_set(v->m, resync[i], shadow_get(v, resync[i]));
     if (!g->has_pc && !absent(v, RVT_ELEM_PC)) {
-        /* Without pc information the model's pc is taken as the shadow's. */
+        /* Without pc information the model's pc is taken as the shadow's
+         * (never among the elements to resynchronise then). */
         rvt_machine_get(v->m, RVT_ELEM_PC, &v->sh_pc);
     }
+    v->diverged = opened;
     if (opened && v->opt.max_errors && v->res.divergences >= v->opt.max_errors)
         v->res.stopped = true;
-    return RVT_OK;
 }
 
-static int finish_group(rvt_tv_verifier *v, rvt_diag *diag) {
-    group_view *g = v->view;
-    int rc = build_view(v, g, diag);
-    if (!rc) {
-        if (g->has_reset) {
-            rvt_machine_reset_hart(v->m);
-            shadow_from_model(v);
-            rc = apply_directly(v, g, diag);
-        } else if (g->has_init) {
-            rc = apply_directly(v, g, diag);
-        } else if (!v->res.stopped) {
-            rc = run_step(v, g);
-        }
+/* Step 5: the model continues from the trace's state. */
+static void resynchronise(rvt_tv_verifier *v) {
+    for (size_t i = 0; i < v->nresync; i++)
+        rvt_machine_set(v->m, v->resync[i], shadow_get(v, v->resync[i]));
+    v->nresync = 0;
+}
+
+/* Steps 3 to 5 for the group in v->view, whose values the shadow state has.
+ * When it came with an end record, the model runs on: each following group
+ * that needs nothing from the model but its step is taken up by the observer
+ * (take_up_next) as the model gets to it. */
+static int run_steps(rvt_tv_verifier *v, bool may_run_on) {
+    for (;;) {
+        group_view *g = v->view;
+        copy_inputs(v, g);
+        v->stepped = v->took_up = false;
+        uint64_t model_pc = 0;
+        rvt_machine_get(v->m, RVT_ELEM_PC, &model_pc);
+        bool run_on = v->running_on = may_run_on && !g->interrupt;
+        if (run_on)
+            rvt_machine_run_observed(v->m);
+        else
+            rvt_machine_step(v->m, g->interrupt);
+        v->running_on = false;
+        if (v->took_up && !v->stepped)
+            continue; /* the run ended before the group taken up executed */
+        if (!run_on || !v->stepped) /* a run's steps were compared as they came */
+            compare_step(v, model_pc);
+        resynchronise(v);
+        return v->fatal;
     }
-    v->nrecs = 0;
-    v->in_group = false;
-    return rc;
 }
 
-static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *diag) {
+enum collected { COLLECTING, GROUP_COMPLETE, GROUP_COMPLETE_BEGIN_NEXT, OUTSIDE_GROUP };
+
+static void open_group(rvt_tv_verifier *v, const rvt_tv_record *begin) {
+    v->in_group = true;
+    v->group_offset = begin->offset;
+    v->res.groups++;
+}
+
+/* Adds a record to what is being collected: COLLECTING, or what is complete
+ * (a group, closed by an end record or by the begin record `r` of the next,
+ * which is left to open after it; or a record outside any group). <0 when
+ * the stream is unusable. */
+static int collect(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *diag) {
     if (r->opcode == RVT_TV_BEGIN) {
-        if (v->in_group) {
-            int rc = finish_group(v, diag); /* a begin implies the end (BS-036) */
-            if (rc)
-                return rc;
-        }
-        v->in_group = true;
-        v->group_offset = r->offset;
-        v->res.groups++;
-        return RVT_OK;
+        if (v->in_group)
+            return GROUP_COMPLETE_BEGIN_NEXT; /* a begin implies the end (BS-036) */
+        open_group(v, r);
+        return COLLECTING;
     }
     if (r->opcode == RVT_TV_END) {
         if (!v->in_group)
             return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": end group outside a group",
                                            r->offset);
-        return finish_group(v, diag);
+        return GROUP_COMPLETE;
     }
     if (!v->in_group) {
         /* A change between groups: ordered only by the groups around it. */
@@ -690,28 +732,101 @@ static int take_record(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *dia
         v->recs[0] = *r;
         v->nrecs = 1;
         v->group_offset = r->offset;
-        int rc = build_view(v, v->view, diag);
-        if (!rc)
-            rc = apply_directly(v, v->view, diag);
-        v->nrecs = 0;
-        return rc;
+        return OUTSIDE_GROUP;
     }
     if (v->nrecs == MAX_GROUP_RECORDS)
         return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group of more than %d records",
                                        v->group_offset, MAX_GROUP_RECORDS);
     /* A memory response outside a group's request pairs is kept with its request. */
     v->recs[v->nrecs++] = *r;
-    return RVT_OK;
+    return COLLECTING;
+}
+
+static bool collected_has(const rvt_tv_verifier *v, unsigned opcode) {
+    for (size_t i = 0; i < v->nrecs; i++)
+        if (v->recs[i].opcode == opcode)
+            return true;
+    return false;
+}
+
+/* Verifies or applies what collect found complete. The view keeps pointing
+ * into v->recs, which only the next group's records overwrite. */
+static int process(rvt_tv_verifier *v, int what, rvt_diag *diag) {
+    group_view *g = v->view;
+    int rc = build_view(v, g, diag);
+    v->nrecs = 0;
+    if (what != OUTSIDE_GROUP)
+        v->in_group = false;
+    if (rc)
+        return rc;
+    if (what == OUTSIDE_GROUP || g->has_init)
+        return apply_directly(v, g, diag);
+    if (g->has_reset) {
+        rvt_machine_reset_hart(v->m);
+        shadow_from_model(v);
+        return apply_directly(v, g, diag);
+    }
+    if (v->res.stopped)
+        return RVT_OK;
+    apply_to_shadow(v, g);
+    return run_steps(v, what == GROUP_COMPLETE);
+}
+
+/* The observer, during a run, after the model's step for the group in
+ * v->view: compares, and takes up the next group if the model can run on
+ * into it; otherwise ends the run (what is complete waits in v->pending). */
+static void take_up_next(rvt_tv_verifier *v) {
+    while (v->batch_next < v->batch_len) {
+        const rvt_tv_record *r = &v->batch[v->batch_next++];
+        int what = collect(v, r, v->diag);
+        if (what == COLLECTING)
+            continue;
+        if (what < 0)
+            break;
+        if (what != GROUP_COMPLETE || collected_has(v, RVT_TV_RESET) || collected_has(v, RVT_TV_INIT)) {
+            v->pending = what;
+            v->pending_begin = *r;
+            break;
+        }
+        group_view *g = v->view;
+        int rc = build_view(v, g, v->diag);
+        v->nrecs = 0;
+        v->in_group = false;
+        if (rc)
+            break;
+        apply_to_shadow(v, g);
+        v->took_up = true;
+        v->stepped = false;
+        if (g->interrupt || g->has_counter || v->inputs_changed)
+            break; /* inputs for the model first: run_steps steps it */
+        return;
+    }
+    rvt_machine_stop_run(v->m);
 }
 
 static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_diag *diag) {
     rvt_tv_verifier *v = user;
-    for (size_t i = 0; i < n; i++) {
-        int rc = take_record(v, &recs[i], diag);
+    v->batch = recs;
+    v->batch_len = n;
+    v->batch_next = 0;
+    v->diag = diag;
+    while (v->pending || v->batch_next < v->batch_len) {
+        int what = v->pending;
+        const rvt_tv_record *r = &v->pending_begin;
+        v->pending = 0;
+        if (!what) {
+            r = &recs[v->batch_next++];
+            what = collect(v, r, diag);
+            if (what == COLLECTING)
+                continue;
+        }
+        int rc = what < 0 ? what : process(v, what, diag);
         if (rc)
             return rc;
+        if (what == GROUP_COMPLETE_BEGIN_NEXT)
+            open_group(v, r);
     }
-    return RVT_OK;
+    return v->fatal;
 }
 
 int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag) {
