@@ -316,13 +316,13 @@ static int view_add(rvt_tv_verifier *v, group_view *g, uint32_t elem, uint64_t v
     return RVT_OK;
 }
 
-static int build_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+static int build_view(rvt_tv_verifier *v, group_view *g, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
     g->n = g->nmem = 0;
     g->has_insn = g->has_reset = g->has_init = g->has_pc = g->interrupt = g->has_counter = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
     bool incr_pc = false;
-    for (size_t i = 0; i < v->nrecs; i++) {
-        const rvt_tv_record *r = &v->recs[i];
+    for (size_t i = 0; i < nrecs; i++) {
+        const rvt_tv_record *r = &recs[i];
         int rc = RVT_OK;
         switch (r->opcode) {
         case RVT_TV_INCR_PC: incr_pc = true; break;
@@ -374,7 +374,7 @@ static int build_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
             break;
         case RVT_TV_MEM_REQ:
             g->mem[g->nmem] = r;
-            g->rsp[g->nmem++] = i + 1 < v->nrecs && v->recs[i + 1].opcode == RVT_TV_MEM_RSP ? &v->recs[i + 1] : NULL;
+            g->rsp[g->nmem++] = i + 1 < nrecs && recs[i + 1].opcode == RVT_TV_MEM_RSP ? &recs[i + 1] : NULL;
             break;
         default:
             break;
@@ -742,18 +742,43 @@ static int collect(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *diag) {
     return COLLECTING;
 }
 
-static bool collected_has(const rvt_tv_verifier *v, unsigned opcode) {
-    for (size_t i = 0; i < v->nrecs; i++)
-        if (v->recs[i].opcode == opcode)
+static bool records_have(const rvt_tv_record *recs, size_t n, unsigned opcode) {
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].opcode == opcode)
             return true;
     return false;
 }
 
-/* Verifies or applies what collect found complete. The view keeps pointing
- * into v->recs, which only the next group's records overwrite. */
-static int process(rvt_tv_verifier *v, int what, rvt_diag *diag) {
+/* A whole group closed by its end record among the records being taken, at
+ * the next one, opened and taken: its records are used where they are (the
+ * common case; collect copies records into v->recs only for groups that the
+ * pieces cut). False, with nothing taken, for anything else and for groups
+ * with a reset or initialisation (which the model cannot run on into). */
+static bool whole_group_next(rvt_tv_verifier *v, const rvt_tv_record **body, size_t *nbody) {
+    size_t first = v->batch_next;
+    if (v->in_group || first >= v->batch_len || v->batch[first].opcode != RVT_TV_BEGIN)
+        return false;
+    size_t end = first + 1;
+    while (end < v->batch_len && v->batch[end].opcode > RVT_TV_END)
+        end++;
+    if (end == v->batch_len || v->batch[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS)
+        return false;
+    *body = &v->batch[first + 1];
+    *nbody = end - first - 1;
+    if (records_have(*body, *nbody, RVT_TV_RESET) || records_have(*body, *nbody, RVT_TV_INIT))
+        return false;
+    open_group(v, &v->batch[first]);
+    v->batch_next = end + 1;
+    return true;
+}
+
+/* Verifies or applies what collect found complete (records `recs`: v->recs,
+ * or a whole group where it was read). The view keeps pointing into them:
+ * only the next group's records overwrite v->recs, and a piece's records
+ * stay until all its groups are taken. */
+static int process(rvt_tv_verifier *v, int what, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
     group_view *g = v->view;
-    int rc = build_view(v, g, diag);
+    int rc = build_view(v, g, recs, nrecs, diag);
     v->nrecs = 0;
     if (what != OUTSIDE_GROUP)
         v->in_group = false;
@@ -777,19 +802,26 @@ static int process(rvt_tv_verifier *v, int what, rvt_diag *diag) {
  * into it; otherwise ends the run (what is complete waits in v->pending). */
 static void take_up_next(rvt_tv_verifier *v) {
     while (v->batch_next < v->batch_len) {
-        const rvt_tv_record *r = &v->batch[v->batch_next++];
-        int what = collect(v, r, v->diag);
-        if (what == COLLECTING)
-            continue;
-        if (what < 0)
-            break;
-        if (what != GROUP_COMPLETE || collected_has(v, RVT_TV_RESET) || collected_has(v, RVT_TV_INIT)) {
-            v->pending = what;
-            v->pending_begin = *r;
-            break;
+        const rvt_tv_record *body;
+        size_t nbody;
+        if (!whole_group_next(v, &body, &nbody)) {
+            const rvt_tv_record *r = &v->batch[v->batch_next++];
+            int what = collect(v, r, v->diag);
+            if (what == COLLECTING)
+                continue;
+            if (what < 0)
+                break;
+            if (what != GROUP_COMPLETE || records_have(v->recs, v->nrecs, RVT_TV_RESET) ||
+                records_have(v->recs, v->nrecs, RVT_TV_INIT)) {
+                v->pending = what;
+                v->pending_begin = *r;
+                break;
+            }
+            body = v->recs;
+            nbody = v->nrecs;
         }
         group_view *g = v->view;
-        int rc = build_view(v, g, v->diag);
+        int rc = build_view(v, g, body, nbody, v->diag);
         v->nrecs = 0;
         v->in_group = false;
         if (rc)
@@ -812,15 +844,22 @@ static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_dia
     v->diag = diag;
     while (v->pending || v->batch_next < v->batch_len) {
         int what = v->pending;
-        const rvt_tv_record *r = &v->pending_begin;
+        const rvt_tv_record *r = &v->pending_begin, *body;
+        size_t nbody;
         v->pending = 0;
+        if (!what && whole_group_next(v, &body, &nbody)) {
+            int rc = process(v, GROUP_COMPLETE, body, nbody, diag);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (!what) {
             r = &recs[v->batch_next++];
             what = collect(v, r, diag);
             if (what == COLLECTING)
                 continue;
         }
-        int rc = what < 0 ? what : process(v, what, diag);
+        int rc = what < 0 ? what : process(v, what, v->recs, v->nrecs, diag);
         if (rc)
             return rc;
         if (what == GROUP_COMPLETE_BEGIN_NEXT)
