@@ -1059,10 +1059,11 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
          * is checked on every access unless it allows all of RAM. */
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
                       !m->observer && pmp_ram_open(h, eff);
-        /* Observed runs go on past one instruction only while nothing that
-         * follows an instruction in this loop (overflow checks, triggers
-         * firing after it) could change what its observation must show. */
-        h->observe_in_loop = m->observe_runs && !h->trig_armed && !h->hpm_counting;
+        /* Observed instructions are observed inside run_inner, so that a
+         * run goes on past one, while nothing that follows an instruction in
+         * this loop (overflow checks, triggers firing after it) could change
+         * what its observation must show; else one at a time. */
+        h->observe_in_loop = m->observer && !h->trig_armed && !h->hpm_counting;
         uint64_t limit = h->trig_armed || (m->observer && !h->observe_in_loop) ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;
