@@ -531,9 +531,7 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
             rec->value = load_field(b + len, 1u << size);
             len += 1u << size;
         }
-        r->last_req_op = (int)op;
-        r->offset += len;
-        return len;
+        break;
     }
     case RVT_TV_MEM_RSP: {
         unsigned size = b[1] & 15, result = b[1] >> 4;
@@ -561,7 +559,7 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     default:
         return 0;
     }
-    r->last_req_op = -1;
+    r->last_req_op = b[0] == RVT_TV_MEM_REQ ? rec->memop : -1;
     r->offset += len;
     return len;
 }
@@ -621,16 +619,6 @@ int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
 long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag) {
     size_t n = 0;
     while (n < max) {
-        if (!r->ncarry && !r->failed && r->len >= IN_PLACE_MARGIN) {
-            size_t len = decode_in_place(r, r->data, &recs[n]);
-            if (len) {
-                r->data += len;
-                r->len -= len;
-                if (recs[n++].opcode <= RVT_TV_END)
-                    break;
-                continue;
-            }
-        }
         int rc = rvt_tv_reader_next(r, &recs[n], diag);
         if (rc < 0) {
             if (!n)
