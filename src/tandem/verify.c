@@ -63,8 +63,12 @@ struct rvt_tv_verifier {
     const rvt_tv_record *batch;
     size_t batch_len, batch_next;
     rvt_diag *diag;
-    int pending;                 /* enum collected; 0: none */
-    rvt_tv_record pending_begin; /* the record that completed it */
+    struct complete {
+        int what;                   /* enum collected; COLLECTING: none */
+        const rvt_tv_record *body;  /* its records: v->recs, or a whole group where it was read */
+        size_t nbody;
+        const rvt_tv_record *last;  /* the record that completed it (a begin opens the next group) */
+    } pending; /* taken before the records being taken are left */
     int fatal;
 };
 
@@ -752,8 +756,7 @@ static bool records_have(const rvt_tv_record *recs, size_t n, unsigned opcode) {
 /* A whole group closed by its end record among the records being taken, at
  * the next one, opened and taken: its records are used where they are (the
  * common case; collect copies records into v->recs only for groups that the
- * pieces cut). False, with nothing taken, for anything else and for groups
- * with a reset or initialisation (which the model cannot run on into). */
+ * pieces cut). False, with nothing taken, for anything else. */
 static bool whole_group_next(rvt_tv_verifier *v, const rvt_tv_record **body, size_t *nbody) {
     size_t first = v->batch_next;
     if (v->in_group || first >= v->batch_len || v->batch[first].opcode != RVT_TV_BEGIN)
@@ -765,11 +768,31 @@ static bool whole_group_next(rvt_tv_verifier *v, const rvt_tv_record **body, siz
         return false;
     *body = &v->batch[first + 1];
     *nbody = end - first - 1;
-    if (records_have(*body, *nbody, RVT_TV_RESET) || records_have(*body, *nbody, RVT_TV_INIT))
-        return false;
     open_group(v, &v->batch[first]);
     v->batch_next = end + 1;
     return true;
+}
+
+/* The next complete thing among the records being taken: a whole group
+ * where it lies, or what collect completes record by record. False when the
+ * records run out first (or the stream is unusable: c->what < 0). */
+static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag) {
+    c->what = COLLECTING;
+    if (whole_group_next(v, &c->body, &c->nbody)) {
+        c->what = GROUP_COMPLETE;
+        c->last = &c->body[c->nbody];
+        return true;
+    }
+    while (v->batch_next < v->batch_len) {
+        c->last = &v->batch[v->batch_next++];
+        c->what = collect(v, c->last, diag);
+        if (c->what != COLLECTING) {
+            c->body = v->recs;
+            c->nbody = v->nrecs;
+            return c->what > 0;
+        }
+    }
+    return false;
 }
 
 /* Verifies or applies what collect found complete (records `recs`: v->recs,
@@ -801,37 +824,24 @@ static int process(rvt_tv_verifier *v, int what, const rvt_tv_record *recs, size
  * v->view: compares, and takes up the next group if the model can run on
  * into it; otherwise ends the run (what is complete waits in v->pending). */
 static void take_up_next(rvt_tv_verifier *v) {
-    while (v->batch_next < v->batch_len) {
-        const rvt_tv_record *body;
-        size_t nbody;
-        if (!whole_group_next(v, &body, &nbody)) {
-            const rvt_tv_record *r = &v->batch[v->batch_next++];
-            int what = collect(v, r, v->diag);
-            if (what == COLLECTING)
-                continue;
-            if (what < 0)
-                break;
-            if (what != GROUP_COMPLETE || records_have(v->recs, v->nrecs, RVT_TV_RESET) ||
-                records_have(v->recs, v->nrecs, RVT_TV_INIT)) {
-                v->pending = what;
-                v->pending_begin = *r;
-                break;
+    struct complete c;
+    if (next_complete(v, &c, v->diag)) {
+        if (c.what != GROUP_COMPLETE || records_have(c.body, c.nbody, RVT_TV_RESET) ||
+            records_have(c.body, c.nbody, RVT_TV_INIT)) {
+            v->pending = c;
+        } else {
+            group_view *g = v->view;
+            int rc = build_view(v, g, c.body, c.nbody, v->diag);
+            v->nrecs = 0;
+            v->in_group = false;
+            if (!rc) {
+                apply_to_shadow(v, g);
+                v->took_up = true;
+                v->stepped = false;
+                if (!g->interrupt && !g->has_counter && !v->inputs_changed)
+                    return; /* else inputs for the model first: run_steps steps it */
             }
-            body = v->recs;
-            nbody = v->nrecs;
         }
-        group_view *g = v->view;
-        int rc = build_view(v, g, body, nbody, v->diag);
-        v->nrecs = 0;
-        v->in_group = false;
-        if (rc)
-            break;
-        apply_to_shadow(v, g);
-        v->took_up = true;
-        v->stepped = false;
-        if (g->interrupt || g->has_counter || v->inputs_changed)
-            break; /* inputs for the model first: run_steps steps it */
-        return;
     }
     rvt_machine_stop_run(v->m);
 }
@@ -842,30 +852,17 @@ static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_dia
     v->batch_len = n;
     v->batch_next = 0;
     v->diag = diag;
-    while (v->pending || v->batch_next < v->batch_len) {
-        int what = v->pending;
-        const rvt_tv_record *r = &v->pending_begin, *body;
-        size_t nbody;
-        v->pending = 0;
-        if (!what && whole_group_next(v, &body, &nbody)) {
-            int rc = process(v, GROUP_COMPLETE, body, nbody, diag);
-            if (rc)
-                return rc;
-            continue;
-        }
-        if (!what) {
-            r = &recs[v->batch_next++];
-            what = collect(v, r, diag);
-            if (what == COLLECTING)
-                continue;
-        }
-        int rc = what < 0 ? what : process(v, what, v->recs, v->nrecs, diag);
+    for (;;) {
+        struct complete c = v->pending;
+        v->pending.what = COLLECTING;
+        if (c.what == COLLECTING && !next_complete(v, &c, diag))
+            return c.what < 0 ? c.what : v->fatal;
+        int rc = process(v, c.what, c.body, c.nbody, diag);
         if (rc)
             return rc;
-        if (what == GROUP_COMPLETE_BEGIN_NEXT)
-            open_group(v, r);
+        if (c.what == GROUP_COMPLETE_BEGIN_NEXT)
+            open_group(v, c.last);
     }
-    return v->fatal;
 }
 
 int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag) {
