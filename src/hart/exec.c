@@ -1117,7 +1117,6 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         }
         if (done && m->observer && !h->observe_in_loop)
             observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
-        h->observe_in_loop = false;
         if (st == EXEC_TRAP) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
             return;
