@@ -106,6 +106,7 @@ typedef struct hart {
     uint64_t csr_writes;       /* bumped by every csr_write: the observer compares
                                 * what only CSR writes change (misa, PMP, trigger
                                 * settings) when it moved */
+    uint64_t fp_writes;        /* bumped by fp_dirty: likewise for the FP registers */
     uint64_t pmp_ram_gen;      /* pmp_gen + 1 when pmp_ram_open is valid for pmp_ram_mode */
     unsigned pmp_ram_mode;
     bool pmp_ram_open;
@@ -391,7 +392,12 @@ bool pmp_addr_locked(const hart *h, unsigned i);
 /* FPU (fp.c): executes an F/D instruction; EXEC_* status. */
 int fp_exec(hart *h, const rvt_insn *in);
 static inline bool fp_enabled(const hart *h) { return (h->mstatus & MSTATUS_FS) != 0; }
-static inline void fp_dirty(hart *h) { h->mstatus |= MSTATUS_FS; }
+/* Every write of an FP register comes here (fp_writes tells the observer to
+ * compare the FP registers). */
+static inline void fp_dirty(hart *h) {
+    h->mstatus |= MSTATUS_FS;
+    h->fp_writes++;
+}
 
 /* Memory (machine.c): physical accesses; false on an access fault. */
 bool phys_load(struct rvt_machine *m, uint64_t pa, void *out, unsigned len);

@@ -5,6 +5,9 @@
 #include "hart_internal.h"
 
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_CHANGES 192
 #define MAX_ACCESSES 16
@@ -117,32 +120,35 @@ static bool range_differs(const hart *a, const hart *b, size_t from, size_t to) 
                         (to - from) / 8);
 }
 
-/* Appends the registers of `now` that differ from `snap` to c[n..], in
- * register order, and brings `snap` up to date. Most steps write one
- * register, usually the one in bits 11:7 of the instruction: that one is
- * tried first and the rest confirmed equal as a whole, so the common case
- * is two vector comparisons instead of a search. */
-static size_t diff_registers(const uint64_t *now, uint64_t *snap, uint32_t first_elem, uint32_t insn,
-                             uint64_t mask, rvt_elem_value *c, size_t n) {
-    if (!words_differ(now, snap, 32))
-        return n;
-    unsigned likely = (insn >> 7) & 31;
-    if (now[likely] != snap[likely]) {
-        uint64_t before = snap[likely];
-        snap[likely] = now[likely];
-        if (!words_differ(now, snap, 32)) {
-            c[n++] = (rvt_elem_value){first_elem + likely, now[likely] & mask};
-            return n;
-        }
-        snap[likely] = before;
+/* Bit i set: word i of the 32 at a and b differs. One pass without
+ * branches or stores: most steps change one register or none. */
+static inline uint32_t words_differing(const uint64_t *a, const uint64_t *b) {
+#if defined(__SSE2__)
+    uint32_t equal = 0;
+    for (unsigned i = 0; i < 32; i += 2) {
+        __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(a + i)),
+                                     _mm_loadu_si128((const __m128i *)(b + i)));
+        eq = _mm_and_si128(eq, _mm_shuffle_epi32(eq, _MM_SHUFFLE(2, 3, 0, 1))); /* both halves of a word */
+        equal |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(eq)) << i;
     }
-    for (unsigned g = 0; g < 32; g += 4)
-        if (words_differ(now + g, snap + g, 4))
-            for (unsigned i = g; i < g + 4; i++)
-                if (now[i] != snap[i]) {
-                    c[n++] = (rvt_elem_value){first_elem + i, now[i] & mask};
-                    snap[i] = now[i];
-                }
+    return ~equal;
+#else
+    uint32_t differ = 0;
+    for (unsigned i = 0; i < 32; i++)
+        differ |= (uint32_t)(a[i] != b[i]) << i;
+    return differ;
+#endif
+}
+
+/* Appends the registers of `now` that differ from `snap` to c[n..], in
+ * register order, and brings `snap` up to date. */
+static size_t diff_registers(const uint64_t *now, uint64_t *snap, uint32_t first_elem, uint64_t mask,
+                             rvt_elem_value *c, size_t n) {
+    for (uint32_t d = words_differing(now, snap); d; d &= d - 1) {
+        unsigned i = (unsigned)__builtin_ctz(d);
+        c[n++] = (rvt_elem_value){first_elem + i, now[i] & mask};
+        snap[i] = now[i];
+    }
     return n;
 }
 
@@ -156,8 +162,11 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
     size_t n = 0;
     uint64_t old_pc = s->pc;
     unsigned old_priv = s->priv;
-    n = diff_registers(h->x, s->x, RVT_ELEM_GPR, h->cur_insn, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
-    n = diff_registers(h->f, s->f, RVT_ELEM_FPR, h->cur_insn, ~0ull, c, n);
+    n = diff_registers(h->x, s->x, RVT_ELEM_GPR, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
+    if (h->fp_writes != s->fp_writes) {
+        n = diff_registers(h->f, s->f, RVT_ELEM_FPR, ~0ull, c, n);
+        s->fp_writes = h->fp_writes;
+    }
     /* Traps, returns, FP instructions and devices change the CSRs of the
      * first two ranges; misa, PMP and trigger settings change only through
      * csr_write (trigger hit bits also while a trigger is armed), so they are

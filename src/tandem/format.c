@@ -476,14 +476,23 @@ static inline uint64_t load_field(const uint8_t *b, unsigned n) {
 #endif
 }
 
+/* Where decode_in_place is in the stream: kept in locals by its callers so
+ * that the records' byte stores cannot make the compiler reload them. */
+struct in_place {
+    const uint8_t *b;
+    size_t len;
+    uint64_t offset;
+    int last_req_op;
+};
+
 /* The common case of the reader, fused: a record wholly inside the fed
  * bytes with IN_PLACE_MARGIN bytes readable, decoded with whole-word loads.
- * Returns its length, or 0 for anything unusual (an invalid field, a
- * response without request), which the careful path then reports. */
-static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_record *rec) {
-    const rvt_tv_params *p = &r->p;
+ * Returns false for anything unusual (an invalid field, a response without
+ * request), which the careful path then reports. */
+static inline bool decode_in_place(const rvt_tv_params *p, struct in_place *at, rvt_tv_record *rec) {
+    const uint8_t *b = at->b;
     size_t len;
-    *rec = (rvt_tv_record){.offset = r->offset, .opcode = b[0]};
+    *rec = (rvt_tv_record){.offset = at->offset, .opcode = b[0]};
     switch (b[0]) {
     case RVT_TV_BEGIN: case RVT_TV_END: case RVT_TV_INCR_PC: case RVT_TV_RESET: case RVT_TV_INIT:
         len = 1;
@@ -491,10 +500,10 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     case RVT_TV_REG: {
         unsigned reg = (unsigned)load_field(b + 1, 2);
         if (reg >= RVT_TV_REG_END)
-            return 0;
+            return false;
         unsigned w = reg_bytes(p, reg);
         if (!w)
-            return 0;
+            return false;
         rec->reg = (uint16_t)reg;
         rec->value = load_field(b + 3, w);
         len = 3 + w;
@@ -503,7 +512,7 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     case RVT_TV_REG_ADD: case RVT_TV_REG_OR: {
         unsigned reg = (unsigned)load_field(b + 1, 2);
         if (reg >= RVT_TV_REG_END || !reg_bytes(p, reg))
-            return 0;
+            return false;
         rec->reg = (uint16_t)reg;
         rec->value = b[0] == RVT_TV_REG_ADD ? (uint64_t)(int64_t)(int8_t)b[3] : b[3];
         len = 4;
@@ -512,7 +521,7 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     case RVT_TV_STATE: {
         unsigned w = state_bytes(p, b[1]);
         if (!w)
-            return 0;
+            return false;
         rec->id = b[1];
         rec->value = load_field(b + 2, w);
         len = 2 + w;
@@ -521,7 +530,7 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     case RVT_TV_MEM_REQ: {
         unsigned w = mlen_bytes(p), op = b[1 + w] & 15, size = b[1 + w] >> 4;
         if (op > RVT_TV_FETCH || size > 3)
-            return 0;
+            return false;
         rec->addr = load_field(b + 1, w);
         rec->memop = (uint8_t)op;
         rec->size = (uint8_t)size;
@@ -535,9 +544,9 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
     }
     case RVT_TV_MEM_RSP: {
         unsigned size = b[1] & 15, result = b[1] >> 4;
-        if (r->last_req_op < 0 || size > 3 || result > 1)
-            return 0;
-        rec->memop = (uint8_t)r->last_req_op;
+        if (at->last_req_op < 0 || size > 3 || result > 1)
+            return false;
+        rec->memop = (uint8_t)at->last_req_op;
         rec->size = (uint8_t)size;
         rec->result = (uint8_t)result;
         rec->has_data = rvt_tv_response_has_data(rec->memop);
@@ -557,24 +566,43 @@ static inline size_t decode_in_place(rvt_tv_reader *r, const uint8_t *b, rvt_tv_
         len = 5;
         break;
     default:
-        return 0;
+        return false;
     }
-    r->last_req_op = b[0] == RVT_TV_MEM_REQ ? rec->memop : -1;
-    r->offset += len;
-    return len;
+    at->last_req_op = b[0] == RVT_TV_MEM_REQ ? rec->memop : -1;
+    at->b += len;
+    at->len -= len;
+    at->offset += len;
+    return true;
+}
+
+/* Decodes records in place into recs[0..max), up to and including the first
+ * begin or end record, while decode_in_place can; returns how many and
+ * whether that was a begin or end. */
+static size_t read_in_place(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, bool *group_edge) {
+    size_t n = 0;
+    *group_edge = false;
+    if (r->ncarry)
+        return 0;
+    struct in_place at = {r->data, r->len, r->offset, r->last_req_op};
+    const rvt_tv_params p = r->p;
+    while (n < max && at.len >= IN_PLACE_MARGIN && decode_in_place(&p, &at, &recs[n]))
+        if (recs[n++].opcode <= RVT_TV_END) {
+            *group_edge = true;
+            break;
+        }
+    r->data = at.b;
+    r->len = at.len;
+    r->offset = at.offset;
+    r->last_req_op = at.last_req_op;
+    return n;
 }
 
 int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
     if (r->failed)
         return r->failed;
-    if (!r->ncarry && r->len >= IN_PLACE_MARGIN) {
-        size_t n = decode_in_place(r, r->data, rec);
-        if (n) {
-            r->data += n;
-            r->len -= n;
-            return 1;
-        }
-    }
+    bool edge;
+    if (read_in_place(r, rec, 1, &edge))
+        return 1;
     if (r->ncarry) {
         /* Complete the record the previous chunk cut, a byte at a time until
          * its length is known. */
@@ -619,6 +647,13 @@ int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
 long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag) {
     size_t n = 0;
     while (n < max) {
+        bool edge = false;
+        if (!r->failed) {
+            n += read_in_place(r, recs + n, max - n, &edge);
+            if (edge || n == max)
+                break;
+        }
+        /* Whatever the in-place decoding left: the careful path, a record at a time. */
         int rc = rvt_tv_reader_next(r, &recs[n], diag);
         if (rc < 0) {
             if (!n)
