@@ -3,6 +3,7 @@
 #include "parse_ahead.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,19 @@ struct tv_parse_ahead {
     struct piece *unread; /* read by the worker, records not yet taken; NULL: none */
     int status;           /* first error seen: no more feeding */
 
+    /* Hand-overs come every few tens of microseconds, so each side first
+     * waits for the other by spinning and sleeps on a condition only after
+     * SPINS polls; the other side signals only a side that said it sleeps
+     * (*_asleep, set under the lock before its last look). */
     bool threaded;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
-    struct piece *work; /* the piece the worker reads; NULL: idle */
-    bool quit;
+    _Atomic(struct piece *) work; /* the piece the worker reads; NULL: idle */
+    atomic_bool quit, worker_asleep, caller_asleep;
 };
+
+#define SPINS 20000
 
 static void read_piece(rvt_tv_reader *rd, struct piece *pc) {
     pc->nrecs = 0;
@@ -49,32 +56,55 @@ static void read_piece(rvt_tv_reader *rd, struct piece *pc) {
     }
 }
 
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Waits until ready(pa) holds: SPINS polls, then sleeping on `cond` with
+ * *asleep set for the other side to see. */
+static void wait_for(tv_parse_ahead *pa, bool (*ready)(tv_parse_ahead *), atomic_bool *asleep, pthread_cond_t *cond) {
+    for (int i = 0; i < SPINS; i++) {
+        if (ready(pa))
+            return;
+        relax();
+    }
+    pthread_mutex_lock(&pa->lock);
+    atomic_store(asleep, true);
+    while (!ready(pa))
+        pthread_cond_wait(cond, &pa->lock);
+    atomic_store(asleep, false);
+    pthread_mutex_unlock(&pa->lock);
+}
+
+/* Wakes the other side if it sleeps (after the change it waits for). */
+static void wake_up(tv_parse_ahead *pa, atomic_bool *asleep, pthread_cond_t *cond) {
+    if (!atomic_load(asleep))
+        return;
+    pthread_mutex_lock(&pa->lock);
+    pthread_cond_signal(cond);
+    pthread_mutex_unlock(&pa->lock);
+}
+
+static bool has_work(tv_parse_ahead *pa) { return atomic_load(&pa->work) || atomic_load(&pa->quit); }
+static bool is_idle(tv_parse_ahead *pa) { return !atomic_load(&pa->work); }
+
 static void *worker(void *arg) {
     tv_parse_ahead *pa = arg;
-    pthread_mutex_lock(&pa->lock);
     for (;;) {
-        while (!pa->work && !pa->quit)
-            pthread_cond_wait(&pa->wake, &pa->lock);
-        if (pa->quit)
-            break;
-        struct piece *pc = pa->work;
-        pthread_mutex_unlock(&pa->lock);
-        read_piece(pa->rd, pc);
-        pthread_mutex_lock(&pa->lock);
-        pa->work = NULL;
-        pthread_cond_signal(&pa->done);
+        wait_for(pa, has_work, &pa->worker_asleep, &pa->wake);
+        if (atomic_load(&pa->quit))
+            return NULL;
+        read_piece(pa->rd, atomic_load(&pa->work));
+        atomic_store(&pa->work, NULL);
+        wake_up(pa, &pa->caller_asleep, &pa->done);
     }
-    pthread_mutex_unlock(&pa->lock);
-    return NULL;
 }
 
 static void wait_idle(tv_parse_ahead *pa) {
-    if (!pa->threaded)
-        return;
-    pthread_mutex_lock(&pa->lock);
-    while (pa->work)
-        pthread_cond_wait(&pa->done, &pa->lock);
-    pthread_mutex_unlock(&pa->lock);
+    if (pa->threaded)
+        wait_for(pa, is_idle, &pa->caller_asleep, &pa->done);
 }
 
 static void start_reading(tv_parse_ahead *pa, struct piece *pc) {
@@ -82,10 +112,8 @@ static void start_reading(tv_parse_ahead *pa, struct piece *pc) {
         read_piece(pa->rd, pc);
         return;
     }
-    pthread_mutex_lock(&pa->lock);
-    pa->work = pc;
-    pthread_cond_signal(&pa->wake);
-    pthread_mutex_unlock(&pa->lock);
+    atomic_store(&pa->work, pc);
+    wake_up(pa, &pa->worker_asleep, &pa->wake);
 }
 
 int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader) {
@@ -126,8 +154,9 @@ void tv_parse_ahead_free(tv_parse_ahead *pa) {
     if (!pa)
         return;
     if (pa->threaded) {
+        wait_idle(pa);
+        atomic_store(&pa->quit, true);
         pthread_mutex_lock(&pa->lock);
-        pa->quit = true;
         pthread_cond_signal(&pa->wake);
         pthread_mutex_unlock(&pa->lock);
         pthread_join(pa->thread, NULL);
