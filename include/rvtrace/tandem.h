@@ -83,8 +83,10 @@ typedef struct rvt_tv_record {
     uint8_t result;   /* MEM_RSP: 0 success, 1 failure */
     bool has_data;    /* MEM_REQ, MEM_RSP: data follows */
     uint16_t reg;     /* REG, REG_ADD, REG_OR */
-    uint32_t insn;    /* INSN16, INSN32 */
-    uint64_t addr;    /* MEM_REQ */
+    union {           /* one record is never both: records stay 32 bytes */
+        uint32_t insn; /* INSN16, INSN32 */
+        uint64_t addr; /* MEM_REQ */
+    };
     uint64_t value;   /* REG: value; REG_ADD: offset (sign-extended); REG_OR: mask;
                        * STATE: data; MEM_REQ/MEM_RSP: data */
 } rvt_tv_record;

@@ -8,21 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes handed to the worker at a time: small enough that the two pieces'
- * records stay in the caches, large enough that hand-overs are rare. */
-#define PIECE (64 * 1024)
+/* TV_PIECE_BYTES, the bytes handed to the worker at a time: small enough
+ * that the two pieces' records stay in the caches, large enough that
+ * hand-overs are rare. */
+#define PIECE TV_PIECE_BYTES
 
 struct piece {
     uint8_t bytes[PIECE];
     size_t nbytes;
-    rvt_tv_record recs[PIECE + 1]; /* a record is a byte at least; one more completes a cut one */
+    rvt_tv_record recs[TV_PIECE_RECORDS];
     size_t nrecs;
+    void *prepared;
     int status;                    /* <0: the stream is invalid after recs */
     rvt_diag diag;
 };
 
 struct tv_parse_ahead {
     rvt_tv_reader *rd;
+    tv_prepare_fn prepare;
+    const void *prepare_user;
     struct piece *pieces[2];
     int filling;          /* the piece the next bytes go to */
     struct piece *unread; /* read by the worker, records not yet taken; NULL: none */
@@ -42,18 +46,20 @@ struct tv_parse_ahead {
 
 #define SPINS 20000
 
-static void read_piece(rvt_tv_reader *rd, struct piece *pc) {
+static void read_piece(tv_parse_ahead *pa, struct piece *pc) {
     pc->nrecs = 0;
     pc->status = 0;
-    rvt_tv_reader_feed(rd, pc->bytes, pc->nbytes);
+    rvt_tv_reader_feed(pa->rd, pc->bytes, pc->nbytes);
     for (;;) {
-        long n = rvt_tv_reader_read(rd, pc->recs + pc->nrecs, PIECE + 1 - pc->nrecs, &pc->diag);
+        long n = rvt_tv_reader_read(pa->rd, pc->recs + pc->nrecs, TV_PIECE_RECORDS - pc->nrecs, &pc->diag);
         if (n <= 0) {
             pc->status = (int)n;
-            return;
+            break;
         }
         pc->nrecs += (size_t)n;
     }
+    if (pa->prepare)
+        pa->prepare(pa->prepare_user, pc->recs, pc->nrecs, pc->prepared);
 }
 
 static inline void relax(void) {
@@ -96,7 +102,7 @@ static void *worker(void *arg) {
         wait_for(pa, has_work, &pa->worker_asleep, &pa->wake);
         if (atomic_load(&pa->quit))
             return NULL;
-        read_piece(pa->rd, atomic_load(&pa->work));
+        read_piece(pa, atomic_load(&pa->work));
         atomic_store(&pa->work, NULL);
         wake_up(pa, &pa->caller_asleep, &pa->done);
     }
@@ -109,28 +115,42 @@ static void wait_idle(tv_parse_ahead *pa) {
 
 static void start_reading(tv_parse_ahead *pa, struct piece *pc) {
     if (!pa->threaded) {
-        read_piece(pa->rd, pc);
+        read_piece(pa, pc);
         return;
     }
     atomic_store(&pa->work, pc);
     wake_up(pa, &pa->worker_asleep, &pa->wake);
 }
 
-int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader) {
-    tv_parse_ahead *pa = calloc(1, sizeof *pa);
-    if (pa) {
-        pa->pieces[0] = malloc(sizeof *pa->pieces[0]);
-        pa->pieces[1] = malloc(sizeof *pa->pieces[1]);
-    }
-    if (!pa || !pa->pieces[0] || !pa->pieces[1]) {
-        if (pa) {
-            free(pa->pieces[0]);
-            free(pa->pieces[1]);
+static void free_pieces(tv_parse_ahead *pa) {
+    for (int i = 0; i < 2; i++)
+        if (pa->pieces[i]) {
+            free(pa->pieces[i]->prepared);
+            free(pa->pieces[i]);
         }
+}
+
+int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader, tv_prepare_fn prepare, const void *prepare_user,
+                       size_t prepared_size) {
+    tv_parse_ahead *pa = calloc(1, sizeof *pa);
+    bool ok = pa != NULL;
+    for (int i = 0; ok && i < 2; i++) {
+        struct piece *pc = pa->pieces[i] = malloc(sizeof *pc);
+        ok = pc != NULL;
+        if (ok) {
+            pc->prepared = prepared_size ? malloc(prepared_size) : NULL;
+            ok = !prepared_size || pc->prepared;
+        }
+    }
+    if (!ok) {
+        if (pa)
+            free_pieces(pa);
         free(pa);
         rvt_tv_reader_free(reader);
         return RVT_E_NOMEM;
     }
+    pa->prepare = prepare;
+    pa->prepare_user = prepare_user;
     pa->rd = reader;
     if (!pthread_mutex_init(&pa->lock, NULL)) {
         if (!pthread_cond_init(&pa->wake, NULL)) {
@@ -165,8 +185,7 @@ void tv_parse_ahead_free(tv_parse_ahead *pa) {
         pthread_mutex_destroy(&pa->lock);
     }
     rvt_tv_reader_free(pa->rd);
-    free(pa->pieces[0]);
-    free(pa->pieces[1]);
+    free_pieces(pa);
     free(pa);
 }
 
@@ -176,7 +195,7 @@ static int take_unread(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_dia
     pa->unread = NULL;
     if (!pc)
         return RVT_OK;
-    int rc = pc->nrecs ? fn(user, pc->recs, pc->nrecs, diag) : RVT_OK;
+    int rc = pc->nrecs ? fn(user, pc->recs, pc->nrecs, pc->prepared, diag) : RVT_OK;
     if (!rc && pc->status < 0) {
         if (diag)
             *diag = pc->diag;

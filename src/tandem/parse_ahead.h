@@ -13,13 +13,27 @@
 
 typedef struct tv_parse_ahead tv_parse_ahead;
 
-/* Takes the records of one piece; returns 0 or an error status (which stops
- * the stream). */
-typedef int (*tv_records_fn)(void *user, const rvt_tv_record *recs, size_t n, rvt_diag *diag);
+/* Bytes read at a time, and so the most records of a piece (a record is a
+ * byte at least; one more completes a record the piece before cut). */
+#define TV_PIECE_BYTES (64 * 1024)
+#define TV_PIECE_RECORDS (TV_PIECE_BYTES + 1)
 
-/* Reads with `reader`, which the read-ahead owns from now on (and frees).
- * Without a thread to be had it reads in the caller's thread, same results. */
-int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader);
+/* Work done on the reading thread with each piece's records once read, into
+ * `prepared` (an area of the size given to tv_parse_ahead_new, one per
+ * piece, handed over with the records). It runs beside the caller: it may
+ * read only what no thread changes. */
+typedef void (*tv_prepare_fn)(const void *user, const rvt_tv_record *recs, size_t n, void *prepared);
+
+/* Takes the records of one piece and what was prepared from them; returns 0
+ * or an error status (which stops the stream). */
+typedef int (*tv_records_fn)(void *user, const rvt_tv_record *recs, size_t n, void *prepared, rvt_diag *diag);
+
+/* Reads with `reader`, which the read-ahead owns from now on (and frees);
+ * `prepare` (NULL: none) is given `prepare_user` and prepared_size bytes per
+ * piece. Without a thread to be had it reads in the caller's thread, same
+ * results. */
+int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader, tv_prepare_fn prepare, const void *prepare_user,
+                       size_t prepared_size);
 void tv_parse_ahead_free(tv_parse_ahead *pa);
 
 /* Copies `data` and starts reading it; hands `fn` the records of what was

@@ -22,7 +22,59 @@
 /* mip bits driven by devices: MSIP, MTIP, SEIP, MEIP. */
 #define MIP_INPUTS ((1ull << 3) | (1ull << 7) | (1ull << 9) | (1ull << 11))
 
-static size_t group_view_size(void);
+
+/* A group: the element values it reports, its instruction, its memory
+ * requests. scan_group fills it from the records alone (on the read-ahead
+ * thread for groups whole within a piece, see prepare_piece); finish_view
+ * then resolves what needs the shadow state. Its arrays are slices of the
+ * verifier's own (own_arrays) or of a piece's prepared area. */
+struct group_view {
+    struct element {
+        uint64_t val;
+        uint32_t elem;
+        uint8_t form; /* the record that gave the value: RVT_TV_REG, or REG_ADD/REG_OR until resolved */
+    } *el;
+    size_t n;
+    bool has_insn, has_reset, has_init, has_pc, incr_pc, interrupt;
+    bool has_counter; /* some element is a counter (an input copied before the step) */
+    uint32_t insn;
+    unsigned insn_len;
+    const rvt_tv_record **mem; /* memory requests, each with its response or NULL */
+    const rvt_tv_record **rsp;
+    bool *used; /* matched to a model access */
+    size_t nmem;
+    bool has_paddr, has_eaddr, has_stdata;
+    uint64_t paddr, eaddr, stdata;
+    unsigned stdata_bytes;
+    const char *refused; /* scan_group stopped at a record that makes the group invalid */
+};
+typedef struct group_view group_view;
+
+/* Arrays that views take slices of: a group of n records needs n entries. */
+#define VIEW_ARRAYS(cap)                                                                                              \
+    struct element el[cap];                                                                                            \
+    const rvt_tv_record *mem[cap], *rsp[cap];                                                                          \
+    bool used[cap]
+
+struct own_arrays {
+    group_view view;
+    VIEW_ARRAYS(MAX_GROUP_RECORDS);
+};
+
+/* What the read-ahead thread prepares for a piece: a view of each group that
+ * lies whole within it, by the index of its begin record. */
+struct prepared {
+    size_t n, next; /* summaries; the next one to look at (the caller's) */
+    struct summary {
+        size_t begin, nbody; /* its begin record's index; the records between it and the end record */
+        group_view view;
+    } sum[TV_PIECE_RECORDS / 2 + 1];
+    VIEW_ARRAYS(TV_PIECE_RECORDS);
+};
+
+#define PLACE_VIEW(g, arrays, at)                                                                                      \
+    ((g)->el = (arrays)->el + (at), (g)->mem = (arrays)->mem + (at), (g)->rsp = (arrays)->rsp + (at),                  \
+     (g)->used = (arrays)->used + (at))
 
 struct rvt_tv_verifier {
     rvt_tv_params p;
@@ -49,7 +101,9 @@ struct rvt_tv_verifier {
     rvt_tv_record recs[MAX_GROUP_RECORDS];
     size_t nrecs;
 
-    struct group_view *view;
+    struct group_view *view;  /* the group being verified: own->view or a prepared one */
+    struct own_arrays *own;   /* views of groups put together record by record */
+    struct prepared *prepared; /* what the read-ahead thread prepared for the records being taken */
 
     /* The model's last step as the observer saw it (its lists are the machine's). */
     rvt_step step;
@@ -69,6 +123,7 @@ struct rvt_tv_verifier {
         const rvt_tv_record *body;  /* its records: v->recs, or a whole group where it was read */
         size_t nbody;
         const rvt_tv_record *last;  /* the record that completed it (a begin opens the next group) */
+        group_view *view;           /* its view as the read-ahead thread prepared it; NULL: none */
     } pending; /* taken before the records being taken are left */
     int fatal;
 };
@@ -117,6 +172,7 @@ static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
 }
 
 static void compare_step(rvt_tv_verifier *v, uint64_t model_pc);
+static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n, void *area);
 static void take_up_next(rvt_tv_verifier *v);
 
 static void observe(void *user, const rvt_step *s) {
@@ -171,16 +227,19 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
         v->opt = *opt;
     v->m = m;
     v->img = img;
-    v->view = malloc(group_view_size());
+    v->own = malloc(sizeof *v->own);
+    if (v->own)
+        PLACE_VIEW(&v->own->view, v->own, 0);
+    v->view = v->own ? &v->own->view : NULL;
     rvt_tv_reader *rd = NULL;
-    int rc = v->view ? rvt_tv_reader_new(&rd, p, diag) : RVT_E_NOMEM;
-    if (!rc)
-        rc = tv_parse_ahead_new(&v->reading, rd); /* owns rd from here on */
+    int rc = v->own ? rvt_tv_reader_new(&rd, p, diag) : RVT_E_NOMEM;
+    if (!rc) /* owns rd from here on; prepare_piece reads only v->p, set above */
+        rc = tv_parse_ahead_new(&v->reading, rd, prepare_piece, v, sizeof(struct prepared));
     if (!rc)
         rc = rvt_machine_observe(m, observe, v, diag);
     if (rc) {
         tv_parse_ahead_free(v->reading);
-        free(v->view);
+        free(v->own);
         free(v);
         return rc;
     }
@@ -203,7 +262,7 @@ void rvt_tv_verifier_free(rvt_tv_verifier *v) {
         return;
     rvt_machine_observe(v->m, NULL, NULL, NULL);
     tv_parse_ahead_free(v->reading);
-    free(v->view);
+    free(v->own);
     free(v);
 }
 
@@ -273,27 +332,6 @@ static void detail(rvt_tv_verifier *v, const char *fmt, ...) {
 
 /* ----------------------------------------------------------- a group */
 
-struct group_view {
-    /* Element values the group reports (after the incremental forms). */
-    uint32_t elem[MAX_GROUP_RECORDS];
-    uint64_t val[MAX_GROUP_RECORDS];
-    size_t n;
-    bool has_insn, has_reset, has_init, has_pc, interrupt;
-    bool has_counter; /* some element is a counter (an input copied before the step) */
-    uint32_t insn;
-    unsigned insn_len;
-    const rvt_tv_record *mem[MAX_GROUP_RECORDS]; /* memory requests, each with its response or NULL */
-    const rvt_tv_record *rsp[MAX_GROUP_RECORDS];
-    bool used[MAX_GROUP_RECORDS]; /* matched to a model access */
-    size_t nmem;
-    bool has_paddr, has_eaddr, has_stdata;
-    uint64_t paddr, eaddr, stdata;
-    unsigned stdata_bytes;
-};
-typedef struct group_view group_view;
-
-static size_t group_view_size(void) { return sizeof(group_view); }
-
 static int group_error(rvt_tv_verifier *v, rvt_diag *diag, const char *what) {
     return v->fatal = rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 ": group %" PRIu64 ": %s", v->group_offset,
                                    v->res.groups - 1, what);
@@ -320,66 +358,57 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
         v->inputs_changed = true;
 }
 
-/* Adds an element value, refusing a second, different value for the same
- * element (BS-037). */
-static int view_add(rvt_tv_verifier *v, group_view *g, uint32_t elem, uint64_t val, rvt_diag *diag) {
-    for (size_t i = 0; i < g->n; i++)
-        if (g->elem[i] == elem) {
-            if (g->val[i] != val)
-                return group_error(v, diag, "two different values for one register in a group (BS-037)");
-            return RVT_OK;
-        }
-    g->elem[g->n] = elem;
-    g->val[g->n++] = val;
-    g->has_counter |= is_counter(elem);
-    return RVT_OK;
-}
+static uint64_t xmask_of(const rvt_tv_params *p) { return p->xlen == 32 ? 0xffffffffull : ~0ull; }
 
-static int build_view(rvt_tv_verifier *v, group_view *g, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
+/* Fills g (its arrays placed) from a group's records, without the shadow
+ * state: what incremental records add is resolved by finish_view. Stops at
+ * the first record that makes the group invalid (g->refused says why). */
+static void scan_group(const rvt_tv_params *p, group_view *g, const rvt_tv_record *recs, size_t nrecs) {
     g->n = g->nmem = 0;
-    g->has_insn = g->has_reset = g->has_init = g->has_pc = g->interrupt = g->has_counter = false;
+    g->has_insn = g->has_reset = g->has_init = g->has_pc = g->incr_pc = g->interrupt = g->has_counter = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
-    bool incr_pc = false;
+    g->refused = NULL;
+    uint64_t xmask = xmask_of(p);
     for (size_t i = 0; i < nrecs; i++) {
         const rvt_tv_record *r = &recs[i];
-        int rc = RVT_OK;
+        uint32_t elem = UINT32_MAX; /* none */
+        uint64_t val = r->value;
         switch (r->opcode) {
-        case RVT_TV_INCR_PC: incr_pc = true; break;
+        case RVT_TV_INCR_PC: g->incr_pc = true; break;
         case RVT_TV_RESET: g->has_reset = true; break;
         case RVT_TV_INIT: g->has_init = true; break;
         case RVT_TV_INSN16: case RVT_TV_INSN32:
-            if (g->has_insn)
-                return group_error(v, diag, "two instruction records in one group");
+            if (g->has_insn) {
+                g->refused = "two instruction records in one group";
+                return;
+            }
             g->has_insn = true;
             g->insn = r->insn;
             g->insn_len = r->opcode == RVT_TV_INSN16 ? 2 : 4;
             break;
-        case RVT_TV_REG: {
-            uint64_t val = r->value;
+        case RVT_TV_REG:
+            elem = r->reg;
             if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
-                val &= r->reg >= RVT_TV_REG_FPR && v->p.flen == 32 ? 0xffffffffull : xmask(v);
-            rc = view_add(v, g, r->reg, val, diag);
+                val &= r->reg >= RVT_TV_REG_FPR && p->flen == 32 ? 0xffffffffull : xmask;
             break;
-        }
-        case RVT_TV_REG_ADD: case RVT_TV_REG_OR: {
-            uint64_t base = v->shadow[r->reg];
-            uint64_t val = r->opcode == RVT_TV_REG_ADD ? base + r->value : base | r->value;
-            bool fpr = r->reg >= RVT_TV_REG_FPR;
-            rc = view_add(v, g, r->reg, fpr && v->p.flen == 64 ? val : val & (fpr ? 0xffffffffull : xmask(v)), diag);
+        case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
+            elem = r->reg;
             break;
-        }
         case RVT_TV_STATE:
             switch (r->id) {
             case RVT_TV_PRIV:
-                if (r->value == 2 || r->value > 3)
-                    return group_error(v, diag, "privilege mode 2 or above 3");
-                rc = view_add(v, g, RVT_ELEM_PRIV, r->value, diag);
+                if (r->value == 2 || r->value > 3) {
+                    g->refused = "privilege mode 2 or above 3";
+                    return;
+                }
+                elem = RVT_ELEM_PRIV;
                 break;
             case RVT_TV_PC:
-                rc = view_add(v, g, RVT_ELEM_PC, r->value & xmask(v), diag);
+                elem = RVT_ELEM_PC;
+                val &= xmask;
                 g->has_pc = true;
                 break;
-            case RVT_TV_MTIME: rc = view_add(v, g, RVT_ELEM_MTIME, r->value, diag); break;
+            case RVT_TV_MTIME: elem = RVT_ELEM_MTIME; break;
             case RVT_TV_PADDR: g->has_paddr = true, g->paddr = r->value; break;
             case RVT_TV_EADDR: g->has_eaddr = true, g->eaddr = r->value; break;
             case RVT_TV_PC_PADDR: break; /* our harts fetch from physical = virtual addresses or page tables the
@@ -398,18 +427,56 @@ static int build_view(rvt_tv_verifier *v, group_view *g, const rvt_tv_record *re
         default:
             break;
         }
-        if (rc)
-            return rc;
+        if (elem != UINT32_MAX) {
+            g->el[g->n].elem = elem;
+            g->el[g->n].val = val;
+            g->el[g->n++].form = r->opcode == RVT_TV_STATE ? RVT_TV_REG : r->opcode;
+        }
     }
-    if (incr_pc) {
+}
+
+/* The rest of a view for the group being verified: incremental values from
+ * the shadow state, a second, different value for one element refused
+ * (BS-037), then what scan_group refused, then the checks of the whole
+ * group, so that the first offending record in the stream is reported. */
+static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+    size_t kept = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t e = g->el[i].elem;
+        uint64_t val = g->el[i].val;
+        if (g->el[i].form != RVT_TV_REG) {
+            uint64_t base = v->shadow[e];
+            val = g->el[i].form == RVT_TV_REG_ADD ? base + val : base | val;
+            bool fpr = e >= RVT_TV_REG_FPR;
+            if (!fpr || v->p.flen != 64)
+                val &= fpr ? 0xffffffffull : xmask(v);
+        }
+        size_t j = 0;
+        while (j < kept && g->el[j].elem != e)
+            j++;
+        if (j < kept) {
+            if (g->el[j].val != val)
+                return group_error(v, diag, "two different values for one register in a group (BS-037)");
+            continue;
+        }
+        g->el[kept].elem = e;
+        g->el[kept].val = val;
+        g->el[kept++].form = RVT_TV_REG;
+        g->has_counter |= is_counter(e);
+    }
+    g->n = kept;
+    if (g->refused)
+        return group_error(v, diag, g->refused);
+    if (g->incr_pc) {
         if (!g->has_insn)
             return group_error(v, diag, "increment pc without an instruction record in the group (BS-042)");
         if (g->has_pc)
             return group_error(v, diag, "both increment pc and a new pc in one group");
-        int rc = view_add(v, g, RVT_ELEM_PC, (v->sh_pc + g->insn_len) & xmask(v), diag);
-        if (rc)
-            return rc;
+        g->el[g->n].elem = RVT_ELEM_PC; /* the increment record's own entry: it gave no element */
+        g->el[g->n].val = (v->sh_pc + g->insn_len) & xmask(v);
+        g->el[g->n++].form = RVT_TV_REG;
         g->has_pc = true;
+        g->incr_pc = false;
     }
     if (g->has_init && (g->has_insn || g->has_reset))
         return group_error(v, diag, "state initialisation together with an instruction or a reset (BS-043)");
@@ -418,23 +485,57 @@ static int build_view(rvt_tv_verifier *v, group_view *g, const rvt_tv_record *re
      * trace's xcause says, if it has one, is compared after the step). */
     g->interrupt = !g->has_insn && !(v->opt.absent & RVT_TV_F_INSN);
     for (size_t i = 0; i < g->n; i++) {
-        uint32_t e = g->elem[i];
-        if ((e == 0x342 || e == 0x142) && (g->val[i] >> (v->p.xlen - 1)) & 1 && !g->has_insn)
+        uint32_t e = g->el[i].elem;
+        if ((e == 0x342 || e == 0x142) && (g->el[i].val >> (v->p.xlen - 1)) & 1 && !g->has_insn)
             g->interrupt = true;
     }
     return RVT_OK;
+}
+
+/* The view of a group from its records, in the verifier's own arrays. */
+static int build_view(rvt_tv_verifier *v, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
+    v->view = &v->own->view;
+    scan_group(&v->p, v->view, recs, nrecs);
+    return finish_view(v, v->view, diag);
+}
+
+/* On the read-ahead thread: scan_group for each group whole within the
+ * piece, as whole_group_next finds them. Reads only the parameters. */
+static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n, void *area) {
+    const rvt_tv_verifier *v = user;
+    struct prepared *pp = area;
+    size_t at = 0;
+    pp->n = pp->next = 0;
+    for (size_t first = 0; first < n; first++) {
+        if (recs[first].opcode != RVT_TV_BEGIN)
+            continue;
+        size_t end = first + 1;
+        while (end < n && recs[end].opcode > RVT_TV_END)
+            end++;
+        if (end == n || recs[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS) {
+            first = end - 1;
+            continue;
+        }
+        struct summary *sm = &pp->sum[pp->n++];
+        sm->begin = first;
+        sm->nbody = end - first - 1;
+        PLACE_VIEW(&sm->view, pp, at);
+        scan_group(&v->p, &sm->view, &recs[first + 1], end - first - 1);
+        at += end - first - 1;
+        first = end;
+    }
 }
 
 /* Applies a group that is not an instruction (state initialisation, or
  * records outside any group) to shadow and model alike. */
 static int apply_directly(rvt_tv_verifier *v, const group_view *g, rvt_diag *diag) {
     for (size_t i = 0; i < g->n; i++) {
-        if (absent(v, g->elem[i]))
+        if (absent(v, g->el[i].elem))
             continue;
-        shadow_set(v, g->elem[i], g->val[i]);
-        if (g->elem[i] == RVT_ELEM_MTIME || is_counter(g->elem[i]) || g->elem[i] == MIP)
+        shadow_set(v, g->el[i].elem, g->el[i].val);
+        if (g->el[i].elem == RVT_ELEM_MTIME || is_counter(g->el[i].elem) || g->el[i].elem == MIP)
             continue; /* inputs: copied before the next step */
-        rvt_machine_set(v->m, g->elem[i], g->val[i]);
+        rvt_machine_set(v->m, g->el[i].elem, g->el[i].val);
     }
     /* Memory the host or debugger wrote; a hart's requests outside groups
      * count as memory trace. */
@@ -455,7 +556,7 @@ static int apply_directly(rvt_tv_verifier *v, const group_view *g, rvt_diag *dia
 static bool group_reports(const group_view *g, uint32_t elem) {
     uint32_t c = canonical(elem);
     for (size_t i = 0; i < g->n; i++)
-        if (canonical(g->elem[i]) == c)
+        if (canonical(g->el[i].elem) == c)
             return true;
     return false;
 }
@@ -479,8 +580,8 @@ static bool model_changed(const rvt_tv_verifier *v, uint32_t elem) {
 /* Copies the non-deterministic inputs from the shadow state into the model. */
 static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
     for (size_t i = 0; g->has_counter && i < g->n; i++)
-        if (is_counter(g->elem[i]))
-            rvt_machine_set(v->m, g->elem[i], g->val[i]);
+        if (is_counter(g->el[i].elem))
+            rvt_machine_set(v->m, g->el[i].elem, g->el[i].val);
     if (!v->inputs_changed)
         return;
     v->inputs_changed = false;
@@ -599,8 +700,8 @@ static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *ope
 static void apply_to_shadow(rvt_tv_verifier *v, const group_view *g) {
     v->res.steps++;
     for (size_t i = 0; i < g->n; i++)
-        if (!absent(v, g->elem[i]))
-            shadow_set(v, g->elem[i], g->val[i]);
+        if (!absent(v, g->el[i].elem))
+            shadow_set(v, g->el[i].elem, g->el[i].val);
 }
 
 /* Whether the group reports exactly the elements the step changed, each
@@ -610,9 +711,9 @@ static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
     if (!v->whole || g->n != v->step.nchanges || g->has_counter)
         return false;
     for (size_t i = 0; i < g->n; i++) {
-        uint32_t e = g->elem[i];
+        uint32_t e = g->el[i].elem;
         uint64_t model;
-        if (e == RVT_ELEM_MTIME || e == MIP || !model_new_value(v, e, &model) || model != g->val[i])
+        if (e == RVT_ELEM_MTIME || e == MIP || !model_new_value(v, e, &model) || model != g->el[i].val)
             return false;
     }
     return true;
@@ -652,22 +753,22 @@ static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
     /* Every element the trace reports, against the model. */
     bool same = same_changes(v, g);
     for (size_t i = 0; i < g->n && !same; i++) {
-        uint32_t e = g->elem[i];
+        uint32_t e = g->el[i].elem;
         if (absent(v, e) || e == RVT_ELEM_MTIME || is_counter(e))
             continue;
         uint64_t model = 0;
         bool has = model_new_value(v, e, &model) || rvt_machine_get(v->m, e, &model);
         if (e == MIP) /* the device-driven bits were copied in; compare the rest */
-            model = (model & ~MIP_INPUTS) | (g->val[i] & MIP_INPUTS);
-        if (!has || model != g->val[i]) {
+            model = (model & ~MIP_INPUTS) | (g->el[i].val & MIP_INPUTS);
+        if (!has || model != g->el[i].val) {
             char name[32];
             describe_elem(e, name, sizeof name);
             divergence(v, &opened, pc);
             if (has)
-                detail(v, "%s: trace %#" PRIx64 ", model %#" PRIx64 "%s", name, g->val[i], model,
+                detail(v, "%s: trace %#" PRIx64 ", model %#" PRIx64 "%s", name, g->el[i].val, model,
                        model_changed(v, canonical(e)) || model_changed(v, e) ? "" : " (unchanged by the model)");
             else
-                detail(v, "%s: trace %#" PRIx64 ", the model has no such register", name, g->val[i]);
+                detail(v, "%s: trace %#" PRIx64 ", the model has no such register", name, g->el[i].val);
             if (has)
                 v->resync[v->nresync++] = e;
         }
@@ -784,21 +885,49 @@ static bool records_have(const rvt_tv_record *recs, size_t n, unsigned opcode) {
     return false;
 }
 
+/* Whether what next_complete found resets the hart or initialises state. */
+static bool resets_or_initialises(const struct complete *c) {
+    if (c->view)
+        return c->view->has_reset || c->view->has_init;
+    return records_have(c->body, c->nbody, RVT_TV_RESET) || records_have(c->body, c->nbody, RVT_TV_INIT);
+}
+
+/* Makes v->view the view of what next_complete found. */
+static int view_of(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag) {
+    if (!c->view)
+        return build_view(v, c->body, c->nbody, diag);
+    v->view = c->view;
+    return finish_view(v, v->view, diag);
+}
+
 /* A whole group closed by its end record among the records being taken, at
  * the next one, opened and taken: its records are used where they are (the
  * common case; collect copies records into v->recs only for groups that the
  * pieces cut). False, with nothing taken, for anything else. */
-static bool whole_group_next(rvt_tv_verifier *v, const rvt_tv_record **body, size_t *nbody) {
-    size_t first = v->batch_next;
-    if (v->in_group || first >= v->batch_len || v->batch[first].opcode != RVT_TV_BEGIN)
+static bool whole_group_next(rvt_tv_verifier *v, struct complete *c) {
+    size_t first = v->batch_next, end;
+    if (v->in_group || first >= v->batch_len)
         return false;
-    size_t end = first + 1;
-    while (end < v->batch_len && v->batch[end].opcode > RVT_TV_END)
-        end++;
-    if (end == v->batch_len || v->batch[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS)
-        return false;
-    *body = &v->batch[first + 1];
-    *nbody = end - first - 1;
+    struct prepared *pp = v->prepared;
+    while (pp && pp->next < pp->n && pp->sum[pp->next].begin < first)
+        pp->next++;
+    if (pp && pp->next < pp->n && pp->sum[pp->next].begin == first) {
+        /* the read-ahead thread found it, and its view */
+        struct summary *sm = &pp->sum[pp->next++];
+        end = first + 1 + sm->nbody;
+        c->view = &sm->view;
+    } else {
+        if (v->batch[first].opcode != RVT_TV_BEGIN)
+            return false;
+        end = first + 1;
+        while (end < v->batch_len && v->batch[end].opcode > RVT_TV_END)
+            end++;
+        if (end == v->batch_len || v->batch[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS)
+            return false;
+        c->view = NULL;
+    }
+    c->body = &v->batch[first + 1];
+    c->nbody = end - first - 1;
     open_group(v, &v->batch[first]);
     v->batch_next = end + 1;
     return true;
@@ -809,7 +938,8 @@ static bool whole_group_next(rvt_tv_verifier *v, const rvt_tv_record **body, siz
  * records run out first (or the stream is unusable: c->what < 0). */
 static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag) {
     c->what = COLLECTING;
-    if (whole_group_next(v, &c->body, &c->nbody)) {
+    c->view = NULL;
+    if (whole_group_next(v, c)) {
         c->what = GROUP_COMPLETE;
         c->last = &c->body[c->nbody];
         return true;
@@ -830,9 +960,10 @@ static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag
  * or a whole group where it was read). The view keeps pointing into them:
  * only the next group's records overwrite v->recs, and a piece's records
  * stay until all its groups are taken. */
-static int process(rvt_tv_verifier *v, int what, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
+static int process(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag) {
+    int what = c->what;
+    int rc = view_of(v, c, diag);
     group_view *g = v->view;
-    int rc = build_view(v, g, recs, nrecs, diag);
     v->nrecs = 0;
     if (what != OUTSIDE_GROUP)
         v->in_group = false;
@@ -857,12 +988,11 @@ static int process(rvt_tv_verifier *v, int what, const rvt_tv_record *recs, size
 static void take_up_next(rvt_tv_verifier *v) {
     struct complete c;
     if (next_complete(v, &c, v->diag)) {
-        if (c.what != GROUP_COMPLETE || records_have(c.body, c.nbody, RVT_TV_RESET) ||
-            records_have(c.body, c.nbody, RVT_TV_INIT)) {
+        if (c.what != GROUP_COMPLETE || resets_or_initialises(&c)) {
             v->pending = c;
         } else {
+            int rc = view_of(v, &c, v->diag);
             group_view *g = v->view;
-            int rc = build_view(v, g, c.body, c.nbody, v->diag);
             v->nrecs = 0;
             v->in_group = false;
             if (!rc) {
@@ -877,8 +1007,9 @@ static void take_up_next(rvt_tv_verifier *v) {
     rvt_machine_stop_run(v->m);
 }
 
-static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_diag *diag) {
+static int take_records(void *user, const rvt_tv_record *recs, size_t n, void *prepared, rvt_diag *diag) {
     rvt_tv_verifier *v = user;
+    v->prepared = prepared;
     v->batch = recs;
     v->batch_len = n;
     v->batch_next = 0;
@@ -888,7 +1019,7 @@ static int take_records(void *user, const rvt_tv_record *recs, size_t n, rvt_dia
         v->pending.what = COLLECTING;
         if (c.what == COLLECTING && !next_complete(v, &c, diag))
             return c.what < 0 ? c.what : v->fatal;
-        int rc = process(v, c.what, c.body, c.nbody, diag);
+        int rc = process(v, &c, diag);
         if (rc)
             return rc;
         if (c.what == GROUP_COMPLETE_BEGIN_NEXT)
