@@ -210,6 +210,14 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
 int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag);
 /* Ends the stream (the last group needs no end record). */
 int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag);
+/* The whole stream (after anything fed) from `read`, which the reading
+ * thread calls for the next bytes: their count, 0 at the end, or <0 (with
+ * diag) when reading fails, which ends verification with that status. Ends
+ * as rvt_tv_verifier_finish does, or early (returning 0) when the verifier
+ * stops at --max-errors. Faster than feeding: reading and decompressing run
+ * beside verification, and nothing is copied. */
+typedef long (*rvt_tv_read_fn)(void *user, uint8_t *buf, size_t size, rvt_diag *diag);
+int rvt_tv_verifier_read_all(rvt_tv_verifier *v, rvt_tv_read_fn read, void *user, rvt_diag *diag);
 const rvt_tv_verify_result *rvt_tv_verifier_result(const rvt_tv_verifier *v);
 void rvt_tv_verifier_free(rvt_tv_verifier *v);
 

@@ -27,6 +27,8 @@ struct tv_parse_ahead {
     rvt_tv_reader *rd;
     tv_prepare_fn prepare;
     const void *prepare_user;
+    tv_source_fn source; /* tv_parse_ahead_pull: pieces are read from it on the reading thread */
+    void *source_user;
     struct piece *pieces[2];
     int filling;          /* the piece the next bytes go to */
     struct piece *unread; /* read by the worker, records not yet taken; NULL: none */
@@ -49,6 +51,14 @@ struct tv_parse_ahead {
 static void read_piece(tv_parse_ahead *pa, struct piece *pc) {
     pc->nrecs = 0;
     pc->status = 0;
+    if (pa->source) {
+        long n = pa->source(pa->source_user, pc->bytes, PIECE, &pc->diag);
+        pc->nbytes = n > 0 ? (size_t)n : 0;
+        if (n <= 0) {
+            pc->status = (int)n;
+            return;
+        }
+    }
     rvt_tv_reader_feed(pa->rd, pc->bytes, pc->nbytes);
     for (;;) {
         long n = rvt_tv_reader_read(pa->rd, pc->recs + pc->nrecs, TV_PIECE_RECORDS - pc->nrecs, &pc->diag);
@@ -234,6 +244,39 @@ int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_
         return pa->status;
     wait_idle(pa);
     if (take_unread(pa, fn, user, diag))
+        return pa->status;
+    int rc = rvt_tv_reader_finish(pa->rd, diag);
+    return rc ? (pa->status = rc) : RVT_OK;
+}
+
+int tv_parse_ahead_pull(tv_parse_ahead *pa, tv_source_fn source, void *source_user, tv_records_fn fn, void *user,
+                        bool (*stop)(void *user), rvt_diag *diag) {
+    if (pa->status)
+        return pa->status;
+    wait_idle(pa);
+    if (take_unread(pa, fn, user, diag)) /* what was fed before */
+        return pa->status;
+    pa->source = source;
+    pa->source_user = source_user;
+    struct piece *pc = pa->pieces[pa->filling];
+    start_reading(pa, pc);
+    bool ended = false;
+    while (!ended) {
+        wait_idle(pa);
+        struct piece *done = pc;
+        ended = done->nbytes == 0 || done->status < 0;
+        if (!ended) { /* the next piece is read while this one's records are taken */
+            pa->filling ^= 1;
+            pc = pa->pieces[pa->filling];
+            start_reading(pa, pc);
+        }
+        pa->unread = done;
+        if (take_unread(pa, fn, user, diag) || (stop && stop(user)))
+            break;
+    }
+    wait_idle(pa);
+    pa->source = NULL;
+    if (pa->status || !ended)
         return pa->status;
     int rc = rvt_tv_reader_finish(pa->rd, diag);
     return rc ? (pa->status = rc) : RVT_OK;

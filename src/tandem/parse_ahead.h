@@ -6,6 +6,7 @@
 #ifndef RVTRACE_TANDEM_PARSE_AHEAD_H
 #define RVTRACE_TANDEM_PARSE_AHEAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,15 @@ void tv_parse_ahead_free(tv_parse_ahead *pa);
  * fed before. */
 int tv_parse_ahead_feed(tv_parse_ahead *pa, const uint8_t *data, size_t len, tv_records_fn fn, void *user,
                         rvt_diag *diag);
+/* Reads pieces from `source` on the reading thread until it returns 0 (the
+ * end: then as tv_parse_ahead_finish) or an error status (<0, returned),
+ * handing `fn` the records of each while the next is read; stops early,
+ * returning 0 without the end's checks, once `stop` (NULL: never) says so
+ * after a piece. Whatever was fed before comes first. */
+typedef long (*tv_source_fn)(void *user, uint8_t *buf, size_t size, rvt_diag *diag);
+int tv_parse_ahead_pull(tv_parse_ahead *pa, tv_source_fn source, void *source_user, tv_records_fn fn, void *user,
+                        bool (*stop)(void *user), rvt_diag *diag);
+
 /* Hands `fn` the last records; RVT_E_TRUNC when the stream ends inside a record. */
 int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag);
 

@@ -1034,16 +1034,30 @@ int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rv
     return rc ? (v->fatal = rc) : RVT_OK;
 }
 
-int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
-    if (v->fatal)
-        return v->fatal;
-    int rc = tv_parse_ahead_finish(v->reading, take_records, v, diag);
-    if (rc)
-        return v->fatal = rc;
+/* The end of the stream, after the reader's own checks. */
+static int check_end(rvt_tv_verifier *v, rvt_diag *diag) {
     if (v->in_group)
         return v->fatal = rvt_diag_set(diag, RVT_E_TRUNC,
                                        "byte %" PRIu64 ": the trace ends inside group %" PRIu64
                                        " (no end group follows its records)",
                                        v->group_offset, v->res.groups - 1);
     return RVT_OK;
+}
+
+int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag) {
+    if (v->fatal)
+        return v->fatal;
+    int rc = tv_parse_ahead_finish(v->reading, take_records, v, diag);
+    return rc ? (v->fatal = rc) : check_end(v, diag);
+}
+
+static bool verifier_stopped(void *user) { return ((rvt_tv_verifier *)user)->res.stopped; }
+
+int rvt_tv_verifier_read_all(rvt_tv_verifier *v, rvt_tv_read_fn read, void *user, rvt_diag *diag) {
+    if (v->fatal)
+        return v->fatal;
+    int rc = tv_parse_ahead_pull(v->reading, read, user, take_records, v, verifier_stopped, diag);
+    if (rc)
+        return v->fatal = rc;
+    return v->res.stopped ? RVT_OK : check_end(v, diag);
 }

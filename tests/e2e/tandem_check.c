@@ -70,6 +70,32 @@ typedef struct piece {
     size_t len;
 } piece;
 
+typedef struct piece_source {
+    const piece *pieces;
+    size_t npieces, i, off;
+} piece_source;
+
+/* rvt_tv_read_fn over the pieces, at most 40,000 bytes at a time (so that
+ * records are cut where 64 KiB chunks do not cut them). */
+static long read_pieces(void *user, uint8_t *buf, size_t size, rvt_diag *d) {
+    (void)d;
+    piece_source *src = user;
+    while (src->i < src->npieces && src->off == src->pieces[src->i].len) {
+        src->i++;
+        src->off = 0;
+    }
+    if (src->i == src->npieces)
+        return 0;
+    size_t n = src->pieces[src->i].len - src->off;
+    if (n > size)
+        n = size;
+    if (n > 40000)
+        n = 40000;
+    memcpy(buf, src->pieces[src->i].data + src->off, n);
+    src->off += n;
+    return (long)n;
+}
+
 static int verify_pieces(const subject *s, const piece *pieces, size_t npieces, const rvt_tv_verify_options *opt,
                          rvt_tv_verify_result *res, rvt_diag *d) {
     program_run p;
@@ -83,13 +109,21 @@ static int verify_pieces(const subject *s, const piece *pieces, size_t npieces, 
     rvt_tv_params_default(&tp, rvt_image_xlen(p.img));
     rvt_tv_verifier *v = NULL;
     int rc = rvt_tv_verifier_new(&v, &tp, opt, p.m, p.img, d);
-    for (size_t i = 0; !rc && i < npieces; i++)
-        for (size_t off = 0; !rc && off < pieces[i].len && !rvt_tv_verifier_result(v)->stopped; off += 65536) {
-            size_t n = pieces[i].len - off < 65536 ? pieces[i].len - off : 65536;
-            rc = rvt_tv_verifier_feed(v, pieces[i].data + off, n, d);
-        }
-    if (!rc && !rvt_tv_verifier_result(v)->stopped)
-        rc = rvt_tv_verifier_finish(v, d);
+    /* Both ways of giving the verifier a trace, in turn: fed in 64 KiB
+     * chunks, or read by its reading thread in odd-sized ones. */
+    static unsigned calls;
+    if (!rc && calls++ % 2) {
+        piece_source src = {pieces, npieces, 0, 0};
+        rc = rvt_tv_verifier_read_all(v, read_pieces, &src, d);
+    } else {
+        for (size_t i = 0; !rc && i < npieces; i++)
+            for (size_t off = 0; !rc && off < pieces[i].len && !rvt_tv_verifier_result(v)->stopped; off += 65536) {
+                size_t n = pieces[i].len - off < 65536 ? pieces[i].len - off : 65536;
+                rc = rvt_tv_verifier_feed(v, pieces[i].data + off, n, d);
+            }
+        if (!rc && !rvt_tv_verifier_result(v)->stopped)
+            rc = rvt_tv_verifier_finish(v, d);
+    }
     if (v)
         *res = *rvt_tv_verifier_result(v);
     rvt_tv_verifier_free(v);
@@ -389,6 +423,54 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
     return false;
 }
 
+/* A trace whose reading fails part way: the verifier ends with the reader's
+ * status and message, after verifying what came before. */
+static long read_then_fail(void *user, uint8_t *buf, size_t size, rvt_diag *d) {
+    const rvt_membuf *t = user;
+    static size_t given;
+    if (!buf) { /* restart */
+        given = 0;
+        return 0;
+    }
+    size_t stop = t->len > 1000 ? t->len - 1000 : 0; /* the last 1000 bytes cannot be read */
+    if (given >= stop)
+        return rvt_diag_set(d, RVT_E_IO, "the disk went away");
+    size_t n = stop - given < size ? stop - given : size;
+    memcpy(buf, t->data + given, n);
+    given += n;
+    return (long)n;
+}
+
+static void check_read_error(const subject *s, const rvt_membuf *trace) {
+    program_run p;
+    subject unlimited = *s;
+    unlimited.max_insns = 0;
+    rvt_tv_verifier *v = NULL;
+    rvt_diag d = {{0}};
+    int rc = open_machine(&unlimited, &p);
+    if (!rc) {
+        rvt_tv_params tp;
+        rvt_tv_params_default(&tp, rvt_image_xlen(p.img));
+        rvt_tv_verify_options opt = {.report = stderr};
+        rc = rvt_tv_verifier_new(&v, &tp, &opt, p.m, p.img, &d);
+    }
+    if (!rc) {
+        read_then_fail(NULL, NULL, 0, NULL);
+        rc = rvt_tv_verifier_read_all(v, read_then_fail, (void *)trace, &d);
+        const rvt_tv_verify_result *res = rvt_tv_verifier_result(v);
+        if (rc != RVT_E_IO || !strstr(d.msg, "the disk went away") || res->steps == 0 || res->divergences) {
+            fprintf(stderr, "FAIL read error in %s: status %d, '%s', %" PRIu64 " steps\n", base_name(s->path), rc,
+                    d.msg, res->steps);
+            failures++;
+        } else {
+            printf("ok   %-28s a read error after %" PRIu64 " steps ends verification with it\n", base_name(s->path),
+                   res->steps);
+        }
+    }
+    rvt_tv_verifier_free(v);
+    program_run_close(&p);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: tandem_check SHARED_DIR [--inject N] [--seed S] PROGRAM.riscv...\n");
@@ -455,6 +537,8 @@ int main(int argc, char **argv) {
         else
             stuck++;
     }
+    if (nsubjects)
+        check_read_error(&subjects[0], &bufs[0]);
     printf("\nfault injection: %u injections over %zu programs\n", done, nsubjects);
     printf("%-18s %8s %8s\n", "fault", "injected", "caught");
     unsigned all = 0, caught = 0;

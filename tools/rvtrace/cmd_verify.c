@@ -66,6 +66,9 @@ static int parse_partial(const char *list, rvt_tv_verify_options *o) {
     return rc;
 }
 
+/* The trace file (zstd or not) as the verifier's reading thread asks for it. */
+static long read_trace(void *zr, uint8_t *buf, size_t size, rvt_diag *diag) { return rvt_zreader_read(zr, buf, size, diag); }
+
 int cmd_verify(int argc, char **argv) {
     const char *elf = NULL, *trace = NULL;
     rvt_tv_params p = {0};
@@ -125,9 +128,6 @@ int cmd_verify(int argc, char **argv) {
     rvt_machine *m = NULL;
     rvt_tv_verifier *v = NULL;
     rvt_zreader *zr = NULL;
-    uint8_t *buf = malloc(1 << 16);
-    if (!buf)
-        goto out;
     if (rvt_image_new(&img) || rvt_image_load_elf(img, elf, 0, &diag) || rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace verify: %s: %s\n", elf, diag.msg);
         goto out;
@@ -137,21 +137,13 @@ int cmd_verify(int argc, char **argv) {
         fprintf(stderr, "rvtrace verify: %s\n", diag.msg);
         goto out;
     }
-    for (;;) {
-        long n = rvt_zreader_read(zr, buf, 1 << 16, &diag);
-        if (n < 0) {
-            fprintf(stderr, "rvtrace verify: %s: %s\n", trace, diag.msg);
-            goto out;
-        }
-        int rc = n ? rvt_tv_verifier_feed(v, buf, (size_t)n, &diag) : rvt_tv_verifier_finish(v, &diag);
-        if (rc) {
-            const rvt_tv_verify_result *r = rvt_tv_verifier_result(v);
-            fprintf(stderr, "rvtrace verify: %s: %s (after %" PRIu64 " groups, %" PRIu64 " divergences)\n", trace,
-                    diag.msg, r->groups, r->divergences);
-            goto out;
-        }
-        if (!n || rvt_tv_verifier_result(v)->stopped)
-            break;
+    if (rvt_tv_verifier_read_all(v, read_trace, zr, &diag)) {
+        const rvt_tv_verify_result *r = rvt_tv_verifier_result(v);
+        size_t tl = strlen(trace);
+        bool named = !strncmp(diag.msg, trace, tl) && diag.msg[tl] == ':'; /* reading errors name the file */
+        fprintf(stderr, "rvtrace verify: %s%s%s (after %" PRIu64 " groups, %" PRIu64 " divergences)\n",
+                named ? "" : trace, named ? "" : ": ", diag.msg, r->groups, r->divergences);
+        goto out;
     }
     const rvt_tv_verify_result *r = rvt_tv_verifier_result(v);
     if (r->divergences) {
@@ -172,6 +164,5 @@ out:
     rvt_tv_verifier_free(v);
     rvt_machine_free(m);
     rvt_image_free(img);
-    free(buf);
     return status;
 }
