@@ -18,6 +18,7 @@ struct rvt_zreader {
     unsigned long long consumed; /* file bytes consumed (compressed ones for zstd), for messages and progress */
     unsigned long long file_size; /* 0 when not a regular file */
     bool eof;
+    bool in_frame; /* a zstd frame has begun and not ended */
 };
 
 int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
@@ -63,24 +64,27 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
     }
     ZSTD_outBuffer ob = {buf, n, 0};
     while (ob.pos == 0) {
-        if (r->ib.pos == r->ib.size) {
-            if (r->eof)
-                break;
+        if (r->ib.pos == r->ib.size && !r->eof) {
             size_t got = fread(r->in, 1, r->in_cap, r->f);
-            if (got == 0) {
-                if (ferror(r->f))
-                    return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
-                r->eof = true;
-                break;
-            }
+            if (got == 0 && ferror(r->f))
+                return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+            r->eof = got == 0;
             r->ib = (ZSTD_inBuffer){r->in, got, 0};
         }
+        bool input_left = r->ib.pos < r->ib.size;
+        if (!input_left && r->eof && !r->in_frame)
+            break;
+        /* Without input too: a frame's last output may still be held. */
         size_t before = r->ib.pos;
         size_t rc = ZSTD_decompressStream(r->z, &ob, &r->ib);
         r->consumed += r->ib.pos - before;
         if (ZSTD_isError(rc))
             return rvt_diag_set(diag, RVT_E_FORMAT, "%s: corrupt zstd data near compressed byte %llu: %s",
                                 r->path, r->consumed, ZSTD_getErrorName(rc));
+        r->in_frame = rc != 0; /* 0: a frame ended and all of it was output */
+        if (ob.pos == 0 && !input_left && r->eof && r->in_frame)
+            return rvt_diag_set(diag, RVT_E_TRUNC, "%s: the file ends inside a zstd frame (after compressed byte %llu)",
+                                r->path, r->consumed);
     }
     return (long)ob.pos;
 }
