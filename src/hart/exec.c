@@ -381,11 +381,23 @@ static inline __attribute__((always_inline)) void copy_small(void *dst, const vo
 }
 
 /* Direct RAM access when translation is off and the last region fits. */
+/* An access of the fast paths for the step observer (physical = virtual there). */
+static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, const void *data_at, unsigned len,
+                                                const void *old_at) {
+    uint64_t data = 0, old = 0;
+    memcpy(&data, data_at, len);
+    if (old_at)
+        memcpy(&old, old_at, len);
+    note_access(h, kind, va, va, len, data, old);
+}
+
 static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va, void *out, unsigned len) {
     mem_region *r = h->dreg;
     uint64_t off = va - (r ? r->base : 0);
     if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
         copy_small(out, r->data + off, len);
+        if (__builtin_expect(h->fast_mem_observed, 0))
+            note_fast(h, RVT_ACCESS_LOAD, va, out, len, NULL);
         return true;
     }
     return load(h, va, out, len);
@@ -395,6 +407,8 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
     mem_region *r = h->dreg;
     uint64_t off = va - (r ? r->base : 0);
     if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
+        if (__builtin_expect(h->fast_mem_observed, 0))
+            note_fast(h, RVT_ACCESS_STORE, va, in, len, r->data + off);
         copy_small(r->data + off, in, len);
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
             region_invalidate_code(r, off, len);
@@ -1058,7 +1072,8 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         /* Armed triggers check every access, one instruction at a time; PMP
          * is checked on every access unless it allows all of RAM. */
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
-                      !m->observer && pmp_ram_open(h, eff);
+                      pmp_ram_open(h, eff);
+        h->fast_mem_observed = h->fast_mem && m->observer;
         /* Observed instructions are observed inside run_inner, so that a
          * run goes on past one, while nothing that follows an instruction in
          * this loop (overflow checks, triggers firing after it) could change

@@ -138,6 +138,7 @@ typedef struct hart {
     /* Fast paths while translation is off, refreshed before every run of
      * instructions (anything that changes translation ends such a run). */
     bool fast_mem;        /* data addresses are physical, single hart */
+    bool fast_mem_observed; /* and its accesses go to the step observer */
     mem_region *dreg;     /* RAM region of the last data access */
 
     /* Multiple-retire interface: the block of sequential instructions being

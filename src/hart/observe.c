@@ -5,6 +5,10 @@
 #include "hart_internal.h"
 
 #include <stdlib.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_VARIANT 1 /* collect_changes_avx2 */
+#include <immintrin.h>
+#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -22,6 +26,7 @@ struct observe_state {
     rvt_elem_value changes[MAX_CHANGES];
     rvt_mem_access acc[MAX_ACCESSES];
     size_t nacc;
+    bool avx2; /* the CPU has it: collect_changes_avx2 */
 };
 
 /* Canonical state: views that alias other CSRs (sstatus, sie, sip, fflags,
@@ -68,6 +73,9 @@ int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_di
         if (!o)
             return RVT_E_NOMEM;
         m->obs = o;
+#ifdef HAVE_AVX2_VARIANT
+        o->avx2 = __builtin_cpu_supports("avx2");
+#endif
         hart *h = &m->harts[0];
         for (unsigned i = 1; i < 32; i++)
             o->elems[o->nelems++] = RVT_ELEM_GPR + i;
@@ -140,11 +148,25 @@ static inline uint32_t words_differing(const uint64_t *a, const uint64_t *b) {
 #endif
 }
 
-/* Appends the registers of `now` that differ from `snap` to c[n..], in
- * register order, and brings `snap` up to date. */
-static size_t diff_registers(const uint64_t *now, uint64_t *snap, uint32_t first_elem, uint64_t mask,
-                             rvt_elem_value *c, size_t n) {
-    for (uint32_t d = words_differing(now, snap); d; d &= d - 1) {
+#ifdef HAVE_AVX2_VARIANT
+/* words_differing in half the instructions, where the CPU has AVX2. */
+__attribute__((target("avx2"))) static inline uint32_t words_differing_avx2(const uint64_t *a, const uint64_t *b) {
+    uint32_t equal = 0;
+    for (unsigned i = 0; i < 32; i += 4) {
+        __m256i eq = _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)(a + i)),
+                                        _mm256_loadu_si256((const __m256i *)(b + i)));
+        equal |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(eq)) << i;
+    }
+    return ~equal;
+}
+#endif
+
+/* Appends the registers of `now` that differ from `snap` (bit i of
+ * `differ`) to c[n..], in register order, and brings `snap` up to date. */
+static inline __attribute__((always_inline)) size_t diff_registers(uint32_t differ, const uint64_t *now,
+                                                                   uint64_t *snap, uint32_t first_elem,
+                                                                   uint64_t mask, rvt_elem_value *c, size_t n) {
+    for (uint32_t d = differ; d; d &= d - 1) {
         unsigned i = (unsigned)__builtin_ctz(d);
         c[n++] = (rvt_elem_value){first_elem + i, now[i] & mask};
         snap[i] = now[i];
@@ -154,17 +176,25 @@ static size_t diff_registers(const uint64_t *now, uint64_t *snap, uint32_t first
 
 #define RANGE(first, end) offsetof(hart, first), offsetof(hart, end)
 
-/* The changes since the snapshot, which is brought up to date. */
-static size_t collect_changes(rvt_machine *m, bool moved) {
+/* The changes since the snapshot, which is brought up to date; compiled
+ * twice (collect_changes picks), so that the comparisons of every step use
+ * AVX2 where the CPU has it. */
+#ifdef HAVE_AVX2_VARIANT
+#define DIFFER(now, snap) (avx2 ? words_differing_avx2(now, snap) : words_differing(now, snap))
+#else
+#define DIFFER(now, snap) words_differing(now, snap)
+#endif
+static inline __attribute__((always_inline)) size_t collect_changes_with(rvt_machine *m, bool moved, bool avx2) {
+    (void)avx2; /* without the AVX2 variant */
     struct observe_state *o = m->obs;
     hart *h = &m->harts[0], *s = &o->snap;
     rvt_elem_value *c = o->changes;
     size_t n = 0;
     uint64_t old_pc = s->pc;
     unsigned old_priv = s->priv;
-    n = diff_registers(h->x, s->x, RVT_ELEM_GPR, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
+    n = diff_registers(DIFFER(h->x, s->x), h->x, s->x, RVT_ELEM_GPR, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
     if (h->fp_writes != s->fp_writes) {
-        n = diff_registers(h->f, s->f, RVT_ELEM_FPR, ~0ull, c, n);
+        n = diff_registers(DIFFER(h->f, s->f), h->f, s->f, RVT_ELEM_FPR, ~0ull, c, n);
         s->fp_writes = h->fp_writes;
     }
     /* Traps, returns, FP instructions and devices change the CSRs of the
@@ -225,6 +255,22 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
     s->priv = h->priv;
     o->snap_mtime = m->mtime;
     return n;
+}
+
+#undef DIFFER
+
+#ifdef HAVE_AVX2_VARIANT
+__attribute__((target("avx2"))) static size_t collect_changes_avx2(rvt_machine *m, bool moved) {
+    return collect_changes_with(m, moved, true);
+}
+#endif
+
+static size_t collect_changes(rvt_machine *m, bool moved) {
+#ifdef HAVE_AVX2_VARIANT
+    if (m->obs->avx2)
+        return collect_changes_avx2(m, moved);
+#endif
+    return collect_changes_with(m, moved, false);
 }
 
 void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
