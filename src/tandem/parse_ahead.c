@@ -3,6 +3,7 @@
 #include "parse_ahead.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,9 +36,11 @@ struct tv_parse_ahead {
     int status;           /* first error seen: no more feeding */
 
     /* Hand-overs come every few tens of microseconds, so each side first
-     * waits for the other by spinning and sleeps on a condition only after
-     * SPINS polls; the other side signals only a side that said it sleeps
-     * (*_asleep, set under the lock before its last look). */
+     * waits for the other by spinning (yielding the CPU now and then: on a
+     * loaded machine the other side may be waiting for this one) and sleeps
+     * on a condition only after SPINS polls; the other side signals only a
+     * side that said it sleeps (*_asleep, set under the lock before its last
+     * look). */
     bool threaded;
     pthread_t thread;
     pthread_mutex_t lock;
@@ -46,7 +49,7 @@ struct tv_parse_ahead {
     atomic_bool quit, worker_asleep, caller_asleep;
 };
 
-#define SPINS 20000
+#define SPINS 4000
 
 static void read_piece(tv_parse_ahead *pa, struct piece *pc) {
     pc->nrecs = 0;
@@ -85,6 +88,8 @@ static void wait_for(tv_parse_ahead *pa, bool (*ready)(tv_parse_ahead *), atomic
         if (ready(pa))
             return;
         relax();
+        if (i % 1024 == 1023)
+            sched_yield(); /* the other side may be waiting for this very CPU */
     }
     pthread_mutex_lock(&pa->lock);
     atomic_store(asleep, true);
