@@ -67,6 +67,7 @@ struct prepared {
     size_t n, next; /* summaries; the next one to look at (the caller's) */
     struct summary {
         size_t begin, nbody; /* its begin record's index; the records between it and the end record */
+        uint64_t offset;     /* the begin record's */
         group_view view;
     } sum[TV_PIECE_RECORDS / 2 + 1];
     VIEW_ARRAYS(TV_PIECE_RECORDS);
@@ -519,6 +520,7 @@ static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n,
         struct summary *sm = &pp->sum[pp->n++];
         sm->begin = first;
         sm->nbody = end - first - 1;
+        sm->offset = recs[first].offset;
         PLACE_VIEW(&sm->view, pp, at);
         scan_group(&v->p, &sm->view, &recs[first + 1], end - first - 1);
         at += end - first - 1;
@@ -836,9 +838,9 @@ static int run_steps(rvt_tv_verifier *v, bool may_run_on) {
 
 enum collected { COLLECTING, GROUP_COMPLETE, GROUP_COMPLETE_BEGIN_NEXT, OUTSIDE_GROUP };
 
-static void open_group(rvt_tv_verifier *v, const rvt_tv_record *begin) {
+static void open_group(rvt_tv_verifier *v, uint64_t begin_offset) {
     v->in_group = true;
-    v->group_offset = begin->offset;
+    v->group_offset = begin_offset;
     v->res.groups++;
 }
 
@@ -850,7 +852,7 @@ static int collect(rvt_tv_verifier *v, const rvt_tv_record *r, rvt_diag *diag) {
     if (r->opcode == RVT_TV_BEGIN) {
         if (v->in_group)
             return GROUP_COMPLETE_BEGIN_NEXT; /* a begin implies the end (BS-036) */
-        open_group(v, r);
+        open_group(v, r->offset);
         return COLLECTING;
     }
     if (r->opcode == RVT_TV_END) {
@@ -916,6 +918,7 @@ static bool whole_group_next(rvt_tv_verifier *v, struct complete *c) {
         struct summary *sm = &pp->sum[pp->next++];
         end = first + 1 + sm->nbody;
         c->view = &sm->view;
+        open_group(v, sm->offset);
     } else {
         if (v->batch[first].opcode != RVT_TV_BEGIN)
             return false;
@@ -925,10 +928,10 @@ static bool whole_group_next(rvt_tv_verifier *v, struct complete *c) {
         if (end == v->batch_len || v->batch[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS)
             return false;
         c->view = NULL;
+        open_group(v, v->batch[first].offset);
     }
     c->body = &v->batch[first + 1];
     c->nbody = end - first - 1;
-    open_group(v, &v->batch[first]);
     v->batch_next = end + 1;
     return true;
 }
@@ -1023,7 +1026,7 @@ static int take_records(void *user, const rvt_tv_record *recs, size_t n, void *p
         if (rc)
             return rc;
         if (c.what == GROUP_COMPLETE_BEGIN_NEXT)
-            open_group(v, c.last);
+            open_group(v, c.last->offset);
     }
 }
 
