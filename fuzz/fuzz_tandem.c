@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rvtrace/tandem.h"
@@ -99,6 +100,64 @@ static void compare_reading_ways(const rvt_tv_params *p, const uint8_t *data, si
     rvt_tv_reader_free(careful);
 }
 
+typedef struct {
+    bool ok; /* the verifier ran */
+    int rc;
+    rvt_tv_verify_result res;
+    char msg[sizeof(((rvt_diag *)0)->msg)];
+} verified;
+
+typedef struct {
+    const uint8_t *data;
+    size_t size, at, chunk;
+} chunks;
+
+static long read_chunks(void *user, uint8_t *buf, size_t size, rvt_diag *d) {
+    (void)d;
+    chunks *c = user;
+    size_t n = c->size - c->at;
+    if (n > c->chunk)
+        n = c->chunk;
+    if (n > size)
+        n = size;
+    memcpy(buf, c->data + c->at, n);
+    c->at += n;
+    return (long)n;
+}
+
+static void verify_once(const rvt_tv_params *p, const uint8_t *data, size_t size, size_t cut, bool pull,
+                        verified *out) {
+    memset(out, 0, sizeof *out);
+    rvt_image *img = NULL;
+    rvt_machine *m = NULL;
+    rvt_tv_verifier *v = NULL;
+    rvt_diag d = {{0}};
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.nram = 1;
+    cfg.ram[0] = (rvt_mem_region){CODE_BASE, 2 * CODE_BYTES};
+    rvt_tv_verify_options o = {.max_errors = 0};
+    if (rvt_image_new(&img) == 0 && rvt_image_load_elf_mem(img, "fuzz.elf", elf, sizeof elf, 0, &d) == 0 &&
+        rvt_machine_new(&m, &cfg, img, &d) == 0 && rvt_tv_verifier_new(&v, p, &o, m, img, &d) == 0) {
+        out->ok = true;
+        if (pull) {
+            chunks c = {data, size, 0, cut ? cut : 1};
+            out->rc = rvt_tv_verifier_read_all(v, read_chunks, &c, &d);
+        } else {
+            out->rc = rvt_tv_verifier_feed(v, data, cut, &d);
+            if (!out->rc)
+                out->rc = rvt_tv_verifier_feed(v, data + cut, size - cut, &d);
+            if (!out->rc)
+                out->rc = rvt_tv_verifier_finish(v, &d);
+        }
+        out->res = *rvt_tv_verifier_result(v);
+        memcpy(out->msg, d.msg, sizeof out->msg);
+    }
+    rvt_tv_verifier_free(v);
+    rvt_machine_free(m);
+    rvt_image_free(img);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!elf[0])
         build_elf();
@@ -128,23 +187,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     compare_reading_ways(&p, data, size, cut);
 
-    rvt_image *img = NULL;
-    rvt_machine *m = NULL;
-    rvt_tv_verifier *v = NULL;
-    rvt_diag d = {{0}};
-    rvt_machine_config cfg;
-    rvt_machine_config_default(&cfg);
-    cfg.nram = 1;
-    cfg.ram[0] = (rvt_mem_region){CODE_BASE, 2 * CODE_BYTES};
-    if (rvt_image_new(&img) == 0 && rvt_image_load_elf_mem(img, "fuzz.elf", elf, sizeof elf, 0, &d) == 0 &&
-        rvt_machine_new(&m, &cfg, img, &d) == 0) {
-        rvt_tv_verify_options o = {.max_errors = 0};
-        if (rvt_tv_verifier_new(&v, &p, &o, m, img, &d) == 0 &&
-            rvt_tv_verifier_feed(v, data, cut, &d) == 0 && rvt_tv_verifier_feed(v, data + cut, size - cut, &d) == 0)
-            rvt_tv_verifier_finish(v, &d);
-    }
-    rvt_tv_verifier_free(v);
-    rvt_machine_free(m);
-    rvt_image_free(img);
+    /* The verifier fed in two chunks and reading in chunks of `cut` bytes
+     * itself must end alike. */
+    verified fed, read;
+    verify_once(&p, data, size, cut, false, &fed);
+    verify_once(&p, data, size, cut, true, &read);
+    if (fed.ok && read.ok &&
+        (fed.rc != read.rc || fed.res.groups != read.res.groups || fed.res.steps != read.res.steps ||
+         fed.res.divergences != read.res.divergences || (fed.rc && strcmp(fed.msg, read.msg))))
+        abort();
     return 0;
 }

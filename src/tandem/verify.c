@@ -22,7 +22,6 @@
 /* mip bits driven by devices: MSIP, MTIP, SEIP, MEIP. */
 #define MIP_INPUTS ((1ull << 3) | (1ull << 7) | (1ull << 9) | (1ull << 11))
 
-
 /* A group: the element values it reports, its instruction, its memory
  * requests. scan_group fills it from the records alone (on the read-ahead
  * thread for groups whole within a piece, see prepare_piece); finish_view
@@ -959,10 +958,11 @@ static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag
     return false;
 }
 
-/* Verifies or applies what collect found complete (records `recs`: v->recs,
- * or a whole group where it was read). The view keeps pointing into them:
- * only the next group's records overwrite v->recs, and a piece's records
- * stay until all its groups are taken. */
+/* Verifies or applies what next_complete found (its records: v->recs, or a
+ * whole group where it was read, perhaps with a prepared view). The view
+ * keeps pointing into them: only the next group's records overwrite v->recs,
+ * and a piece's records and prepared views stay until all its groups are
+ * taken. */
 static int process(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag) {
     int what = c->what;
     int rc = view_of(v, c, diag);
