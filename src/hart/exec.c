@@ -380,7 +380,6 @@ static inline __attribute__((always_inline)) void copy_small(void *dst, const vo
     }
 }
 
-/* Direct RAM access when translation is off and the last region fits. */
 /* An access of the fast paths for the step observer (physical = virtual there). */
 static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, const void *data_at, unsigned len,
                                                 const void *old_at) {
@@ -391,6 +390,7 @@ static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, 
     note_access(h, kind, va, va, len, data, old);
 }
 
+/* Direct RAM access when translation is off and the last region fits. */
 static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va, void *out, unsigned len) {
     mem_region *r = h->dreg;
     uint64_t off = va - (r ? r->base : 0);

@@ -597,12 +597,9 @@ static size_t read_in_place(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, b
     return n;
 }
 
-int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
-    if (r->failed)
-        return r->failed;
-    bool edge;
-    if (read_in_place(r, rec, 1, &edge))
-        return 1;
+/* The next record byte by byte: one the last chunk cut, one too near the
+ * end of the fed bytes for decode_in_place, or one it refused. */
+static int next_careful(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
     if (r->ncarry) {
         /* Complete the record the previous chunk cut, a byte at a time until
          * its length is known. */
@@ -644,6 +641,15 @@ int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
     return 1;
 }
 
+int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag) {
+    if (r->failed)
+        return r->failed;
+    bool edge;
+    if (read_in_place(r, rec, 1, &edge))
+        return 1;
+    return next_careful(r, rec, diag);
+}
+
 long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag) {
     size_t n = 0;
     while (n < max) {
@@ -654,7 +660,7 @@ long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_d
                 break;
         }
         /* Whatever the in-place decoding left: the careful path, a record at a time. */
-        int rc = rvt_tv_reader_next(r, &recs[n], diag);
+        int rc = r->failed ? r->failed : next_careful(r, &recs[n], diag);
         if (rc < 0) {
             if (!n)
                 return rc;

@@ -28,7 +28,7 @@ struct tv_parse_ahead {
     rvt_tv_reader *rd;
     tv_prepare_fn prepare;
     const void *prepare_user;
-    tv_source_fn source; /* tv_parse_ahead_pull: pieces are read from it on the reading thread */
+    rvt_tv_read_fn source; /* tv_parse_ahead_pull: pieces are read from it on the reading thread */
     void *source_user;
     struct piece *pieces[2];
     int filling;          /* the piece the next bytes go to */
@@ -244,22 +244,28 @@ int tv_parse_ahead_feed(tv_parse_ahead *pa, const uint8_t *data, size_t len, tv_
     return pa->status;
 }
 
-int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+/* Waits for the worker and hands over what it read last; the status. */
+static int take_read(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
     if (pa->status)
         return pa->status;
     wait_idle(pa);
-    if (take_unread(pa, fn, user, diag))
-        return pa->status;
+    return take_unread(pa, fn, user, diag);
+}
+
+/* The reader's checks at the end of the stream. */
+static int end_of_stream(tv_parse_ahead *pa, rvt_diag *diag) {
     int rc = rvt_tv_reader_finish(pa->rd, diag);
     return rc ? (pa->status = rc) : RVT_OK;
 }
 
-int tv_parse_ahead_pull(tv_parse_ahead *pa, tv_source_fn source, void *source_user, tv_records_fn fn, void *user,
+int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+    int rc = take_read(pa, fn, user, diag);
+    return rc ? rc : end_of_stream(pa, diag);
+}
+
+int tv_parse_ahead_pull(tv_parse_ahead *pa, rvt_tv_read_fn source, void *source_user, tv_records_fn fn, void *user,
                         bool (*stop)(void *user), rvt_diag *diag) {
-    if (pa->status)
-        return pa->status;
-    wait_idle(pa);
-    if (take_unread(pa, fn, user, diag)) /* what was fed before */
+    if (take_read(pa, fn, user, diag)) /* what was fed before */
         return pa->status;
     pa->source = source;
     pa->source_user = source_user;
@@ -283,6 +289,5 @@ int tv_parse_ahead_pull(tv_parse_ahead *pa, tv_source_fn source, void *source_us
     pa->source = NULL;
     if (pa->status || !ended)
         return pa->status;
-    int rc = rvt_tv_reader_finish(pa->rd, diag);
-    return rc ? (pa->status = rc) : RVT_OK;
+    return end_of_stream(pa, diag);
 }

@@ -1,8 +1,9 @@
 /* Reading ahead: a second thread turns the next piece of a tandem trace into
- * records while the caller verifies the records of the piece before, so that
- * reading costs the verifier nothing but a copy. Records reach the caller in
- * stream order, and an invalid stream stops them where reading alone would:
- * the records before the bad one first, then its error. */
+ * records (reading the piece itself when pulling, and preparing what the
+ * caller asks of each piece) while the caller verifies the records of the
+ * piece before. Records reach the caller in stream order, and an invalid
+ * stream stops them where reading alone would: the records before the bad
+ * one first, then its error. */
 #ifndef RVTRACE_TANDEM_PARSE_AHEAD_H
 #define RVTRACE_TANDEM_PARSE_AHEAD_H
 
@@ -46,8 +47,7 @@ int tv_parse_ahead_feed(tv_parse_ahead *pa, const uint8_t *data, size_t len, tv_
  * handing `fn` the records of each while the next is read; stops early,
  * returning 0 without the end's checks, once `stop` (NULL: never) says so
  * after a piece. Whatever was fed before comes first. */
-typedef long (*tv_source_fn)(void *user, uint8_t *buf, size_t size, rvt_diag *diag);
-int tv_parse_ahead_pull(tv_parse_ahead *pa, tv_source_fn source, void *source_user, tv_records_fn fn, void *user,
+int tv_parse_ahead_pull(tv_parse_ahead *pa, rvt_tv_read_fn source, void *source_user, tv_records_fn fn, void *user,
                         bool (*stop)(void *user), rvt_diag *diag);
 
 /* Hands `fn` the last records; RVT_E_TRUNC when the stream ends inside a record. */

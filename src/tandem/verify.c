@@ -128,7 +128,8 @@ struct rvt_tv_verifier {
     int fatal;
 };
 
-static uint64_t xmask(const rvt_tv_verifier *v) { return v->p.xlen == 32 ? 0xffffffffull : ~0ull; }
+static uint64_t xmask_of(const rvt_tv_params *p) { return p->xlen == 32 ? 0xffffffffull : ~0ull; }
+static uint64_t xmask(const rvt_tv_verifier *v) { return xmask_of(&v->p); }
 
 /* Views of one state element share a canonical address: a trace may report
  * fflags where the model lists fcsr, or sstatus for mstatus. */
@@ -358,8 +359,6 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
         v->inputs_changed = true;
 }
 
-static uint64_t xmask_of(const rvt_tv_params *p) { return p->xlen == 32 ? 0xffffffffull : ~0ull; }
-
 /* Fills g (its arrays placed) from a group's records, without the shadow
  * state: what incremental records add is resolved by finish_view. Stops at
  * the first record that makes the group invalid (g->refused says why). */
@@ -500,7 +499,9 @@ static int build_view(rvt_tv_verifier *v, const rvt_tv_record *recs, size_t nrec
 }
 
 /* On the read-ahead thread: scan_group for each group whole within the
- * piece, as whole_group_next finds them. Reads only the parameters. */
+ * piece (a begin record, then records up to its end record, no more than
+ * MAX_GROUP_RECORDS of them), which whole_group_next then takes. Reads only
+ * the parameters. */
 static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n, void *area) {
     const rvt_tv_verifier *v = user;
     struct prepared *pp = area;
@@ -902,36 +903,25 @@ static int view_of(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag)
 }
 
 /* A whole group closed by its end record among the records being taken, at
- * the next one, opened and taken: its records are used where they are (the
- * common case; collect copies records into v->recs only for groups that the
- * pieces cut). False, with nothing taken, for anything else. */
+ * the next one, opened and taken with the view the read-ahead thread
+ * prepared (prepare_piece finds every such group; collect copies records
+ * into v->recs only for groups that the pieces cut). False, with nothing
+ * taken, for anything else. */
 static bool whole_group_next(rvt_tv_verifier *v, struct complete *c) {
-    size_t first = v->batch_next, end;
-    if (v->in_group || first >= v->batch_len)
-        return false;
+    size_t first = v->batch_next;
     struct prepared *pp = v->prepared;
-    while (pp && pp->next < pp->n && pp->sum[pp->next].begin < first)
+    if (v->in_group || !pp)
+        return false;
+    while (pp->next < pp->n && pp->sum[pp->next].begin < first)
         pp->next++;
-    if (pp && pp->next < pp->n && pp->sum[pp->next].begin == first) {
-        /* the read-ahead thread found it, and its view */
-        struct summary *sm = &pp->sum[pp->next++];
-        end = first + 1 + sm->nbody;
-        c->view = &sm->view;
-        open_group(v, sm->offset);
-    } else {
-        if (v->batch[first].opcode != RVT_TV_BEGIN)
-            return false;
-        end = first + 1;
-        while (end < v->batch_len && v->batch[end].opcode > RVT_TV_END)
-            end++;
-        if (end == v->batch_len || v->batch[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS)
-            return false;
-        c->view = NULL;
-        open_group(v, v->batch[first].offset);
-    }
+    if (pp->next == pp->n || pp->sum[pp->next].begin != first)
+        return false;
+    struct summary *sm = &pp->sum[pp->next++];
+    c->view = &sm->view;
     c->body = &v->batch[first + 1];
-    c->nbody = end - first - 1;
-    v->batch_next = end + 1;
+    c->nbody = sm->nbody;
+    open_group(v, sm->offset);
+    v->batch_next = first + 1 + sm->nbody + 1;
     return true;
 }
 

@@ -67,7 +67,9 @@ static int parse_partial(const char *list, rvt_tv_verify_options *o) {
 }
 
 /* The trace file (zstd or not) as the verifier's reading thread asks for it. */
-static long read_trace(void *zr, uint8_t *buf, size_t size, rvt_diag *diag) { return rvt_zreader_read(zr, buf, size, diag); }
+static long read_trace(void *zr, uint8_t *buf, size_t size, rvt_diag *diag) {
+    return rvt_zreader_read(zr, buf, size, diag);
+}
 
 int cmd_verify(int argc, char **argv) {
     const char *elf = NULL, *trace = NULL;
