@@ -204,9 +204,9 @@ typedef struct rvt_tv_verifier rvt_tv_verifier;
 int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt_tv_verify_options *opt,
                         rvt_machine *m, rvt_image *img, rvt_diag *diag);
 /* Feeds trace bytes (copied); verification runs as groups complete, up to a
- * 64 KiB piece behind, since a second thread reads ahead: results and errors
- * of the last piece come with the next feed or with finish. Returns 0, or <0
- * when the trace is unusable (diag names the byte offset). */
+ * few pieces of 256 KiB behind, since a second thread reads ahead: results
+ * and errors of the last pieces come with later feeds or with finish.
+ * Returns 0, or <0 when the trace is unusable (diag names the byte offset). */
 int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag);
 /* Ends the stream (the last group needs no end record). */
 int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag);

@@ -1,6 +1,9 @@
-/* Reading ahead on a second thread: two pieces alternate, one being read by
- * the worker while the caller takes the records of the other. */
+/* Reading ahead on a second thread: a ring of pieces, the worker reading
+ * the next ones in stream order while the caller takes the records of the
+ * oldest. */
 #include "parse_ahead.h"
+
+#include "in_place.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -9,16 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TV_PIECE_BYTES, the bytes handed to the worker at a time: small enough
- * that the two pieces' records stay in the caches, large enough that
- * hand-overs are rare. */
 #define PIECE TV_PIECE_BYTES
+/* Pieces in the ring: with more than two, either side may run ahead of the
+ * other for a while, so that a piece slower to read or to verify than the
+ * one before does not keep the other side waiting. */
+#define NPIECES 3
 
 struct piece {
     uint8_t bytes[PIECE];
     size_t nbytes;
     rvt_tv_record recs[TV_PIECE_RECORDS];
     size_t nrecs;
+    size_t ngroups; /* taken by the group taker */
     void *prepared;
     int status;                    /* <0: the stream is invalid after recs */
     rvt_diag diag;
@@ -26,53 +31,75 @@ struct piece {
 
 struct tv_parse_ahead {
     rvt_tv_reader *rd;
-    tv_prepare_fn prepare;
-    const void *prepare_user;
+    tv_group_taker taker; /* take NULL: none */
+    bool in_group;        /* where the reading thread is in the stream */
     rvt_tv_read_fn source; /* tv_parse_ahead_pull: pieces are read from it on the reading thread */
     void *source_user;
-    struct piece *pieces[2];
-    int filling;          /* the piece the next bytes go to */
-    struct piece *unread; /* read by the worker, records not yet taken; NULL: none */
+    bool source_ended;     /* it returned 0 or an error: the pieces after it are empty */
+    struct piece *pieces[NPIECES];
+    size_t taken;         /* pieces whose records the caller took (the caller's) */
     int status;           /* first error seen: no more feeding */
 
-    /* Hand-overs come every few tens of microseconds, so each side first
-     * waits for the other by spinning (yielding the CPU now and then: on a
-     * loaded machine the other side may be waiting for this one) and sleeps
-     * on a condition only after SPINS polls; the other side signals only a
-     * side that said it sleeps (*_asleep, set under the lock before its last
-     * look). */
+    /* Piece k of the stream is pieces[k % NPIECES]; the caller has asked for
+     * `requested` pieces, the worker has read `done`. Hand-overs come every
+     * few hundred microseconds, so each side first waits for the other by
+     * spinning (yielding the CPU now and then: on a loaded machine the other
+     * side may be waiting for this one) and sleeps on a condition only after
+     * SPINS polls; the other side signals only a side that said it sleeps
+     * (*_asleep, set under the lock before its last look). */
     bool threaded;
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    _Atomic(struct piece *) work; /* the piece the worker reads; NULL: idle */
+    pthread_cond_t wake, read;
+    atomic_size_t requested, done;
     atomic_bool quit, worker_asleep, caller_asleep;
 };
 
 #define SPINS 4000
 
+/* The next records of the piece, or whole groups for the taker where it can
+ * take them; false at the piece's end or an error. */
+static bool read_on(tv_parse_ahead *pa, struct piece *pc) {
+    struct in_place at;
+    if (pa->taker.take && !pa->in_group && tv_reader_position(pa->rd, &at) && at.len >= IN_PLACE_MARGIN &&
+        at.b[0] == RVT_TV_BEGIN) {
+        size_t n = pa->taker.take(pa->taker.user, &at, pc->nrecs, pc->prepared);
+        if (n) {
+            tv_reader_move_to(pa->rd, &at);
+            pc->ngroups += n;
+            return true;
+        }
+    }
+    long n = rvt_tv_reader_read(pa->rd, pc->recs + pc->nrecs, TV_PIECE_RECORDS - pc->nrecs, &pc->diag);
+    if (n <= 0) {
+        pc->status = (int)n;
+        return false;
+    }
+    pc->nrecs += (size_t)n;
+    /* A read ends at the first begin or end record. */
+    unsigned last = pc->recs[pc->nrecs - 1].opcode;
+    if (last <= RVT_TV_END)
+        pa->in_group = last == RVT_TV_BEGIN;
+    return true;
+}
+
 static void read_piece(tv_parse_ahead *pa, struct piece *pc) {
-    pc->nrecs = 0;
+    pc->nrecs = pc->ngroups = 0;
     pc->status = 0;
     if (pa->source) {
-        long n = pa->source(pa->source_user, pc->bytes, PIECE, &pc->diag);
+        long n = pa->source_ended ? 0 : pa->source(pa->source_user, pc->bytes, PIECE, &pc->diag);
         pc->nbytes = n > 0 ? (size_t)n : 0;
         if (n <= 0) {
+            pa->source_ended = true;
             pc->status = (int)n;
             return;
         }
     }
     rvt_tv_reader_feed(pa->rd, pc->bytes, pc->nbytes);
-    for (;;) {
-        long n = rvt_tv_reader_read(pa->rd, pc->recs + pc->nrecs, TV_PIECE_RECORDS - pc->nrecs, &pc->diag);
-        if (n <= 0) {
-            pc->status = (int)n;
-            break;
-        }
-        pc->nrecs += (size_t)n;
-    }
-    if (pa->prepare)
-        pa->prepare(pa->prepare_user, pc->recs, pc->nrecs, pc->prepared);
+    if (pa->taker.start)
+        pa->taker.start(pa->taker.user, pc->prepared);
+    while (read_on(pa, pc))
+        ;
 }
 
 static inline void relax(void) {
@@ -108,8 +135,11 @@ static void wake_up(tv_parse_ahead *pa, atomic_bool *asleep, pthread_cond_t *con
     pthread_mutex_unlock(&pa->lock);
 }
 
-static bool has_work(tv_parse_ahead *pa) { return atomic_load(&pa->work) || atomic_load(&pa->quit); }
-static bool is_idle(tv_parse_ahead *pa) { return !atomic_load(&pa->work); }
+static bool has_work(tv_parse_ahead *pa) {
+    return atomic_load(&pa->done) != atomic_load(&pa->requested) || atomic_load(&pa->quit);
+}
+static bool all_read(tv_parse_ahead *pa) { return atomic_load(&pa->done) == atomic_load(&pa->requested); }
+static bool oldest_read(tv_parse_ahead *pa) { return atomic_load(&pa->done) > pa->taken; }
 
 static void *worker(void *arg) {
     tv_parse_ahead *pa = arg;
@@ -117,39 +147,48 @@ static void *worker(void *arg) {
         wait_for(pa, has_work, &pa->worker_asleep, &pa->wake);
         if (atomic_load(&pa->quit))
             return NULL;
-        read_piece(pa, atomic_load(&pa->work));
-        atomic_store(&pa->work, NULL);
-        wake_up(pa, &pa->caller_asleep, &pa->done);
+        size_t k = atomic_load(&pa->done);
+        read_piece(pa, pa->pieces[k % NPIECES]);
+        atomic_store(&pa->done, k + 1);
+        wake_up(pa, &pa->caller_asleep, &pa->read);
     }
 }
 
-static void wait_idle(tv_parse_ahead *pa) {
+static void wait_all_read(tv_parse_ahead *pa) {
     if (pa->threaded)
-        wait_for(pa, is_idle, &pa->caller_asleep, &pa->done);
+        wait_for(pa, all_read, &pa->caller_asleep, &pa->read);
 }
 
-static void start_reading(tv_parse_ahead *pa, struct piece *pc) {
+static bool ring_full(tv_parse_ahead *pa) { return atomic_load(&pa->requested) - pa->taken == NPIECES; }
+static bool nothing_requested(tv_parse_ahead *pa) { return atomic_load(&pa->requested) == pa->taken; }
+static struct piece *next_to_fill(tv_parse_ahead *pa) { return pa->pieces[atomic_load(&pa->requested) % NPIECES]; }
+
+/* Asks for the piece next_to_fill gave (its bytes in place unless pulling). */
+static void request_piece(tv_parse_ahead *pa) {
+    size_t k = atomic_load(&pa->requested);
     if (!pa->threaded) {
-        read_piece(pa, pc);
+        read_piece(pa, pa->pieces[k % NPIECES]);
+        atomic_store(&pa->requested, k + 1);
+        atomic_store(&pa->done, k + 1);
         return;
     }
-    atomic_store(&pa->work, pc);
+    atomic_store(&pa->requested, k + 1);
     wake_up(pa, &pa->worker_asleep, &pa->wake);
 }
 
 static void free_pieces(tv_parse_ahead *pa) {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < NPIECES; i++)
         if (pa->pieces[i]) {
             free(pa->pieces[i]->prepared);
             free(pa->pieces[i]);
         }
 }
 
-int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader, tv_prepare_fn prepare, const void *prepare_user,
-                       size_t prepared_size) {
+int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader, const tv_group_taker *taker) {
+    size_t prepared_size = taker ? taker->prepared_size : 0;
     tv_parse_ahead *pa = calloc(1, sizeof *pa);
     bool ok = pa != NULL;
-    for (int i = 0; ok && i < 2; i++) {
+    for (int i = 0; ok && i < NPIECES; i++) {
         struct piece *pc = pa->pieces[i] = malloc(sizeof *pc);
         ok = pc != NULL;
         if (ok) {
@@ -164,18 +203,18 @@ int tv_parse_ahead_new(tv_parse_ahead **out, rvt_tv_reader *reader, tv_prepare_f
         rvt_tv_reader_free(reader);
         return RVT_E_NOMEM;
     }
-    pa->prepare = prepare;
-    pa->prepare_user = prepare_user;
+    if (taker)
+        pa->taker = *taker;
     pa->rd = reader;
     if (!pthread_mutex_init(&pa->lock, NULL)) {
         if (!pthread_cond_init(&pa->wake, NULL)) {
-            if (!pthread_cond_init(&pa->done, NULL)) {
+            if (!pthread_cond_init(&pa->read, NULL)) {
                 if (!pthread_create(&pa->thread, NULL, worker, pa)) {
                     pa->threaded = true;
                     *out = pa;
                     return RVT_OK;
                 }
-                pthread_cond_destroy(&pa->done);
+                pthread_cond_destroy(&pa->read);
             }
             pthread_cond_destroy(&pa->wake);
         }
@@ -189,13 +228,13 @@ void tv_parse_ahead_free(tv_parse_ahead *pa) {
     if (!pa)
         return;
     if (pa->threaded) {
-        wait_idle(pa);
+        wait_all_read(pa);
         atomic_store(&pa->quit, true);
         pthread_mutex_lock(&pa->lock);
         pthread_cond_signal(&pa->wake);
         pthread_mutex_unlock(&pa->lock);
         pthread_join(pa->thread, NULL);
-        pthread_cond_destroy(&pa->done);
+        pthread_cond_destroy(&pa->read);
         pthread_cond_destroy(&pa->wake);
         pthread_mutex_destroy(&pa->lock);
     }
@@ -204,13 +243,13 @@ void tv_parse_ahead_free(tv_parse_ahead *pa) {
     free(pa);
 }
 
-/* Hands over the records of the piece read last, and its error after them. */
-static int take_unread(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
-    struct piece *pc = pa->unread;
-    pa->unread = NULL;
-    if (!pc)
-        return RVT_OK;
-    int rc = pc->nrecs ? fn(user, pc->recs, pc->nrecs, pc->prepared, diag) : RVT_OK;
+/* Waits for the oldest piece not yet taken and hands over its records, and
+ * its error after them; the status. */
+static int take_oldest(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+    if (pa->threaded)
+        wait_for(pa, oldest_read, &pa->caller_asleep, &pa->read);
+    struct piece *pc = pa->pieces[pa->taken++ % NPIECES];
+    int rc = pc->nrecs || pc->ngroups ? fn(user, pc->recs, pc->nrecs, pc->prepared, diag) : RVT_OK;
     if (!rc && pc->status < 0) {
         if (diag)
             *diag = pc->diag;
@@ -222,34 +261,24 @@ static int take_unread(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_dia
 int tv_parse_ahead_feed(tv_parse_ahead *pa, const uint8_t *data, size_t len, tv_records_fn fn, void *user,
                         rvt_diag *diag) {
     while (len && !pa->status) {
-        struct piece *pc = pa->pieces[pa->filling];
+        if (ring_full(pa) && take_oldest(pa, fn, user, diag))
+            break;
+        struct piece *pc = next_to_fill(pa);
         size_t n = len < PIECE ? len : PIECE;
         memcpy(pc->bytes, data, n);
         pc->nbytes = n;
         data += n;
         len -= n;
-        wait_idle(pa); /* the piece before is read */
-        struct piece *before = pa->unread;
-        if (before && before->status < 0) {
-            /* reading stops at an error: nothing after it is read */
-            take_unread(pa, fn, user, diag);
-            break;
-        }
-        start_reading(pa, pc);
-        pa->filling ^= 1;
-        pa->unread = before;
-        take_unread(pa, fn, user, diag);
-        pa->unread = pc;
+        request_piece(pa);
     }
     return pa->status;
 }
 
-/* Waits for the worker and hands over what it read last; the status. */
-static int take_read(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
-    if (pa->status)
-        return pa->status;
-    wait_idle(pa);
-    return take_unread(pa, fn, user, diag);
+/* Hands over every piece asked for; the status. */
+static int take_all(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
+    while (!pa->status && !nothing_requested(pa))
+        take_oldest(pa, fn, user, diag);
+    return pa->status;
 }
 
 /* The reader's checks at the end of the stream. */
@@ -259,34 +288,32 @@ static int end_of_stream(tv_parse_ahead *pa, rvt_diag *diag) {
 }
 
 int tv_parse_ahead_finish(tv_parse_ahead *pa, tv_records_fn fn, void *user, rvt_diag *diag) {
-    int rc = take_read(pa, fn, user, diag);
+    int rc = take_all(pa, fn, user, diag);
     return rc ? rc : end_of_stream(pa, diag);
 }
 
 int tv_parse_ahead_pull(tv_parse_ahead *pa, rvt_tv_read_fn source, void *source_user, tv_records_fn fn, void *user,
                         bool (*stop)(void *user), rvt_diag *diag) {
-    if (take_read(pa, fn, user, diag)) /* what was fed before */
+    if (take_all(pa, fn, user, diag)) /* what was fed before */
         return pa->status;
     pa->source = source;
     pa->source_user = source_user;
-    struct piece *pc = pa->pieces[pa->filling];
-    start_reading(pa, pc);
+    pa->source_ended = false;
     bool ended = false;
+    while (!ring_full(pa))
+        request_piece(pa);
     while (!ended) {
-        wait_idle(pa);
-        struct piece *done = pc;
-        ended = done->nbytes == 0 || done->status < 0;
-        if (!ended) { /* the next piece is read while this one's records are taken */
-            pa->filling ^= 1;
-            pc = pa->pieces[pa->filling];
-            start_reading(pa, pc);
-        }
-        pa->unread = done;
-        if (take_unread(pa, fn, user, diag) || (stop && stop(user)))
+        struct piece *pc = pa->pieces[pa->taken % NPIECES];
+        if (take_oldest(pa, fn, user, diag) || (stop && stop(user)))
             break;
+        ended = pc->nbytes == 0 || pc->status < 0;
+        if (!ended) /* its place in the ring takes the piece after those being read */
+            request_piece(pa);
     }
-    wait_idle(pa);
+    wait_all_read(pa);
     pa->source = NULL;
+    /* Pieces read past the end or past a stop are dropped: empty, or not wanted. */
+    pa->taken = atomic_load(&pa->requested);
     if (pa->status || !ended)
         return pa->status;
     return end_of_stream(pa, diag);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rvtrace/isa.h"
+#include "in_place.h"
 #include "parse_ahead.h"
 
 #define MAX_GROUP_RECORDS 1024
@@ -23,8 +24,8 @@
 #define MIP_INPUTS ((1ull << 3) | (1ull << 7) | (1ull << 9) | (1ull << 11))
 
 /* A group: the element values it reports, its instruction, its memory
- * requests. scan_group fills it from the records alone (on the read-ahead
- * thread for groups whole within a piece, see prepare_piece); finish_view
+ * requests. scan_record fills it from the records alone (on the reading
+ * thread for groups whole within a piece, see take_groups); finish_view
  * then resolves what needs the shadow state. Its arrays are slices of the
  * verifier's own (own_arrays) or of a piece's prepared area. */
 struct group_view {
@@ -36,6 +37,8 @@ struct group_view {
     size_t n;
     bool has_insn, has_reset, has_init, has_pc, incr_pc, interrupt;
     bool has_counter; /* some element is a counter (an input copied before the step) */
+    bool incremental; /* some value is still to be added to or or-ed into the shadow's */
+    bool settled;     /* settle_view ran: elements unique, checks made, interrupt known */
     uint32_t insn;
     unsigned insn_len;
     const rvt_tv_record **mem; /* memory requests, each with its response or NULL */
@@ -45,7 +48,7 @@ struct group_view {
     bool has_paddr, has_eaddr, has_stdata;
     uint64_t paddr, eaddr, stdata;
     unsigned stdata_bytes;
-    const char *refused; /* scan_group stopped at a record that makes the group invalid */
+    const char *refused; /* why the group is invalid (the first problem in the stream); NULL: valid */
 };
 typedef struct group_view group_view;
 
@@ -60,16 +63,25 @@ struct own_arrays {
     VIEW_ARRAYS(MAX_GROUP_RECORDS);
 };
 
-/* What the read-ahead thread prepares for a piece: a view of each group that
- * lies whole within it, by the index of its begin record. */
+/* What the reading thread prepares for a piece: the views of the groups it
+ * took whole from the bytes (take_groups), in stream order, each to be taken
+ * before the piece's record `at`; their memory records. Sized for groups of
+ * 8 bytes and more on average (an instruction's group has 7 at least, most
+ * have 15 to 40): where a piece of smaller ones fills it, the records of the
+ * rest are collected instead. */
+#define PREPARED_GROUPS (TV_PIECE_BYTES / 8)
+#define PREPARED_RECORDS (TV_PIECE_BYTES / 4)
 struct prepared {
-    size_t n, next; /* summaries; the next one to look at (the caller's) */
+    size_t n, next; /* summaries; the next one to take (the caller's) */
+    size_t slots;   /* entries of the view arrays used */
+    size_t nmem;    /* memrec used */
     struct summary {
-        size_t begin, nbody; /* its begin record's index; the records between it and the end record */
-        uint64_t offset;     /* the begin record's */
+        size_t at;       /* the piece's records before it */
+        uint64_t offset; /* its begin record's */
         group_view view;
-    } sum[TV_PIECE_RECORDS / 2 + 1];
-    VIEW_ARRAYS(TV_PIECE_RECORDS);
+    } sum[PREPARED_GROUPS];
+    rvt_tv_record memrec[PREPARED_RECORDS];
+    VIEW_ARRAYS(PREPARED_RECORDS);
 };
 
 #define PLACE_VIEW(g, arrays, at)                                                                                      \
@@ -173,8 +185,9 @@ static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
 }
 
 static void compare_step(rvt_tv_verifier *v, uint64_t model_pc);
-static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n, void *area);
 static void take_up_next(rvt_tv_verifier *v);
+static void start_prepared(const void *user, void *area);
+static size_t take_groups(const void *user, struct in_place *at, size_t nrecs, void *area);
 
 static void observe(void *user, const rvt_step *s) {
     rvt_tv_verifier *v = user;
@@ -234,8 +247,10 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
     v->view = v->own ? &v->own->view : NULL;
     rvt_tv_reader *rd = NULL;
     int rc = v->own ? rvt_tv_reader_new(&rd, p, diag) : RVT_E_NOMEM;
-    if (!rc) /* owns rd from here on; prepare_piece reads only v->p, set above */
-        rc = tv_parse_ahead_new(&v->reading, rd, prepare_piece, v, sizeof(struct prepared));
+    if (!rc) { /* owns rd from here on; the taker reads only v->p and v->opt, set above */
+        tv_group_taker taker = {start_prepared, take_groups, v, sizeof(struct prepared)};
+        rc = tv_parse_ahead_new(&v->reading, rd, &taker);
+    }
     if (!rc)
         rc = rvt_machine_observe(m, observe, v, diag);
     if (rc) {
@@ -359,134 +374,166 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
         v->inputs_changed = true;
 }
 
-/* Fills g (its arrays placed) from a group's records, without the shadow
- * state: what incremental records add is resolved by finish_view. Stops at
- * the first record that makes the group invalid (g->refused says why). */
-static void scan_group(const rvt_tv_params *p, group_view *g, const rvt_tv_record *recs, size_t nrecs) {
+static void scan_start(group_view *g) {
     g->n = g->nmem = 0;
     g->has_insn = g->has_reset = g->has_init = g->has_pc = g->incr_pc = g->interrupt = g->has_counter = false;
+    g->incremental = g->settled = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
     g->refused = NULL;
-    uint64_t xmask = xmask_of(p);
-    for (size_t i = 0; i < nrecs; i++) {
-        const rvt_tv_record *r = &recs[i];
-        uint32_t elem = UINT32_MAX; /* none */
-        uint64_t val = r->value;
-        switch (r->opcode) {
-        case RVT_TV_INCR_PC: g->incr_pc = true; break;
-        case RVT_TV_RESET: g->has_reset = true; break;
-        case RVT_TV_INIT: g->has_init = true; break;
-        case RVT_TV_INSN16: case RVT_TV_INSN32:
-            if (g->has_insn) {
-                g->refused = "two instruction records in one group";
+}
+
+/* Adds a group's next record to g (its arrays placed), without the shadow
+ * state: what incremental records add is resolved by finish_view. A memory
+ * record is kept by address: `kept`, a copy that stays where it is. */
+static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_tv_record *r,
+                               const rvt_tv_record *kept) {
+    if (g->refused)
+        return;
+    uint32_t elem = UINT32_MAX; /* none */
+    uint64_t val = r->value;
+    switch (r->opcode) {
+    case RVT_TV_INCR_PC: g->incr_pc = true; break;
+    case RVT_TV_RESET: g->has_reset = true; break;
+    case RVT_TV_INIT: g->has_init = true; break;
+    case RVT_TV_INSN16: case RVT_TV_INSN32:
+        if (g->has_insn) {
+            g->refused = "two instruction records in one group";
+            return;
+        }
+        g->has_insn = true;
+        g->insn = r->insn;
+        g->insn_len = r->opcode == RVT_TV_INSN16 ? 2 : 4;
+        break;
+    case RVT_TV_REG:
+        elem = r->reg;
+        if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
+            val &= r->reg >= RVT_TV_REG_FPR && p->flen == 32 ? 0xffffffffull : xmask_of(p);
+        break;
+    case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
+        elem = r->reg;
+        g->incremental = true;
+        break;
+    case RVT_TV_STATE:
+        switch (r->id) {
+        case RVT_TV_PRIV:
+            if (r->value == 2 || r->value > 3) {
+                g->refused = "privilege mode 2 or above 3";
                 return;
             }
-            g->has_insn = true;
-            g->insn = r->insn;
-            g->insn_len = r->opcode == RVT_TV_INSN16 ? 2 : 4;
+            elem = RVT_ELEM_PRIV;
             break;
-        case RVT_TV_REG:
-            elem = r->reg;
-            if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
-                val &= r->reg >= RVT_TV_REG_FPR && p->flen == 32 ? 0xffffffffull : xmask;
+        case RVT_TV_PC:
+            elem = RVT_ELEM_PC;
+            val &= xmask_of(p);
+            g->has_pc = true;
             break;
-        case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
-            elem = r->reg;
-            break;
-        case RVT_TV_STATE:
-            switch (r->id) {
-            case RVT_TV_PRIV:
-                if (r->value == 2 || r->value > 3) {
-                    g->refused = "privilege mode 2 or above 3";
-                    return;
-                }
-                elem = RVT_ELEM_PRIV;
-                break;
-            case RVT_TV_PC:
-                elem = RVT_ELEM_PC;
-                val &= xmask;
-                g->has_pc = true;
-                break;
-            case RVT_TV_MTIME: elem = RVT_ELEM_MTIME; break;
-            case RVT_TV_PADDR: g->has_paddr = true, g->paddr = r->value; break;
-            case RVT_TV_EADDR: g->has_eaddr = true, g->eaddr = r->value; break;
-            case RVT_TV_PC_PADDR: break; /* our harts fetch from physical = virtual addresses or page tables the
-                                          * pc comparison already covers */
-            default:
-                g->has_stdata = true;
-                g->stdata = r->value;
-                g->stdata_bytes = 1u << (r->id - RVT_TV_STDATA8);
-                break;
-            }
-            break;
-        case RVT_TV_MEM_REQ:
-            g->mem[g->nmem] = r;
-            g->rsp[g->nmem++] = i + 1 < nrecs && recs[i + 1].opcode == RVT_TV_MEM_RSP ? &recs[i + 1] : NULL;
-            break;
+        case RVT_TV_MTIME: elem = RVT_ELEM_MTIME; break;
+        case RVT_TV_PADDR: g->has_paddr = true, g->paddr = r->value; break;
+        case RVT_TV_EADDR: g->has_eaddr = true, g->eaddr = r->value; break;
+        case RVT_TV_PC_PADDR: break; /* our harts fetch from physical = virtual addresses or page tables the
+                                      * pc comparison already covers */
         default:
+            g->has_stdata = true;
+            g->stdata = r->value;
+            g->stdata_bytes = 1u << (r->id - RVT_TV_STDATA8);
             break;
         }
-        if (elem != UINT32_MAX) {
-            g->el[g->n].elem = elem;
-            g->el[g->n].val = val;
-            g->el[g->n++].form = r->opcode == RVT_TV_STATE ? RVT_TV_REG : r->opcode;
-        }
+        break;
+    case RVT_TV_MEM_REQ:
+        g->mem[g->nmem] = kept;
+        g->rsp[g->nmem++] = NULL;
+        break;
+    case RVT_TV_MEM_RSP:
+        /* The reader takes a response only right after its request, which
+         * a group's first record cannot be. */
+        if (g->nmem)
+            g->rsp[g->nmem - 1] = kept;
+        break;
+    default:
+        break;
+    }
+    if (elem != UINT32_MAX) {
+        g->el[g->n].elem = elem;
+        g->el[g->n].val = val;
+        g->el[g->n++].form = r->opcode == RVT_TV_STATE ? RVT_TV_REG : r->opcode;
     }
 }
 
-/* The rest of a view for the group being verified: incremental values from
- * the shadow state, a second, different value for one element refused
- * (BS-037), then what scan_group refused, then the checks of the whole
- * group, so that the first offending record in the stream is reported. */
-static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+/* What a view needs beyond its records once every value is whole: a second,
+ * different value for one element refused (BS-037), then what scan_record
+ * refused, then the checks of the whole group, so that the first offending
+ * record in the stream is reported; and whether it is an interrupt. Needs
+ * only the parameters and options, so the reading thread does it for the
+ * groups it takes without incremental records. */
+static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_view *g) {
+    const char *refused = g->refused;
     size_t kept = 0;
+    g->refused = NULL;
+    g->settled = true;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t e = g->el[i].elem;
         uint64_t val = g->el[i].val;
-        if (g->el[i].form != RVT_TV_REG) {
-            uint64_t base = v->shadow[e];
-            val = g->el[i].form == RVT_TV_REG_ADD ? base + val : base | val;
-            bool fpr = e >= RVT_TV_REG_FPR;
-            if (!fpr || v->p.flen != 64)
-                val &= fpr ? 0xffffffffull : xmask(v);
-        }
         size_t j = 0;
         while (j < kept && g->el[j].elem != e)
             j++;
         if (j < kept) {
-            if (g->el[j].val != val)
-                return group_error(v, diag, "two different values for one register in a group (BS-037)");
+            if (g->el[j].val != val) {
+                g->refused = "two different values for one register in a group (BS-037)";
+                return;
+            }
             continue;
         }
         g->el[kept].elem = e;
-        g->el[kept].val = val;
-        g->el[kept++].form = RVT_TV_REG;
+        g->el[kept++].val = val;
         g->has_counter |= is_counter(e);
     }
     g->n = kept;
+    if (refused)
+        g->refused = refused;
+    else if (g->incr_pc && !g->has_insn)
+        g->refused = "increment pc without an instruction record in the group (BS-042)";
+    else if (g->incr_pc && g->has_pc)
+        g->refused = "both increment pc and a new pc in one group";
+    else if (g->has_init && (g->has_insn || g->has_reset))
+        g->refused = "state initialisation together with an instruction or a reset (BS-043)";
+    /* A group without an instruction is a trap taken before one executed:
+     * an interrupt when the model has one pending and enabled (what the
+     * trace's xcause says, if it has one, is compared after the step). */
+    g->interrupt = !g->has_insn && !(absent_fields & RVT_TV_F_INSN);
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t e = g->el[i].elem;
+        if ((e == 0x342 || e == 0x142) && (g->el[i].val >> (p->xlen - 1)) & 1 && !g->has_insn)
+            g->interrupt = true;
+    }
+}
+
+/* The rest of a view for the group being verified: incremental values from
+ * the shadow state, settle_view if the reading thread has not, and the new
+ * pc of an increment record. */
+static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+    if (!g->settled) {
+        for (size_t i = 0; g->incremental && i < g->n; i++) {
+            if (g->el[i].form == RVT_TV_REG)
+                continue;
+            uint32_t e = g->el[i].elem;
+            uint64_t base = v->shadow[e];
+            uint64_t val = g->el[i].form == RVT_TV_REG_ADD ? base + g->el[i].val : base | g->el[i].val;
+            bool fpr = e >= RVT_TV_REG_FPR;
+            if (!fpr || v->p.flen != 64)
+                val &= fpr ? 0xffffffffull : xmask(v);
+            g->el[i].val = val;
+            g->el[i].form = RVT_TV_REG;
+        }
+        settle_view(&v->p, v->opt.absent, g);
+    }
     if (g->refused)
         return group_error(v, diag, g->refused);
     if (g->incr_pc) {
-        if (!g->has_insn)
-            return group_error(v, diag, "increment pc without an instruction record in the group (BS-042)");
-        if (g->has_pc)
-            return group_error(v, diag, "both increment pc and a new pc in one group");
         g->el[g->n].elem = RVT_ELEM_PC; /* the increment record's own entry: it gave no element */
         g->el[g->n].val = (v->sh_pc + g->insn_len) & xmask(v);
         g->el[g->n++].form = RVT_TV_REG;
         g->has_pc = true;
         g->incr_pc = false;
-    }
-    if (g->has_init && (g->has_insn || g->has_reset))
-        return group_error(v, diag, "state initialisation together with an instruction or a reset (BS-043)");
-    /* A group without an instruction is a trap taken before one executed:
-     * an interrupt when the model has one pending and enabled (what the
-     * trace's xcause says, if it has one, is compared after the step). */
-    g->interrupt = !g->has_insn && !(v->opt.absent & RVT_TV_F_INSN);
-    for (size_t i = 0; i < g->n; i++) {
-        uint32_t e = g->el[i].elem;
-        if ((e == 0x342 || e == 0x142) && (g->el[i].val >> (v->p.xlen - 1)) & 1 && !g->has_insn)
-            g->interrupt = true;
     }
     return RVT_OK;
 }
@@ -494,38 +541,78 @@ static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
 /* The view of a group from its records, in the verifier's own arrays. */
 static int build_view(rvt_tv_verifier *v, const rvt_tv_record *recs, size_t nrecs, rvt_diag *diag) {
     v->view = &v->own->view;
-    scan_group(&v->p, v->view, recs, nrecs);
+    scan_start(v->view);
+    for (size_t i = 0; i < nrecs; i++)
+        scan_record(&v->p, v->view, &recs[i], &recs[i]);
     return finish_view(v, v->view, diag);
 }
 
-/* On the read-ahead thread: scan_group for each group whole within the
- * piece (a begin record, then records up to its end record, no more than
- * MAX_GROUP_RECORDS of them), which whole_group_next then takes. Reads only
- * the parameters. */
-static void prepare_piece(const void *user, const rvt_tv_record *recs, size_t n, void *area) {
+/* *to = *from a field at a time: *from was put together in registers, and a
+ * whole-struct copy would reload it from the stack before its parts are
+ * stored (a store-forwarding stall on every record). */
+static inline const rvt_tv_record *keep_record(rvt_tv_record *to, const rvt_tv_record *from) {
+    to->offset = from->offset;
+    to->opcode = from->opcode;
+    to->id = from->id;
+    to->memop = from->memop;
+    to->size = from->size;
+    to->result = from->result;
+    to->has_data = from->has_data;
+    to->reg = from->reg;
+    to->addr = from->addr;
+    to->value = from->value;
+    return to;
+}
+
+/* On the reading thread (see tv_group_taker), reading only the parameters. */
+static void start_prepared(const void *user, void *area) {
+    (void)user;
+    struct prepared *pp = area;
+    pp->n = pp->next = pp->slots = pp->nmem = 0;
+}
+
+/* On the reading thread: scans whole groups straight from the bytes at `at`
+ * into views, as long as the next begins there, decode_in_place can read
+ * its records and its end record closes it within MAX_GROUP_RECORDS; the
+ * records of anything else are read as they come, and collected. */
+static size_t take_groups(const void *user, struct in_place *at, size_t nrecs, void *area) {
     const rvt_tv_verifier *v = user;
     struct prepared *pp = area;
-    size_t at = 0;
-    pp->n = pp->next = 0;
-    for (size_t first = 0; first < n; first++) {
-        if (recs[first].opcode != RVT_TV_BEGIN)
-            continue;
-        size_t end = first + 1;
-        while (end < n && recs[end].opcode > RVT_TV_END)
-            end++;
-        if (end == n || recs[end].opcode != RVT_TV_END || end - first - 1 > MAX_GROUP_RECORDS) {
-            first = end - 1;
-            continue;
+    const rvt_tv_params p = v->p;
+    size_t taken = 0;
+    while (at->len >= IN_PLACE_MARGIN && at->b[0] == RVT_TV_BEGIN && pp->n < PREPARED_GROUPS) {
+        struct in_place in = *at;
+        in.b++, in.len--, in.offset++, in.last_req_op = -1; /* the begin record */
+        struct summary *sm = &pp->sum[pp->n];
+        group_view *g = &sm->view;
+        PLACE_VIEW(g, pp, pp->slots);
+        scan_start(g);
+        size_t nbody = 0, nmem = pp->nmem;
+        for (;;) {
+            rvt_tv_record r;
+            if (in.len < IN_PLACE_MARGIN || !decode_in_place(&p, &in, &r) || r.opcode == RVT_TV_BEGIN ||
+                (r.opcode != RVT_TV_END && (nbody == MAX_GROUP_RECORDS || pp->slots + nbody == PREPARED_RECORDS))) {
+                pp->nmem = nmem; /* not whole here: the reader reads it */
+                return taken;
+            }
+            if (r.opcode == RVT_TV_END)
+                break;
+            nbody++;
+            const rvt_tv_record *kept = NULL;
+            if (r.opcode == RVT_TV_MEM_REQ || r.opcode == RVT_TV_MEM_RSP)
+                kept = keep_record(&pp->memrec[pp->nmem++], &r);
+            scan_record(&p, g, &r, kept);
         }
-        struct summary *sm = &pp->sum[pp->n++];
-        sm->begin = first;
-        sm->nbody = end - first - 1;
-        sm->offset = recs[first].offset;
-        PLACE_VIEW(&sm->view, pp, at);
-        scan_group(&v->p, &sm->view, &recs[first + 1], end - first - 1);
-        at += end - first - 1;
-        first = end;
+        if (!g->incremental)
+            settle_view(&p, v->opt.absent, g);
+        sm->at = nrecs;
+        sm->offset = at->offset;
+        pp->slots += nbody;
+        pp->n++;
+        taken++;
+        *at = in;
     }
+    return taken;
 }
 
 /* Applies a group that is not an instruction (state initialisation, or
@@ -609,6 +696,8 @@ static bool memop_is_read(unsigned op) { return op == RVT_TV_LOAD || op == RVT_T
  * requests, and the other way round. Returns whether they agree; on
  * disagreement the model's memory is made the trace's. */
 static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint64_t pc) {
+    if (!g->nmem && !v->step.naccesses)
+        return true;
     bool ok = true;
     bool *used = g->used;
     memset(used, 0, g->nmem);
@@ -712,7 +801,13 @@ static void apply_to_shadow(rvt_tv_verifier *v, const group_view *g) {
 static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
     if (!v->whole || g->n != v->step.nchanges || g->has_counter)
         return false;
-    for (size_t i = 0; i < g->n; i++) {
+    /* Mostly both list the registers, then the pc: pairs first. */
+    const rvt_elem_value *c = v->step.changes;
+    size_t paired = 0;
+    while (paired < g->n && g->el[paired].elem == c[paired].elem && g->el[paired].val == c[paired].value &&
+           c[paired].elem != RVT_ELEM_MTIME && c[paired].elem != MIP)
+        paired++;
+    for (size_t i = paired; i < g->n; i++) {
         uint32_t e = g->el[i].elem;
         uint64_t model;
         if (e == RVT_ELEM_MTIME || e == MIP || !model_new_value(v, e, &model) || model != g->el[i].val)
@@ -902,26 +997,18 @@ static int view_of(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag)
     return finish_view(v, v->view, diag);
 }
 
-/* A whole group closed by its end record among the records being taken, at
- * the next one, opened and taken with the view the read-ahead thread
- * prepared (prepare_piece finds every such group; collect copies records
- * into v->recs only for groups that the pieces cut). False, with nothing
- * taken, for anything else. */
+/* A group the reading thread took whole, if it comes next (between the
+ * records being taken): opened and taken with its view. False, with nothing
+ * taken, when the next is a record. */
 static bool whole_group_next(rvt_tv_verifier *v, struct complete *c) {
-    size_t first = v->batch_next;
     struct prepared *pp = v->prepared;
-    if (v->in_group || !pp)
-        return false;
-    while (pp->next < pp->n && pp->sum[pp->next].begin < first)
-        pp->next++;
-    if (pp->next == pp->n || pp->sum[pp->next].begin != first)
+    if (!pp || pp->next == pp->n || pp->sum[pp->next].at != v->batch_next)
         return false;
     struct summary *sm = &pp->sum[pp->next++];
     c->view = &sm->view;
-    c->body = &v->batch[first + 1];
-    c->nbody = sm->nbody;
+    c->body = c->last = NULL;
+    c->nbody = 0;
     open_group(v, sm->offset);
-    v->batch_next = first + 1 + sm->nbody + 1;
     return true;
 }
 
@@ -933,7 +1020,6 @@ static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag
     c->view = NULL;
     if (whole_group_next(v, c)) {
         c->what = GROUP_COMPLETE;
-        c->last = &c->body[c->nbody];
         return true;
     }
     while (v->batch_next < v->batch_len) {
@@ -1008,6 +1094,8 @@ static int take_records(void *user, const rvt_tv_record *recs, size_t n, void *p
     v->batch_next = 0;
     v->diag = diag;
     for (;;) {
+        if (v->res.stopped) /* at --max-errors: the groups after are not read (however the stream was cut) */
+            return v->fatal;
         struct complete c = v->pending;
         v->pending.what = COLLECTING;
         if (c.what == COLLECTING && !next_complete(v, &c, diag))
