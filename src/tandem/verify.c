@@ -132,7 +132,7 @@ struct rvt_tv_verifier {
     rvt_diag *diag;
     struct complete {
         int what;                   /* enum collected; COLLECTING: none */
-        const rvt_tv_record *body;  /* its records: v->recs, or a whole group where it was read */
+        const rvt_tv_record *body;  /* its records, in v->recs; NULL: a group the reading thread took */
         size_t nbody;
         const rvt_tv_record *last;  /* the record that completed it (a begin opens the next group) */
         group_view *view;           /* its view as the read-ahead thread prepared it; NULL: none */
@@ -1034,11 +1034,10 @@ static bool next_complete(rvt_tv_verifier *v, struct complete *c, rvt_diag *diag
     return false;
 }
 
-/* Verifies or applies what next_complete found (its records: v->recs, or a
- * whole group where it was read, perhaps with a prepared view). The view
- * keeps pointing into them: only the next group's records overwrite v->recs,
- * and a piece's records and prepared views stay until all its groups are
- * taken. */
+/* Verifies or applies what next_complete found (its records in v->recs, or
+ * the view the reading thread prepared). The view keeps pointing into them:
+ * only the next group's records overwrite v->recs, and a piece's records and
+ * prepared views stay until all its groups are taken. */
 static int process(rvt_tv_verifier *v, const struct complete *c, rvt_diag *diag) {
     int what = c->what;
     int rc = view_of(v, c, diag);
