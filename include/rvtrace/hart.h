@@ -243,7 +243,8 @@ typedef void (*rvt_step_observer)(void *user, const rvt_step *s);
 
 /* Calls `fn` after every step of hart 0 (single-hart machines only) while the
  * machine runs; NULL detaches. Observing runs one instruction at a time. The
- * step's change and access lists stay valid until the machine steps again. */
+ * step, with its change and access lists, stays valid until the machine steps
+ * again: an observer may keep the pointer. */
 int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag);
 
 /* The state elements the model has, in a fixed order (registers, then CSRs,

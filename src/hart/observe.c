@@ -26,6 +26,7 @@ struct observe_state {
     rvt_elem_value changes[MAX_CHANGES];
     rvt_mem_access acc[MAX_ACCESSES];
     size_t nacc;
+    rvt_step step; /* the last step observed: observers may keep a pointer to it */
     bool avx2; /* the CPU has it: collect_changes_avx2 */
 };
 
@@ -276,22 +277,21 @@ static size_t collect_changes(rvt_machine *m, bool moved) {
 void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
     rvt_machine *m = h->m;
     struct observe_state *o = m->obs;
-    rvt_step s = {0};
-    s.kind = kind;
-    s.pc = pc;
-    s.priv = priv;
-    s.cause = cause;
-    s.tval = tval;
-    if (kind != RVT_STEP_HOST) {
-        s.insn = h->cur_insn;
-        s.len = h->cur_len;
-    }
-    s.nchanges = collect_changes(m, kind != RVT_STEP_HOST);
-    s.changes = o->changes;
-    s.accesses = o->acc;
-    s.naccesses = o->nacc;
-    if (kind != RVT_STEP_HOST || s.nchanges || s.naccesses)
-        m->observer(m->observer_user, &s);
+    rvt_step *s = &o->step;
+    bool host = kind == RVT_STEP_HOST;
+    s->kind = kind;
+    s->pc = pc;
+    s->priv = priv;
+    s->cause = cause;
+    s->tval = tval;
+    s->insn = host ? 0 : h->cur_insn;
+    s->len = host ? 0 : h->cur_len;
+    s->nchanges = collect_changes(m, !host);
+    s->changes = o->changes;
+    s->accesses = o->acc;
+    s->naccesses = o->nacc;
+    if (!host || s->nchanges || s->naccesses)
+        m->observer(m->observer_user, s);
     o->nacc = 0;
 }
 

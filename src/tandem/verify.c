@@ -29,34 +29,32 @@
  * then resolves what needs the shadow state. Its arrays are slices of the
  * verifier's own (own_arrays) or of a piece's prepared area. */
 struct group_view {
+    /* What every group needs, in its first 64 bytes (below: memory groups') */
     struct element {
         uint64_t val;
         uint32_t elem;
         uint8_t form; /* the record that gave the value: RVT_TV_REG, or REG_ADD/REG_OR until resolved */
     } *el;
-    size_t n;
+    const char *refused; /* why the group is invalid (the first problem in the stream); NULL: valid */
+    uint32_t insn;
+    uint32_t n, nmem;
+    uint8_t insn_len, stdata_bytes;
     bool has_insn, has_reset, has_init, has_pc, incr_pc, interrupt;
     bool has_counter; /* some element is a counter (an input copied before the step) */
     bool incremental; /* some value is still to be added to or or-ed into the shadow's */
     bool settled;     /* settle_view ran: elements unique, checks made, interrupt known */
-    uint32_t insn;
-    unsigned insn_len;
-    const rvt_tv_record **mem; /* memory requests, each with its response or NULL */
-    const rvt_tv_record **rsp;
-    bool *used; /* matched to a model access */
-    size_t nmem;
     bool has_paddr, has_eaddr, has_stdata;
+    struct mem_pair {
+        const rvt_tv_record *req, *rsp; /* a memory request, with its response or NULL */
+    } *mem;
     uint64_t paddr, eaddr, stdata;
-    unsigned stdata_bytes;
-    const char *refused; /* why the group is invalid (the first problem in the stream); NULL: valid */
 };
 typedef struct group_view group_view;
 
 /* Arrays that views take slices of: a group of n records needs n entries. */
 #define VIEW_ARRAYS(cap)                                                                                              \
     struct element el[cap];                                                                                            \
-    const rvt_tv_record *mem[cap], *rsp[cap];                                                                          \
-    bool used[cap]
+    struct mem_pair mem[cap]
 
 struct own_arrays {
     group_view view;
@@ -76,8 +74,8 @@ struct prepared {
     size_t slots;   /* entries of the view arrays used */
     size_t nmem;    /* memrec used */
     struct summary {
-        size_t at;       /* the piece's records before it */
         uint64_t offset; /* its begin record's */
+        uint32_t at;     /* the piece's records before it */
         group_view view;
     } sum[PREPARED_GROUPS];
     rvt_tv_record memrec[PREPARED_RECORDS];
@@ -85,8 +83,7 @@ struct prepared {
 };
 
 #define PLACE_VIEW(g, arrays, at)                                                                                      \
-    ((g)->el = (arrays)->el + (at), (g)->mem = (arrays)->mem + (at), (g)->rsp = (arrays)->rsp + (at),                  \
-     (g)->used = (arrays)->used + (at))
+    ((g)->el = (arrays)->el + (at), (g)->mem = (arrays)->mem + (at))
 
 struct rvt_tv_verifier {
     rvt_tv_params p;
@@ -118,10 +115,12 @@ struct rvt_tv_verifier {
     struct prepared *prepared; /* what the read-ahead thread prepared for the records being taken */
 
     /* The model's last step as the observer saw it (its lists are the machine's). */
-    rvt_step step;
+    const rvt_step *step; /* the machine's, or no_step */
+    rvt_step no_step;     /* the model took none: only its pc */
     bool stepped;
     bool diverged;                                /* compare_step found a difference */
     uint32_t resync[MAX_GROUP_RECORDS + 256];     /* elements the model takes from the shadow */
+    bool mem_used[MAX_GROUP_RECORDS];             /* compare_memory: the group's requests matched */
     size_t nresync;
 
     /* Running on (run_steps): the records being taken, and what the
@@ -193,20 +192,7 @@ static void observe(void *user, const rvt_step *s) {
     rvt_tv_verifier *v = user;
     if (s->kind == RVT_STEP_HOST)
         return;
-    /* Field by field: the step was just stored that way, and a block copy's
-     * wide loads would wait for those narrow stores (no forwarding). Its
-     * lists are the machine's, valid until the next step. */
-    v->step.kind = s->kind;
-    v->step.pc = s->pc;
-    v->step.insn = s->insn;
-    v->step.len = s->len;
-    v->step.priv = s->priv;
-    v->step.cause = s->cause;
-    v->step.tval = s->tval;
-    v->step.changes = s->changes;
-    v->step.nchanges = s->nchanges;
-    v->step.accesses = s->accesses;
-    v->step.naccesses = s->naccesses;
+    v->step = s; /* the machine's, valid until it steps again */
     v->stepped = true;
     if (!v->running_on)
         return;
@@ -310,11 +296,11 @@ static void divergence(rvt_tv_verifier *v, bool *opened, uint64_t pc) {
     if (!v->opt.report || !reporting(v))
         return;
     char text[128] = "";
-    if (v->step.len) {
+    if (v->step->len) {
         rvt_insn in;
-        rvt_decode(v->step.insn, v->p.xlen, &in);
-        uint8_t bytes[4] = {(uint8_t)v->step.insn, (uint8_t)(v->step.insn >> 8), (uint8_t)(v->step.insn >> 16),
-                            (uint8_t)(v->step.insn >> 24)};
+        rvt_decode(v->step->insn, v->p.xlen, &in);
+        uint8_t bytes[4] = {(uint8_t)v->step->insn, (uint8_t)(v->step->insn >> 8), (uint8_t)(v->step->insn >> 16),
+                            (uint8_t)(v->step->insn >> 24)};
         rvt_disasm(&v->dis, &in, bytes, pc, text, sizeof text);
         for (char *t = text; *t; t++)
             if (*t == '\t')
@@ -440,14 +426,13 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
         }
         break;
     case RVT_TV_MEM_REQ:
-        g->mem[g->nmem] = kept;
-        g->rsp[g->nmem++] = NULL;
+        g->mem[g->nmem++] = (struct mem_pair){kept, NULL};
         break;
     case RVT_TV_MEM_RSP:
         /* The reader takes a response only right after its request, which
          * a group's first record cannot be. */
         if (g->nmem)
-            g->rsp[g->nmem - 1] = kept;
+            g->mem[g->nmem - 1].rsp = kept;
         break;
     default:
         break;
@@ -631,7 +616,7 @@ static int apply_directly(rvt_tv_verifier *v, const group_view *g, rvt_diag *dia
     if (g->has_init ? (v->opt.absent & RVT_TV_F_INIT) != 0 : (v->opt.absent & RVT_TV_F_MEM) != 0)
         return RVT_OK;
     for (size_t i = 0; i < g->nmem; i++) {
-        const rvt_tv_record *r = g->mem[i];
+        const rvt_tv_record *r = g->mem[i].req;
         if (!rvt_tv_request_has_data(r->memop))
             continue;
         if (!rvt_machine_write_mem(v->m, r->addr, &r->value, 1u << r->size))
@@ -653,9 +638,9 @@ static bool group_reports(const group_view *g, uint32_t elem) {
 /* The value the step gave `elem`, when the step changed it: the model's
  * value without asking the model. */
 static bool model_new_value(const rvt_tv_verifier *v, uint32_t elem, uint64_t *value) {
-    for (size_t i = 0; i < v->step.nchanges; i++)
-        if (v->step.changes[i].elem == elem) {
-            *value = v->step.changes[i].value;
+    for (size_t i = 0; i < v->step->nchanges; i++)
+        if (v->step->changes[i].elem == elem) {
+            *value = v->step->changes[i].value;
             return true;
         }
     return false;
@@ -696,17 +681,17 @@ static bool memop_is_read(unsigned op) { return op == RVT_TV_LOAD || op == RVT_T
  * requests, and the other way round. Returns whether they agree; on
  * disagreement the model's memory is made the trace's. */
 static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint64_t pc) {
-    if (!g->nmem && !v->step.naccesses)
+    if (!g->nmem && !v->step->naccesses)
         return true;
     bool ok = true;
-    bool *used = g->used;
+    bool *used = v->mem_used; /* here, not in the view: another thread may have written that */
     memset(used, 0, g->nmem);
-    for (size_t i = 0; i < v->step.naccesses; i++) {
-        const rvt_mem_access *a = &v->step.accesses[i];
+    for (size_t i = 0; i < v->step->naccesses; i++) {
+        const rvt_mem_access *a = &v->step->accesses[i];
         uint64_t mask = a->len == 8 ? ~0ull : (1ull << (8 * a->len)) - 1;
         size_t j = 0;
         for (; j < g->nmem; j++) {
-            const rvt_tv_record *r = g->mem[j];
+            const rvt_tv_record *r = g->mem[j].req;
             bool kind = a->kind == RVT_ACCESS_LOAD ? memop_is_read(r->memop)
                         : a->kind == RVT_ACCESS_STORE ? memop_is_write(r->memop)
                                                       : r->memop >= RVT_TV_AMOSWAP && r->memop <= RVT_TV_AMOMAXU;
@@ -724,7 +709,7 @@ static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint
             continue;
         }
         used[j] = true;
-        const rvt_tv_record *r = g->mem[j], *rsp = g->rsp[j];
+        const rvt_tv_record *r = g->mem[j].req, *rsp = g->mem[j].rsp;
         if ((1u << r->size) != a->len) {
             divergence(v, opened, pc);
             detail(v, "memory: %s at %#" PRIx64 ": trace %u bytes, model %u", kname, a->paddr, 1u << r->size, a->len);
@@ -752,7 +737,7 @@ static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint
             rvt_machine_write_mem(v->m, a->paddr, &r->value, a->len);
     }
     for (size_t j = 0; j < g->nmem; j++) {
-        const rvt_tv_record *r = g->mem[j];
+        const rvt_tv_record *r = g->mem[j].req;
         if (used[j] || r->memop == RVT_TV_FETCH)
             continue;
         divergence(v, opened, pc);
@@ -766,7 +751,7 @@ static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint
 }
 
 static void compare_addresses(rvt_tv_verifier *v, const group_view *g, bool *opened, uint64_t pc) {
-    const rvt_mem_access *a = v->step.naccesses ? &v->step.accesses[0] : NULL;
+    const rvt_mem_access *a = v->step->naccesses ? &v->step->accesses[0] : NULL;
     if (g->has_paddr && (!a || a->paddr != g->paddr)) {
         divergence(v, opened, pc);
         detail(v, "physical address: trace %#" PRIx64 ", model %s%#" PRIx64, g->paddr, a ? "" : "no access, ",
@@ -799,10 +784,10 @@ static void apply_to_shadow(rvt_tv_verifier *v, const group_view *g) {
  * with the model's new value, in a trace with every element (the common
  * case, which the element-by-element comparison below would find clean). */
 static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
-    if (!v->whole || g->n != v->step.nchanges || g->has_counter)
+    if (!v->whole || g->n != v->step->nchanges || g->has_counter)
         return false;
     /* Mostly both list the registers, then the pc: pairs first. */
-    const rvt_elem_value *c = v->step.changes;
+    const rvt_elem_value *c = v->step->changes;
     size_t paired = 0;
     while (paired < g->n && g->el[paired].elem == c[paired].elem && g->el[paired].val == c[paired].value &&
            c[paired].elem != RVT_ELEM_MTIME && c[paired].elem != MIP)
@@ -822,26 +807,26 @@ static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
 static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
     group_view *g = v->view;
     if (!v->stepped) {
-        memset(&v->step, 0, sizeof v->step);
-        v->step.pc = model_pc;
+        v->no_step = (rvt_step){.pc = model_pc};
+        v->step = &v->no_step;
     }
     bool opened = false;
-    uint64_t pc = v->step.pc;
+    uint64_t pc = v->step->pc;
     v->nresync = 0;
 
     /* The instruction itself. */
     if (g->has_insn && !(v->opt.absent & RVT_TV_F_INSN)) {
-        if (!v->step.len || v->step.insn != g->insn || v->step.len != g->insn_len) {
+        if (!v->step->len || v->step->insn != g->insn || v->step->len != g->insn_len) {
             divergence(v, &opened, pc);
-            if (v->step.len)
+            if (v->step->len)
                 detail(v, "instruction: trace %0*" PRIx32 ", model %0*" PRIx32, (int)g->insn_len * 2, g->insn,
-                       (int)v->step.len * 2, v->step.insn);
+                       (int)v->step->len * 2, v->step->insn);
             else
                 detail(v, "instruction: trace %0*" PRIx32 ", model took %s %#" PRIx64 " before one executed",
-                       (int)g->insn_len * 2, g->insn, v->stepped ? "a trap, cause" : "no step,", v->step.cause);
+                       (int)g->insn_len * 2, g->insn, v->stepped ? "a trap, cause" : "no step,", v->step->cause);
         }
     }
-    if (g->interrupt && v->step.kind != RVT_STEP_TRAP) {
+    if (g->interrupt && v->step->kind != RVT_STEP_TRAP) {
         divergence(v, &opened, pc);
         detail(v, "trap: the trace takes one before an instruction; the model has no interrupt pending and "
                   "enabled, and executed the instruction");
@@ -871,8 +856,8 @@ static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
         }
     }
     /* Every element the model changed, against the trace (BS-057). */
-    for (size_t i = 0; i < v->step.nchanges && !same; i++) {
-        uint32_t e = v->step.changes[i].elem;
+    for (size_t i = 0; i < v->step->nchanges && !same; i++) {
+        uint32_t e = v->step->changes[i].elem;
         if (absent(v, e) || e == RVT_ELEM_MTIME || group_reports(g, e))
             continue;
         if (e == RVT_ELEM_PC && !g->has_pc)
@@ -881,7 +866,7 @@ static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
         describe_elem(e, name, sizeof name);
         divergence(v, &opened, pc);
         detail(v, "%s: changed by the model to %#" PRIx64 ", not by the trace (stays %#" PRIx64 ")", name,
-               v->step.changes[i].value, shadow_get(v, e));
+               v->step->changes[i].value, shadow_get(v, e));
         v->resync[v->nresync++] = e;
     }
     if (!(v->opt.absent & RVT_TV_F_MEM))
