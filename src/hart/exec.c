@@ -38,19 +38,22 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
 static void emit_block(hart *h, unsigned itype) {
-    rvt_retire r = {0};
-    r.iaddr = h->blk_pc;
-    r.ninsns = h->blk_n;
-    r.iretire = (uint16_t)h->blk_hw;
-    r.ilastsize = h->blk_len == 4;
-    r.insn = h->blk_insn;
-    r.itype = (uint8_t)itype;
-    r.priv = h->blk_priv;
-    r.time = h->m->mtime;
-    r.hart = (uint8_t)h->id;
+    /* Straight into the buffer: a record put together on the stack would be
+     * copied with wide loads of its fresh narrow stores (no forwarding). */
+    rvt_retire *r = machine_slot(h->m);
+    *r = (rvt_retire){
+        .iaddr = h->blk_pc,
+        .ninsns = h->blk_n,
+        .iretire = (uint16_t)h->blk_hw,
+        .ilastsize = h->blk_len == 4,
+        .insn = h->blk_insn,
+        .itype = (uint8_t)itype,
+        .priv = h->blk_priv,
+        .time = h->m->mtime,
+        .hart = (uint8_t)h->id,
+    };
     h->blk_n = 0;
     h->blk_hw = 0;
-    machine_emit(h->m, &r);
 }
 
 void hart_flush_block(hart *h) {
