@@ -680,40 +680,47 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
             held->tval = 0;
             continue;
         }
-        rvt_retire first;
-        if (in->ninsns > 1) {
+        bool block = in->ninsns > 1;
+        uint16_t last_iretire = (uint16_t)(in->ilastsize + 1);
+        uint64_t last_iaddr = in->iaddr + 2u * in->iretire - 2u * last_iretire;
+        if (block) {
             /* A multiple-retire block: only its first and last instructions
              * can change the encoder's state (the ones between are plain),
              * so it is processed as those two. The sizes of the others are
              * not in the record, so a resynchronisation that falls due
              * inside a block is taken at its last instruction, and an
-             * interrupt after a block leaves its last instruction retired. */
-            rvt_retire last = *in;
-            first = *in;
-            first.ninsns = 1;
-            first.itype = RVT_ITYPE_NONE;
-            first.iretire = 1;
-            first.ilastsize = 0;
-            last.ninsns = 1;
-            last.iretire = (uint16_t)(in->ilastsize + 1);
-            last.iaddr = in->iaddr + 2u * in->iretire - 2u * last.iretire;
-            /* With the code at hand, the instructions that can matter go in
+             * interrupt after a block leaves its last instruction retired.
+             * With the code at hand, the instructions that can matter go in
              * one at a time, as they retired. */
             bool done = e->fetch && ((interrupt_next || every_instruction_matters(e))
-                                         ? push_block_singly(e, in, last.iaddr)
-                                         : push_block_start(e, in, last.iaddr));
-            if (e->error || (!done && push_records(e, &first, 1, false)))
+                                         ? push_block_singly(e, in, last_iaddr)
+                                         : push_block_start(e, in, last_iaddr));
+            if (!e->error && !done) {
+                rvt_retire first = *in;
+                first.ninsns = 1;
+                first.itype = RVT_ITYPE_NONE;
+                first.iretire = 1;
+                first.ilastsize = 0;
+                push_records(e, &first, 1, false);
+            }
+            if (e->error)
                 return e->error;
-            in = &first;
-            first = last;
         }
-        /* Decisions read the record given, not the copy just written: a
-         * narrow load from a wide store in flight stalls. */
+        /* The block's last instruction is the block's record with its own
+         * address and size, made in its slot: a record put together on the
+         * stack would be read back with wide loads of fresh narrow stores
+         * (no forwarding). Decisions read the record given, which for a
+         * block's last instruction they may (neither looks at the address). */
         rvt_retire *r = SLOT(e, e->nstaged);
         bool env_trap = rvt_retire_is_env_trap(in);
         bool sijump = e->o.si_jump && !in->sijump && e->nstaged > 0 &&
                       sequentially_inferable(e, SLOT(e, e->nstaged - 1), in);
         *r = *in;
+        if (block) {
+            r->iaddr = last_iaddr;
+            r->ninsns = 1;
+            r->iretire = last_iretire;
+        }
         if (env_trap) {
             r->ninsns = 1;
             r->iretire = (uint16_t)(r->ilastsize + 1);
