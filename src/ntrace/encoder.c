@@ -27,9 +27,18 @@ typedef struct nx_builder {
     size_t start;           /* first byte of the message being built */
 } nx_builder;
 
+#define DECODED_SLOTS 1024 /* power of two */
+
 struct rvt_ntrace_encoder {
     rvt_ntrace_options o;
     unsigned xlen;
+    /* The last instructions of blocks, decoded and classified, by their
+     * bits: a program ends its blocks with a few hundred different ones. */
+    struct decoded {
+        bool filled;
+        unsigned flags;
+        rvt_insn in;
+    } decoded[DECODED_SLOTS];
     rvt_nexus_byte_sink sink;
     void *user;
     int status;
@@ -559,8 +568,14 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             rvt_insn in;
             bool decoded = r->itype != RVT_ITYPE_NONE || e->o.seq_jump;
             if (decoded) {
-                rvt_decode(r->insn, e->xlen, &in);
-                flags = rvt_nexus_classify(&in);
+                struct decoded *d = &e->decoded[(r->insn ^ (r->insn >> 12)) & (DECODED_SLOTS - 1)];
+                if (!d->filled || d->in.raw != r->insn) {
+                    rvt_decode(r->insn, e->xlen, &d->in);
+                    d->flags = rvt_nexus_classify(&d->in);
+                    d->filled = true;
+                }
+                in = d->in;
+                flags = d->flags;
             }
             uint64_t target;
             if (e->o.seq_jump && (flags & RVT_NXI_INDIRECT) && e->prev_ok && r->ninsns == 1 && quiet &&
