@@ -29,7 +29,7 @@
  * then resolves what needs the shadow state. Its arrays are slices of the
  * verifier's own (own_arrays) or of a piece's prepared area. */
 struct group_view {
-    /* What every group needs, in its first 64 bytes (below: memory groups') */
+    /* What every group needs, packed together first (after mem: what only memory groups need) */
     struct element {
         uint64_t val;
         uint32_t elem;
