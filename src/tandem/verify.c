@@ -114,7 +114,7 @@ struct rvt_tv_verifier {
     struct own_arrays *own;   /* views of groups put together record by record */
     struct prepared *prepared; /* what the read-ahead thread prepared for the records being taken */
 
-    /* The model's last step as the observer saw it (its lists are the machine's). */
+    /* The model's last step as the observer saw it. */
     const rvt_step *step; /* the machine's, or no_step */
     rvt_step no_step;     /* the model took none: only its pc */
     bool stepped;
