@@ -4,6 +4,7 @@
  * record filter that reproduces that conversion of a spike run. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rvtrace/ingress.h"
 #include "rvtrace/isa.h"
@@ -103,10 +104,8 @@ int rvt_row_writer_finish(rvt_row_writer *w) {
 struct rvt_ref_filter {
     rvt_retire_sink next;
     void *user;
-    rvt_retire held[2]; /* the last row's record and the interrupt that marks it */
+    rvt_retire held[2]; /* the last row's record and the interrupt that marks it, not passed on yet */
     unsigned nheld;
-    rvt_retire out[256]; /* rows passed on, sent a batch at a time */
-    unsigned nout;
     rvt_code_fetch fetch; /* the code, to cut the final row off a final block */
     void *fetch_user;
 };
@@ -114,18 +113,6 @@ struct rvt_ref_filter {
 void rvt_ref_filter_set_code(rvt_ref_filter *f, rvt_code_fetch fetch, void *user) {
     f->fetch = fetch;
     f->fetch_user = user;
-}
-
-static int pass_held(rvt_ref_filter *f) {
-    if (f->nout + f->nheld > sizeof f->out / sizeof f->out[0]) {
-        int rc = f->next(f->user, f->out, f->nout);
-        f->nout = 0;
-        if (rc)
-            return rc;
-    }
-    for (unsigned k = 0; k < f->nheld; k++)
-        f->out[f->nout++] = f->held[k];
-    return 0;
 }
 
 int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user) {
@@ -138,31 +125,64 @@ int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_us
     return RVT_OK;
 }
 
+/* Whether r repeats the instruction the held row ended with: a
+ * one-instruction loop is one row (a block repeating is a longer loop). */
+static bool repeats_row(const rvt_retire *held, const rvt_retire *r) {
+    uint64_t last = held->ninsns > 1 ? held->iaddr + 2u * held->iretire - 2u * (held->ilastsize + 1u) : held->iaddr;
+    return r->ninsns == 1 && held->ninsns && held->hart == r->hart && last == r->iaddr;
+}
+
+/* Passes on what f holds, then recs[0..n) (which came after it). */
+static int pass_on(rvt_ref_filter *f, const rvt_retire *recs, size_t n) {
+    int rc = 0;
+    if (f->nheld)
+        rc = f->next(f->user, f->held, f->nheld);
+    f->nheld = 0;
+    return !rc && n ? f->next(f->user, recs, n) : rc;
+}
+
+/* Records are passed on straight from recs, a run at a time (copying each
+ * would cost as much as the encoders behind): recs[from..) up to the row
+ * held last, which waits for what follows it. That row is recs[at], or
+ * f->held[0] while at < 0. */
 int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
     rvt_ref_filter *f = filter;
+    size_t from = 0;
+    long at = -1;
+    bool have_row = f->nheld != 0, marked = f->nheld == 2;
     for (size_t i = 0; i < n; i++) {
         const rvt_retire *r = &recs[i];
-        if (r->itype == RVT_ITYPE_INTERRUPT && r->ninsns == 0 && f->nheld == 1) {
-            f->held[f->nheld++] = *r; /* marks the held row */
+        if (r->itype == RVT_ITYPE_INTERRUPT && r->ninsns == 0 && have_row && !marked) {
+            marked = true; /* the interrupt marks the held row */
             continue;
         }
-        /* a one-instruction loop is one row: r repeats the instruction held
-         * last (alone, or ending a block; a block repeating is a longer loop) */
-        const rvt_retire *h = &f->held[0];
-        uint64_t held_last = h->ninsns > 1 ? h->iaddr + 2u * h->iretire - 2u * (h->ilastsize + 1u) : h->iaddr;
-        if (r->ninsns == 1 && f->nheld == 1 && h->ninsns && h->hart == r->hart && held_last == r->iaddr)
+        if (have_row && !marked && repeats_row(at >= 0 ? &recs[at] : &f->held[0], r)) {
+            /* r is left out: what came before the held row is passed on,
+             * the row is kept aside (nothing between it and r) */
+            if (at >= 0) {
+                int rc = pass_on(f, recs + from, (size_t)at - from);
+                if (rc)
+                    return rc;
+                f->held[0] = recs[at];
+                f->nheld = 1;
+                at = -1;
+            }
+            from = i + 1;
             continue;
-        if (f->nheld) {
-            int rc = pass_held(f);
-            if (rc)
-                return rc;
         }
-        f->held[0] = *r;
-        f->nheld = 1;
+        at = (long)i;
+        have_row = true;
+        marked = false;
     }
-    unsigned nout = f->nout;
-    f->nout = 0;
-    return nout ? f->next(f->user, f->out, nout) : 0;
+    if (at < 0) {
+        if (from < n) /* only the interrupt marking the row held since before */
+            f->held[f->nheld++] = recs[from];
+        return 0;
+    }
+    int rc = pass_on(f, recs + from, (size_t)at - from);
+    f->nheld = (unsigned)(n - (size_t)at); /* the row, and the interrupt marking it */
+    memcpy(f->held, recs + at, f->nheld * sizeof *recs);
+    return rc;
 }
 
 void rvt_ref_filter_free(rvt_ref_filter *f) { free(f); }

@@ -204,7 +204,8 @@ static void test_no_progress(void **state) {
     assert_true(res.traps < 2000); /* stopped long before --max-insns */
 }
 
-static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) {
+/* The rows of recs, handed to the reference filter `batch` records at a time. */
+static char *rows_in_batches(const rvt_retire *recs, size_t n, enum rvt_row_format fmt, size_t batch) {
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
@@ -212,11 +213,16 @@ static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) 
     rvt_ref_filter *filter;
     assert_int_equal(rvt_row_writer_new(&w, f, fmt), 0);
     assert_int_equal(rvt_ref_filter_new(&filter, rvt_row_writer_sink, w), 0);
-    assert_int_equal(rvt_ref_filter_sink(filter, recs, n), 0);
+    for (size_t i = 0; i < n; i += batch)
+        assert_int_equal(rvt_ref_filter_sink(filter, recs + i, n - i < batch ? n - i : batch), 0);
     rvt_ref_filter_free(filter);
     assert_int_equal(rvt_row_writer_finish(w), 0);
     fclose(f);
     return buf;
+}
+
+static char *rows_of(const rvt_retire *recs, size_t n, enum rvt_row_format fmt) {
+    return rows_in_batches(recs, n, fmt, n);
 }
 
 /* The conventions of the corpus CSV, on records made up for the purpose. */
@@ -245,6 +251,43 @@ static void test_row_conventions(void **state) {
     /* Interrupted rows and trapped non-ecall instructions are not executed. */
     assert_string_equal(pcs, "100\n300\n400\n");
     free(pcs);
+}
+
+/* The filter passes records on in runs straight from the batches it is
+ * given, holding back the last row: wherever the batches end (inside a
+ * one-instruction loop, between a row and the interrupt that marks it), the
+ * rows are those of the whole stream at once. */
+static void test_row_conventions_in_batches(void **state) {
+    (void)state;
+    rvt_retire recs[] = {
+        {.iaddr = 0x100, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x104, .insn = 0x6f, .ninsns = 1, .priv = 3}, /* j . three times: one row */
+        {.iaddr = 0x104, .insn = 0x6f, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x104, .insn = 0x6f, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x108, .itype = RVT_ITYPE_INTERRUPT, .cause = (1ull << 63) | 7, .priv = 3},
+        {.iaddr = 0x200, .insn = 0x0, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .cause = 2, .priv = 3},
+        {.iaddr = 0x300, .insn = 0x13, .ninsns = 3, .iretire = 6, .ilastsize = 1, .priv = 3}, /* a block: one row */
+        {.iaddr = 0x308, .insn = 0x13, .ninsns = 1, .priv = 3}, /* repeats its last instruction */
+        {.iaddr = 0x308, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x30c, .insn = 0x13, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x310, .insn = 0x6f, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x310, .insn = 0x6f, .ninsns = 1, .priv = 3},
+        {.iaddr = 0x314, .itype = RVT_ITYPE_INTERRUPT, .cause = (1ull << 63) | 7, .priv = 3},
+        {.iaddr = 0x400, .insn = 0x13, .ninsns = 1, .priv = 3}, /* the final row is left out */
+    };
+    size_t n = sizeof recs / sizeof recs[0];
+    const char *want = "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n"
+                       "1,100,13,3,0,0,0,0\n"
+                       "1,104,6f,3,1,8000000000000007,0,1\n"
+                       "1,200,0,3,1,2,0,0\n"
+                       "1,300,13,3,0,0,0,0\n"
+                       "1,30c,13,3,0,0,0,0\n"
+                       "1,310,6f,3,1,8000000000000007,0,1\n";
+    for (size_t batch = 1; batch <= n; batch++) {
+        char *csv = rows_in_batches(recs, n, RVT_ROWS_SPIKE_CSV, batch);
+        assert_string_equal(csv, want);
+        free(csv);
+    }
 }
 
 /* spike logs no row for an instruction it could not fetch: a fetch fault or
@@ -285,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_ctr_cycle_encoding),
         cmocka_unit_test(test_pmu),
         cmocka_unit_test(test_row_conventions),
+        cmocka_unit_test(test_row_conventions_in_batches),
         cmocka_unit_test(test_fetch_faults_fold),
         cmocka_unit_test(test_no_progress),
     };
