@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 #if defined(__x86_64__) && defined(__GNUC__)
-#define HAVE_AVX2_VARIANT 1 /* collect_changes_avx2 */
+#define HAVE_AVX2_VARIANT 1 /* observe_step_avx2 */
 #include <immintrin.h>
 #endif
 #if defined(__SSE2__)
@@ -27,7 +27,7 @@ struct observe_state {
     rvt_mem_access acc[MAX_ACCESSES];
     size_t nacc;
     rvt_step step; /* the last step observed: observers may keep a pointer to it */
-    bool avx2; /* the CPU has it: collect_changes_avx2 */
+    bool avx2; /* the CPU has it: observe_step_avx2 */
 };
 
 /* Canonical state: views that alias other CSRs (sstatus, sie, sip, fflags,
@@ -177,15 +177,53 @@ static inline __attribute__((always_inline)) size_t diff_registers(uint32_t diff
 
 #define RANGE(first, end) offsetof(hart, first), offsetof(hart, end)
 
-/* The changes since the snapshot, which is brought up to date; compiled
- * twice (collect_changes picks), so that the comparisons of every step use
- * AVX2 where the CPU has it. */
+/* Appends the CSRs and counters that differ from the snapshot to c[n..]
+ * and brings the snapshot's CSRs up to date: out of line, as few steps
+ * change any. */
+static __attribute__((noinline)) size_t collect_csr_changes(rvt_machine *m, bool csrs, rvt_elem_value *c, size_t n) {
+    struct observe_state *o = m->obs;
+    hart *h = &m->harts[0], *s = &o->snap;
+    if (csrs) {
+        for (size_t i = 0; i < o->ncsrs; i++) {
+            uint64_t now = 0, before = 0;
+            csr_peek(h, o->csrs[i], &now);
+            csr_peek(s, o->csrs[i], &before);
+            now = mask_xlen(h, now);
+            if (now != mask_xlen(h, before))
+                c[n++] = (rvt_elem_value){o->csrs[i], now};
+        }
+    }
+    uint64_t v;
+    bool rv32 = h->xlen == 32;
+    if (h->mcycle_offset != s->mcycle_offset) {
+        csr_peek(h, CSR_MCYCLE_, &v);
+        c[n++] = (rvt_elem_value){CSR_MCYCLE_, v};
+        if (rv32 && csr_peek(h, CSR_MCYCLEH_, &v) == 0)
+            c[n++] = (rvt_elem_value){CSR_MCYCLEH_, v};
+    }
+    if (h->minstret_offset != s->minstret_offset) {
+        csr_peek(h, CSR_MINSTRET_, &v);
+        c[n++] = (rvt_elem_value){CSR_MINSTRET_, v};
+        if (rv32 && csr_peek(h, CSR_MINSTRETH_, &v) == 0)
+            c[n++] = (rvt_elem_value){CSR_MINSTRETH_, v};
+    }
+    /* Everything but the registers, which are up to date already. */
+    uint64_t x[32], f[32];
+    memcpy(x, s->x, sizeof x);
+    memcpy(f, s->f, sizeof f);
+    *s = *h;
+    memcpy(s->x, x, sizeof x);
+    memcpy(s->f, f, sizeof f);
+    return n;
+}
+
+/* The changes since the snapshot, which is brought up to date. */
 #ifdef HAVE_AVX2_VARIANT
 #define DIFFER(now, snap) (avx2 ? words_differing_avx2(now, snap) : words_differing(now, snap))
 #else
 #define DIFFER(now, snap) words_differing(now, snap)
 #endif
-static inline __attribute__((always_inline)) size_t collect_changes_with(rvt_machine *m, bool moved, bool avx2) {
+static inline __attribute__((always_inline)) size_t collect_changes(rvt_machine *m, bool moved, bool avx2) {
     (void)avx2; /* without the AVX2 variant */
     struct observe_state *o = m->obs;
     hart *h = &m->harts[0], *s = &o->snap;
@@ -210,42 +248,8 @@ static inline __attribute__((always_inline)) size_t collect_changes_with(rvt_mac
                range_differs(h, s, RANGE(tselect, trig_armed)) || h->ialign_mask != s->ialign_mask;
         s->csr_writes = h->csr_writes;
     }
-    bool counters = h->mcycle_offset != s->mcycle_offset || h->minstret_offset != s->minstret_offset;
-    if (csrs) {
-        for (size_t i = 0; i < o->ncsrs; i++) {
-            uint64_t now = 0, before = 0;
-            csr_peek(h, o->csrs[i], &now);
-            csr_peek(s, o->csrs[i], &before);
-            now = mask_xlen(h, now);
-            if (now != mask_xlen(h, before))
-                c[n++] = (rvt_elem_value){o->csrs[i], now};
-        }
-    }
-    if (counters) {
-        uint64_t v;
-        bool rv32 = h->xlen == 32;
-        if (h->mcycle_offset != s->mcycle_offset) {
-            csr_peek(h, CSR_MCYCLE_, &v);
-            c[n++] = (rvt_elem_value){CSR_MCYCLE_, v};
-            if (rv32 && csr_peek(h, CSR_MCYCLEH_, &v) == 0)
-                c[n++] = (rvt_elem_value){CSR_MCYCLEH_, v};
-        }
-        if (h->minstret_offset != s->minstret_offset) {
-            csr_peek(h, CSR_MINSTRET_, &v);
-            c[n++] = (rvt_elem_value){CSR_MINSTRET_, v};
-            if (rv32 && csr_peek(h, CSR_MINSTRETH_, &v) == 0)
-                c[n++] = (rvt_elem_value){CSR_MINSTRETH_, v};
-        }
-    }
-    if (csrs || counters) {
-        /* Everything but the registers, which are up to date already. */
-        uint64_t x[32], f[32];
-        memcpy(x, s->x, sizeof x);
-        memcpy(f, s->f, sizeof f);
-        *s = *h;
-        memcpy(s->x, x, sizeof x);
-        memcpy(s->f, f, sizeof f);
-    }
+    if (csrs || h->mcycle_offset != s->mcycle_offset || h->minstret_offset != s->minstret_offset)
+        n = collect_csr_changes(m, csrs, c, n);
     if (moved || h->pc != old_pc)
         c[n++] = (rvt_elem_value){RVT_ELEM_PC, h->pc};
     if (h->priv != old_priv)
@@ -260,21 +264,10 @@ static inline __attribute__((always_inline)) size_t collect_changes_with(rvt_mac
 
 #undef DIFFER
 
-#ifdef HAVE_AVX2_VARIANT
-__attribute__((target("avx2"))) static size_t collect_changes_avx2(rvt_machine *m, bool moved) {
-    return collect_changes_with(m, moved, true);
-}
-#endif
-
-static size_t collect_changes(rvt_machine *m, bool moved) {
-#ifdef HAVE_AVX2_VARIANT
-    if (m->obs->avx2)
-        return collect_changes_avx2(m, moved);
-#endif
-    return collect_changes_with(m, moved, false);
-}
-
-void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
+/* Compiled twice (observe_step picks), so that the comparisons of every
+ * step use AVX2 where the CPU has it. */
+static inline __attribute__((always_inline)) void observe_step_with(hart *h, int kind, uint64_t pc, unsigned priv,
+                                                                    uint64_t cause, uint64_t tval, bool avx2) {
     rvt_machine *m = h->m;
     struct observe_state *o = m->obs;
     rvt_step *s = &o->step;
@@ -286,13 +279,30 @@ void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause,
     s->tval = tval;
     s->insn = host ? 0 : h->cur_insn;
     s->len = host ? 0 : h->cur_len;
-    s->nchanges = collect_changes(m, !host);
+    s->nchanges = collect_changes(m, !host, avx2);
     s->changes = o->changes;
     s->accesses = o->acc;
     s->naccesses = o->nacc;
     if (!host || s->nchanges || s->naccesses)
         m->observer(m->observer_user, s);
     o->nacc = 0;
+}
+
+#ifdef HAVE_AVX2_VARIANT
+__attribute__((target("avx2"), noinline)) static void observe_step_avx2(hart *h, int kind, uint64_t pc, unsigned priv,
+                                                                       uint64_t cause, uint64_t tval) {
+    observe_step_with(h, kind, pc, priv, cause, tval, true);
+}
+#endif
+
+void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
+#ifdef HAVE_AVX2_VARIANT
+    if (h->m->obs->avx2) {
+        observe_step_avx2(h, kind, pc, priv, cause, tval);
+        return;
+    }
+#endif
+    observe_step_with(h, kind, pc, priv, cause, tval, false);
 }
 
 /* ------------------------------------------------- debugger-style access */
