@@ -183,8 +183,7 @@ static bool absent(const rvt_tv_verifier *v, uint32_t elem) {
     return elem == RVT_ELEM_PC ? v->skip_pc : elem == RVT_ELEM_PRIV ? v->skip_priv : absent_slow(v, elem);
 }
 
-static void compare_step(rvt_tv_verifier *v, uint64_t model_pc);
-static inline bool plainly_same(const rvt_tv_verifier *v, const group_view *g);
+static inline void compare_step(rvt_tv_verifier *v, uint64_t model_pc);
 static void take_up_next(rvt_tv_verifier *v);
 static void start_prepared(const void *user, void *area);
 static size_t take_groups(const void *user, struct in_place *at, size_t nrecs, void *area);
@@ -197,10 +196,7 @@ static void observe(void *user, const rvt_step *s) {
     v->stepped = true;
     if (!v->running_on)
         return;
-    if (plainly_same(v, v->view))
-        v->nresync = 0, v->diverged = false;
-    else
-        compare_step(v, s->pc);
+    compare_step(v, s->pc);
     if (v->diverged || v->res.stopped)
         rvt_machine_stop_run(v->m); /* resynchronised once the run has ended */
     else
@@ -812,17 +808,15 @@ static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
 /* Whether compare_step would find the step clean without comparing element
  * by element: in a trace with every element, an instruction's group without
  * memory or address records that reports exactly what the step changed (so
- * most steps are decided here, without compare_step's general case). */
+ * most steps are decided here, without compare_in_detail). */
 static inline bool plainly_same(const rvt_tv_verifier *v, const group_view *g) {
     const rvt_step *s = v->step;
     return v->whole && g->has_insn && s->len == g->insn_len && s->insn == g->insn && !g->interrupt && g->has_pc &&
            !g->nmem && !s->naccesses && !g->has_paddr && !g->has_eaddr && !g->has_stdata && same_changes(v, g);
 }
 
-/* Step 4: the model's step (v->step; none when !v->stepped) against the
- * group in v->view. What the model must take from the trace to continue is
- * left in v->resync; v->diverged says whether anything differed. */
-static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
+/* compare_step for steps plainly_same does not decide. */
+static __attribute__((noinline)) void compare_in_detail(rvt_tv_verifier *v, uint64_t model_pc) {
     group_view *g = v->view;
     if (!v->stepped) {
         v->no_step = (rvt_step){.pc = model_pc};
@@ -899,6 +893,16 @@ static void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
     v->diverged = opened;
     if (opened && v->opt.max_errors && v->res.divergences >= v->opt.max_errors)
         v->res.stopped = true;
+}
+
+/* Step 4: the model's step (v->step; none when !v->stepped) against the
+ * group in v->view. What the model must take from the trace to continue is
+ * left in v->resync; v->diverged says whether anything differed. */
+static inline void compare_step(rvt_tv_verifier *v, uint64_t model_pc) {
+    if (v->stepped && plainly_same(v, v->view))
+        v->nresync = 0, v->diverged = false;
+    else
+        compare_in_detail(v, model_pc);
 }
 
 /* Step 5: the model continues from the trace's state. */
