@@ -217,6 +217,9 @@ typedef struct rvt_machine {
     rvt_step_observer observer;
     void *observer_user;
     struct observe_state *obs;
+    /* observe.c's step function for this CPU (AVX2 or not), picked once:
+     * called from the interpreter's loop for every step. */
+    void (*observe_fn)(struct hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
     /* rvt_machine_run_observed: runs go on past one instruction, observed
      * from inside the interpreter's loop (observe_in_loop, per run). */
     bool observe_runs;
@@ -257,7 +260,9 @@ bool csr_access_ok(const hart *h, unsigned csr, bool write);
 uint64_t hart_mstatus_read(const hart *h);
 
 /* Observation (observe.c), while m->observer is set. */
-void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
+static inline void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
+    h->m->observe_fn(h, kind, pc, priv, cause, tval);
+}
 void observe_access(struct rvt_machine *m, const rvt_mem_access *a);
 static inline void note_access(hart *h, int kind, uint64_t va, uint64_t pa, unsigned len, uint64_t data,
                                uint64_t old) {

@@ -27,7 +27,6 @@ struct observe_state {
     rvt_mem_access acc[MAX_ACCESSES];
     size_t nacc;
     rvt_step step; /* the last step observed: observers may keep a pointer to it */
-    bool avx2; /* the CPU has it: observe_step_avx2 */
 };
 
 /* Canonical state: views that alias other CSRs (sstatus, sie, sip, fflags,
@@ -59,6 +58,11 @@ static void take_snapshot(rvt_machine *m) {
     o->snap_mtime = m->mtime;
 }
 
+static void observe_step_plain(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
+#ifdef HAVE_AVX2_VARIANT
+static void observe_step_avx2(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
+#endif
+
 int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag) {
     if (!fn) {
         m->observer = NULL;
@@ -74,8 +78,10 @@ int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_di
         if (!o)
             return RVT_E_NOMEM;
         m->obs = o;
+        m->observe_fn = observe_step_plain;
 #ifdef HAVE_AVX2_VARIANT
-        o->avx2 = __builtin_cpu_supports("avx2");
+        if (__builtin_cpu_supports("avx2"))
+            m->observe_fn = observe_step_avx2;
 #endif
         hart *h = &m->harts[0];
         for (unsigned i = 1; i < 32; i++)
@@ -264,8 +270,8 @@ static inline __attribute__((always_inline)) size_t collect_changes(rvt_machine 
 
 #undef DIFFER
 
-/* Compiled twice (observe_step picks), so that the comparisons of every
- * step use AVX2 where the CPU has it. */
+/* Compiled twice (rvt_machine_observe picks one for m->observe_fn), so that
+ * the comparisons of every step use AVX2 where the CPU has it. */
 static inline __attribute__((always_inline)) void observe_step_with(hart *h, int kind, uint64_t pc, unsigned priv,
                                                                     uint64_t cause, uint64_t tval, bool avx2) {
     rvt_machine *m = h->m;
@@ -288,22 +294,16 @@ static inline __attribute__((always_inline)) void observe_step_with(hart *h, int
     o->nacc = 0;
 }
 
+static void observe_step_plain(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
+    observe_step_with(h, kind, pc, priv, cause, tval, false);
+}
+
 #ifdef HAVE_AVX2_VARIANT
-__attribute__((target("avx2"), noinline)) static void observe_step_avx2(hart *h, int kind, uint64_t pc, unsigned priv,
-                                                                       uint64_t cause, uint64_t tval) {
+__attribute__((target("avx2"))) static void observe_step_avx2(hart *h, int kind, uint64_t pc, unsigned priv,
+                                                             uint64_t cause, uint64_t tval) {
     observe_step_with(h, kind, pc, priv, cause, tval, true);
 }
 #endif
-
-void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
-#ifdef HAVE_AVX2_VARIANT
-    if (h->m->obs->avx2) {
-        observe_step_avx2(h, kind, pc, priv, cause, tval);
-        return;
-    }
-#endif
-    observe_step_with(h, kind, pc, priv, cause, tval, false);
-}
 
 /* ------------------------------------------------- debugger-style access */
 

@@ -41,6 +41,9 @@ struct group_view {
     uint8_t insn_len, stdata_bytes;
     bool has_insn, has_reset, has_init, has_pc, incr_pc, interrupt;
     bool has_counter; /* some element is a counter (an input copied before the step) */
+    bool has_input;   /* some element is mtime or mip, which the model takes from the trace */
+    bool plain;       /* an instruction's group without memory, address, counter or input records:
+                       * plainly_same may decide it (settle_view says) */
     bool incremental; /* some value is still to be added to or or-ed into the shadow's */
     bool settled;     /* settle_view ran: elements unique, checks made, interrupt known */
     bool has_paddr, has_eaddr, has_stdata;
@@ -363,6 +366,7 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
 static void scan_start(group_view *g) {
     g->n = g->nmem = 0;
     g->has_insn = g->has_reset = g->has_init = g->has_pc = g->incr_pc = g->interrupt = g->has_counter = false;
+    g->has_input = g->plain = false;
     g->incremental = g->settled = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
     g->refused = NULL;
@@ -453,6 +457,7 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
 static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_view *g) {
     const char *refused = g->refused;
     size_t kept = 0;
+    bool trap_cause_interrupt = false; /* an xcause with the interrupt bit */
     g->refused = NULL;
     g->settled = true;
     for (size_t i = 0; i < g->n; i++) {
@@ -470,7 +475,12 @@ static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_vi
         }
         g->el[kept].elem = e;
         g->el[kept++].val = val;
-        g->has_counter |= is_counter(e);
+        if (e < RVT_TV_REG_GPR) { /* a CSR; most elements are registers and the pc */
+            g->has_counter |= is_counter(e);
+            g->has_input |= e == MIP;
+            trap_cause_interrupt |= (e == 0x342 || e == 0x142) && (val >> (p->xlen - 1)) & 1;
+        }
+        g->has_input |= e == RVT_ELEM_MTIME;
     }
     g->n = kept;
     if (refused)
@@ -484,18 +494,14 @@ static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_vi
     /* A group without an instruction is a trap taken before one executed:
      * an interrupt when the model has one pending and enabled (what the
      * trace's xcause says, if it has one, is compared after the step). */
-    g->interrupt = !g->has_insn && !(absent_fields & RVT_TV_F_INSN);
-    for (size_t i = 0; i < g->n; i++) {
-        uint32_t e = g->el[i].elem;
-        if ((e == 0x342 || e == 0x142) && (g->el[i].val >> (p->xlen - 1)) & 1 && !g->has_insn)
-            g->interrupt = true;
-    }
+    g->interrupt = !g->has_insn && (!(absent_fields & RVT_TV_F_INSN) || trap_cause_interrupt);
+    g->plain = g->has_insn && !g->interrupt && (g->has_pc || g->incr_pc) && !g->nmem && !g->has_paddr &&
+               !g->has_eaddr && !g->has_stdata && !g->has_counter && !g->has_input;
 }
 
-/* The rest of a view for the group being verified: incremental values from
- * the shadow state, settle_view if the reading thread has not, and the new
- * pc of an increment record. */
-static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+/* finish_view's part for views the reading thread did not settle (or
+ * refused): incremental values from the shadow state, then settle_view. */
+static __attribute__((noinline)) int settle_on_main(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
     if (!g->settled) {
         for (size_t i = 0; g->incremental && i < g->n; i++) {
             if (g->el[i].form == RVT_TV_REG)
@@ -513,6 +519,18 @@ static int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
     }
     if (g->refused)
         return group_error(v, diag, g->refused);
+    return RVT_OK;
+}
+
+/* The rest of a view for the group being verified: settle_on_main where
+ * the reading thread has not settled it, and the new pc of an increment
+ * record. */
+static inline int finish_view(rvt_tv_verifier *v, group_view *g, rvt_diag *diag) {
+    if (!g->settled || g->refused) {
+        int rc = settle_on_main(v, g, diag);
+        if (rc)
+            return rc;
+    }
     if (g->incr_pc) {
         g->el[g->n].elem = RVT_ELEM_PC; /* the increment record's own entry: it gave no element */
         g->el[g->n].val = (v->sh_pc + g->insn_len) & xmask(v);
@@ -787,19 +805,19 @@ static void apply_to_shadow(rvt_tv_verifier *v, const group_view *g) {
 /* Whether the group reports exactly the elements the step changed, each
  * with the model's new value, in a trace with every element (the common
  * case, which the element-by-element comparison below would find clean). */
-static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
-    if (!v->whole || g->n != v->step->nchanges || g->has_counter)
+static inline bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
+    /* Inputs are not compared as values (and the model lists one only where
+     * the group would have to, to be the same). */
+    if (!v->whole || g->n != v->step->nchanges || g->has_counter || g->has_input)
         return false;
     /* Mostly both list the registers, then the pc: pairs first. */
     const rvt_elem_value *c = v->step->changes;
     size_t paired = 0;
-    while (paired < g->n && g->el[paired].elem == c[paired].elem && g->el[paired].val == c[paired].value &&
-           c[paired].elem != RVT_ELEM_MTIME && c[paired].elem != MIP)
+    while (paired < g->n && g->el[paired].elem == c[paired].elem && g->el[paired].val == c[paired].value)
         paired++;
     for (size_t i = paired; i < g->n; i++) {
-        uint32_t e = g->el[i].elem;
         uint64_t model;
-        if (e == RVT_ELEM_MTIME || e == MIP || !model_new_value(v, e, &model) || model != g->el[i].val)
+        if (!model_new_value(v, g->el[i].elem, &model) || model != g->el[i].val)
             return false;
     }
     return true;
@@ -811,8 +829,7 @@ static bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
  * most steps are decided here, without compare_in_detail). */
 static inline bool plainly_same(const rvt_tv_verifier *v, const group_view *g) {
     const rvt_step *s = v->step;
-    return v->whole && g->has_insn && s->len == g->insn_len && s->insn == g->insn && !g->interrupt && g->has_pc &&
-           !g->nmem && !s->naccesses && !g->has_paddr && !g->has_eaddr && !g->has_stdata && same_changes(v, g);
+    return g->plain && s->len == g->insn_len && s->insn == g->insn && !s->naccesses && same_changes(v, g);
 }
 
 /* compare_step for steps plainly_same does not decide. */
