@@ -56,6 +56,12 @@ static inline bool rvt_cause_is_env_call(uint64_t cause) {
     return code == 3 || code == 8 || code == 9 || code == 11;
 }
 
+/* The address of the last instruction a record of one or more retired
+ * instructions stands for (a block's, or the record's own). */
+static inline uint64_t rvt_retire_last_iaddr(const rvt_retire *r) {
+    return r->iaddr + 2u * r->iretire - (r->ilastsize ? 4u : 2u);
+}
+
 /* A trap record of an ecall or ebreak. */
 static inline bool rvt_retire_is_env_trap(const rvt_retire *r) {
     return r->ninsns == 0 && r->itype == 1 && rvt_cause_is_env_call(r->cause);

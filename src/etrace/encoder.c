@@ -682,7 +682,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
         }
         bool block = in->ninsns > 1;
         uint16_t last_iretire = (uint16_t)(in->ilastsize + 1);
-        uint64_t last_iaddr = in->iaddr + 2u * in->iretire - 2u * last_iretire;
+        uint64_t last_iaddr = rvt_retire_last_iaddr(in);
         if (block) {
             /* A multiple-retire block: only its first and last instructions
              * can change the encoder's state (the ones between are plain),

@@ -128,7 +128,7 @@ int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_us
 /* Whether r repeats the instruction the held row ended with: a
  * one-instruction loop is one row (a block repeating is a longer loop). */
 static bool repeats_row(const rvt_retire *held, const rvt_retire *r) {
-    uint64_t last = held->ninsns > 1 ? held->iaddr + 2u * held->iretire - 2u * (held->ilastsize + 1u) : held->iaddr;
+    uint64_t last = held->ninsns > 1 ? rvt_retire_last_iaddr(held) : held->iaddr;
     return r->ninsns == 1 && held->ninsns && held->hart == r->hart && last == r->iaddr;
 }
 

@@ -565,7 +565,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
              * classification every reader gives): no need to decode those,
              * unless a sequential jump may follow. */
             unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
-            rvt_insn in;
+            const rvt_insn *in = NULL;
             bool decoded = r->itype != RVT_ITYPE_NONE || e->o.seq_jump;
             if (decoded) {
                 struct decoded *d = &e->decoded[(r->insn ^ (r->insn >> 12)) & (DECODED_SLOTS - 1)];
@@ -574,22 +574,21 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
                     d->flags = rvt_nexus_classify(&d->in);
                     d->filled = true;
                 }
-                in = d->in;
+                in = &d->in;
                 flags = d->flags;
             }
             uint64_t target;
             if (e->o.seq_jump && (flags & RVT_NXI_INDIRECT) && e->prev_ok && r->ninsns == 1 && quiet &&
-                rvt_seq_inferable_target(&e->prev_insn, e->prev_addr, &in, e->xlen, &target))
+                rvt_seq_inferable_target(&e->prev_insn, e->prev_addr, in, e->xlen, &target))
                 flags &= ~(unsigned)(RVT_NXI_INDIRECT | RVT_NXI_RETURN); /* the decoder computes the target */
             e->prev_ok = decoded && r->ninsns == 1;
             if (e->prev_ok) {
-                e->prev_insn = in;
+                e->prev_insn = *in;
                 e->prev_addr = r->iaddr;
             }
             if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
                 flags |= RVT_NXI_TAKEN;
-            uint64_t last = r->iaddr + 2u * r->iretire - (r->ilastsize ? 4 : 2);
-            after(e, last, flags, r->iretire);
+            after(e, rvt_retire_last_iaddr(r), flags, r->iretire);
             e->stats.insns += r->ninsns - 1;
         }
         e->last_iaddr = r->iaddr;

@@ -77,7 +77,7 @@ static int complete_from_program(rvt_image *img, rvt_machine *m, rvt_retire *rec
         rvt_retire *r = &recs[i];
         if (r->sideband)
             continue;
-        uint64_t last = r->ninsns ? r->iaddr + 2u * r->iretire - (r->ilastsize ? 4u : 2u) : r->iaddr;
+        uint64_t last = r->ninsns ? rvt_retire_last_iaddr(r) : r->iaddr;
         rvt_insn in;
         if (!rvt_program_insn(img, m, last, &in))
             return rvt_diag_set(d, RVT_E_FORMAT, "%s: no instruction at %#llx, which the input says retired", elf,
