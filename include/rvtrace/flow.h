@@ -84,6 +84,39 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc);
 /* Address of linear instruction `i` of `r` (i <= n). */
 uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
 
+/* ---- A decoder's output, kept to be handed on later ----
+ *
+ * Parallel decoding runs decoders on parts of a trace at once; each writes
+ * what it finds into a log, and the logs are replayed into the real
+ * consumers in trace order, so that they see exactly what one decoder
+ * would have given them. */
+
+typedef struct rvt_flow_log rvt_flow_log;
+int rvt_flow_log_new(rvt_flow_log **out);
+void rvt_flow_log_free(rvt_flow_log *l);
+/* Forget the entries (the memory stays for the next use). */
+void rvt_flow_log_clear(rvt_flow_log *l);
+/* Sinks that append to the log given as `user`; they return RVT_E_NOMEM
+ * when memory runs out. A run that continues the run logged just before it
+ * joins that one while both fit in RVT_RUN_MAX instructions (consumers take
+ * any cut of a sequence into runs alike). */
+int rvt_flow_log_pc(void *log, uint64_t pc);
+int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
+int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
+/* A note in the flow (where the decoder lost the path, and why). */
+int rvt_flow_log_note(rvt_flow_log *l, const char *text);
+
+/* Where a log is replayed; each receives `user`. */
+typedef struct rvt_flow_sinks {
+    rvt_pc_sink pc;
+    rvt_run_sink run;
+    rvt_trap_sink trap;
+    int (*note)(void *user, const char *text);
+} rvt_flow_sinks;
+/* Hands the entries on in the order they came; stops at the first sink that
+ * returns non-zero and returns that value. */
+int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *user);
+
 #ifdef __cplusplus
 }
 #endif

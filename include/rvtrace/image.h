@@ -65,6 +65,9 @@ size_t rvt_image_read(const rvt_image *img, uint64_t addr, void *buf, size_t n);
 /* Decoded instruction at `addr`, decoded once and cached; NULL when `addr` is
  * not inside an executable segment or is odd. */
 const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr);
+/* Decode every instruction of the executable segments now: afterwards
+ * rvt_image_insn only reads, and several threads may call it at once. */
+int rvt_image_decode_all(rvt_image *img);
 
 /* Nearest function (or, failing that, any) symbol at or before `addr` in the
  * file that contains it; NULL when none. `*offset` gets addr - symbol. */

@@ -377,15 +377,16 @@ size_t rvt_image_segments(const rvt_image *img, rvt_segment_info *out, size_t ma
 
 static img_segment *find_segment(const rvt_image *img, uint64_t addr) {
     rvt_image *m = (rvt_image *)img; /* last_seg is a lookup hint only */
-    if (m->last_seg < m->nsegs) {
-        img_segment *s = &m->segs[m->last_seg];
+    size_t hint = atomic_load_explicit(&m->last_seg, memory_order_relaxed);
+    if (hint < m->nsegs) {
+        img_segment *s = &m->segs[hint];
         if (addr - s->vaddr < s->memsz)
             return s;
     }
     for (size_t i = 0; i < m->nsegs; i++) {
         img_segment *s = &m->segs[i];
         if (addr - s->vaddr < s->memsz) {
-            m->last_seg = i;
+            atomic_store_explicit(&m->last_seg, i, memory_order_relaxed);
             return s;
         }
     }
@@ -438,6 +439,18 @@ const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
             slot->op = RVT_OP_ILLEGAL, slot->cop = RVT_OP_ILLEGAL;
     }
     return slot;
+}
+
+int rvt_image_decode_all(rvt_image *img) {
+    for (size_t i = 0; i < img->nsegs; i++) {
+        img_segment *s = &img->segs[i];
+        if (!s->exec || (s->vaddr & 1)) /* (an odd start holds no instruction) */
+            continue;
+        for (uint64_t off = 0; off < s->memsz && off <= s->filesz; off += 2)
+            if (!rvt_image_insn(img, s->vaddr + off))
+                return RVT_E_NOMEM;
+    }
+    return RVT_OK;
 }
 
 static const img_file *file_of(const rvt_image *img, uint64_t addr) {

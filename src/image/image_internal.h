@@ -3,6 +3,8 @@
 #ifndef RVTRACE_IMAGE_INTERNAL_H
 #define RVTRACE_IMAGE_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -55,7 +57,7 @@ struct rvt_image {
     unsigned nfiles;
     img_segment *segs;
     size_t nsegs;
-    size_t last_seg; /* segment that served the previous lookup */
+    _Atomic size_t last_seg; /* segment that served the previous lookup (threads may share the image) */
     unsigned xlen;
     rvt_insn zero_insn; /* what the zero-filled tail of a segment decodes to */
 };

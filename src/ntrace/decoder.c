@@ -72,6 +72,11 @@ struct rvt_ntrace_decoder {
     uint64_t context;
     unsigned priv;
 
+    /* With a run sink: consecutive instructions waiting to go out as one
+     * run (the consumer's cost is per call, not per instruction) */
+    uint64_t queue_start, queue_end, queue_wide;
+    uint32_t queue_n;
+
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
     rvt_diag *diag;
@@ -125,6 +130,66 @@ void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
     nx_stack_init(&d->stack, d->o.call_stack, false);
 }
 
+int nx_decoder_like(rvt_ntrace_decoder **out, const rvt_ntrace_decoder *model, const rvt_ntrace_decoder *share_runs_of,
+                    rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
+    rvt_ntrace_decoder_options o = model->o;
+    o.share_runs_of = share_runs_of;
+    if (!fetch)
+        return rvt_ntrace_decoder_new(out, &o, model->xlen, model->fetch, NULL, model->user);
+    return rvt_ntrace_decoder_new(out, &o, model->xlen, fetch, sink, user);
+}
+
+bool nx_decoder_fetch(const rvt_ntrace_decoder *model, uint64_t addr, rvt_insn *out) {
+    return model->fetch(model->user, addr, out);
+}
+
+int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **user) {
+    to->pc = d->sink;
+    to->run = d->run;
+    to->trap = d->trap;
+    *user = d->user;
+    return d->sink ? 0 : RVT_E_ARG;
+}
+
+/* The fields below are everything a later message's decoding depends on;
+ * a field added to the decoder's path state belongs in both functions. */
+void rvt_ntrace_decoder_copy_state(rvt_ntrace_decoder *to, const rvt_ntrace_decoder *from) {
+    to->synced = from->synced;
+    to->ever_synced = from->ever_synced;
+    to->have_pc = from->have_pc;
+    to->pc = from->pc;
+    to->last_addr = from->last_addr;
+    to->used = from->used;
+    to->stack = from->stack;
+    to->have_prev = from->have_prev;
+    to->prev_icnt = from->prev_icnt;
+    to->prev_hist = from->prev_hist;
+    to->prev_btype = from->prev_btype;
+    to->have_event_addr = from->have_event_addr;
+    to->pending = from->pending;
+    to->just_lost = from->just_lost;
+    to->carried = from->carried;
+    to->have_context = from->have_context;
+    to->context = from->context;
+    to->priv = from->priv;
+}
+
+bool rvt_ntrace_decoder_same_state(const rvt_ntrace_decoder *a, const rvt_ntrace_decoder *b) {
+    if (a->synced != b->synced || a->ever_synced != b->ever_synced || a->have_pc != b->have_pc ||
+        a->used != b->used || a->pending != b->pending || a->just_lost != b->just_lost ||
+        a->carried != b->carried || a->have_prev != b->have_prev || a->have_event_addr != b->have_event_addr)
+        return false;
+    /* an address counts only where a message can read it */
+    if ((a->have_pc || a->synced || a->have_event_addr) && (a->pc != b->pc || a->last_addr != b->last_addr))
+        return false;
+    if (a->have_prev && (a->prev_icnt != b->prev_icnt || a->prev_hist != b->prev_hist || a->prev_btype != b->prev_btype))
+        return false;
+    /* the process matters where it decides what is walked */
+    if (a->o.npids && (a->have_context != b->have_context || a->context != b->context))
+        return false;
+    return nx_stack_same(&a->stack, &b->stack);
+}
+
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block) { d->block = block; }
 void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run) { d->run = run; }
@@ -174,7 +239,40 @@ static bool fail(rvt_ntrace_decoder *d, const char *fmt, ...) {
     return false;
 }
 
-static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
+static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
+
+/* Hands the queued instructions to the run sink. */
+static bool flush_queue(rvt_ntrace_decoder *d) {
+    uint32_t n = d->queue_n;
+    d->queue_n = 0;
+    if (n && d->run(d->user, d->queue_start, n, d->queue_wide) != 0) {
+        d->status = RVT_E_IO;
+        return false;
+    }
+    return true;
+}
+
+/* `n` instructions from `start` (bit i of `wide`: instruction i is 32-bit)
+ * up to `end`, for the run sink: joined to the queued ones they follow. */
+static bool queue_run(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t wide, uint64_t end) {
+    if (d->queue_n && (d->queue_end != start || d->queue_n + n > RVT_RUN_MAX) && !flush_queue(d))
+        return false;
+    if (n < 64)
+        wide &= (UINT64_C(1) << n) - 1;
+    if (d->queue_n == 0) {
+        d->queue_start = start;
+        d->queue_wide = 0;
+    }
+    d->queue_wide |= wide << d->queue_n;
+    d->queue_n += n;
+    d->queue_end = end;
+    return true;
+}
+
+/* One address to the block or PC sink, after what is queued. */
+static bool emit_alone(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
+    if (!flush_queue(d))
+        return false;
     int rc = d->block ? d->block(d->user, pc, pc + len, 1) : d->sink ? d->sink(d->user, pc) : 0;
     if (rc) {
         d->status = RVT_E_IO;
@@ -183,7 +281,12 @@ static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
     return true;
 }
 
-static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
+/* The instruction at `pc`, `len` bytes long. */
+static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
+    if (d->run && !d->block && (len == 2 || len == 4))
+        return queue_run(d, pc, 1, len == 4, xlen_mask(d, pc + len));
+    return emit_alone(d, pc, len);
+}
 
 /* Units walked: those an I-CNT overflow left owing (SiFive) come first. */
 static void add_units(rvt_ntrace_decoder *d, uint64_t n) {
@@ -201,8 +304,10 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
         d->prev_valid = true;
         d->prev_pc = r->last;
     }
-    if (d->block || d->run) {
-        if ((d->block ? d->block(d->user, pc, end, r->n) : d->run(d->user, pc, r->n, r->wide)) == 0)
+    if (d->run && !d->block)
+        return queue_run(d, pc, r->n, r->wide, end);
+    if (d->block) {
+        if (d->block(d->user, pc, end, r->n) == 0)
             return true;
         d->status = RVT_E_IO;
         return false;
@@ -463,7 +568,7 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
         return false;
     }
     rvt_trap_event ev = {.interrupt = btype == 3, .at = d->pc, .handler = target};
-    if (btype != 0 && btype != 4 && d->trap && d->trap(d->user, &ev) != 0) {
+    if (btype != 0 && btype != 4 && d->trap && (!flush_queue(d) || d->trap(d->user, &ev) != 0)) {
         d->status = RVT_E_IO;
         return false;
     }
@@ -477,6 +582,10 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
 static void sync_to(rvt_ntrace_decoder *d, uint64_t faddr, uint64_t sync) {
     if (!d->synced || (sync != 0 && sync != 4 && sync != 6))
         nx_stack_init(&d->stack, d->o.call_stack, false);
+    /* A RepeatBranch repeats the previous branch message, which is now this
+     * one; N-Trace's encoders repeat nothing across a sync. */
+    if (!d->o.sifive)
+        d->have_prev = false;
     d->pc = d->last_addr = xlen_mask(d, faddr << 1);
     d->used = 0;
     d->carried = 0;
@@ -508,7 +617,7 @@ static void ict_event(rvt_ntrace_decoder *d, const rvt_nexus_msg *m) {
     d->event_addr = addr;
     if (reason == 9 && ckdf == 1)
         d->last_addr = xlen_mask(d, addr ^ (rvt_nexus_get(m, RVT_NXF_CKDATA1, 0) << 1));
-    emit(d, addr, 2);
+    emit_alone(d, addr, 2);
 }
 
 /* An F-ADDR or U-ADDR value (address bits 63:1) with the extensions the
@@ -688,6 +797,10 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     default:
         break; /* Ownership, vendor and reserved messages do not move the PC */
     }
+    if (d->status == RVT_E_IO)
+        d->queue_n = 0; /* a sink failed: nothing more goes out */
+    else if (!flush_queue(d)) /* what was walked before any failure */
+        return d->status;
     if (d->status && d->status != RVT_E_IO) {
         rvt_ntrace_decoder_resync(d);
         d->have_pc = d->just_lost = true; /* where it was lost, for this message's listing */

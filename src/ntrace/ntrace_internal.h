@@ -51,4 +51,29 @@ static inline enum nx_pop_result nx_stack_pop(nx_call_stack *s, uint64_t *ret) {
     return NX_POP_ADDR;
 }
 
+/* Whether two stacks give the same pops (slots beyond `count` do not matter). */
+static inline bool nx_stack_same(const nx_call_stack *a, const nx_call_stack *b) {
+    if (a->count != b->count || a->depth != b->depth || a->counter != b->counter)
+        return false;
+    unsigned ta = a->top, tb = b->top;
+    for (unsigned i = 0; i < a->count && !a->counter; i++) {
+        if (a->slot[ta] != b->slot[tb])
+            return false;
+        ta = ta == 0 ? a->depth - 1 : ta - 1;
+        tb = tb == 0 ? b->depth - 1 : tb - 1;
+    }
+    return true;
+}
+
+/* For the parallel pool: a decoder with the options of `model` (sharing the
+ * straight-run cache of `share_runs_of` when not NULL) that reads code
+ * through `fetch` and gives addresses to `sink`; with fetch NULL, one that
+ * reads as `model` does and has no sink. */
+int nx_decoder_like(rvt_ntrace_decoder **out, const rvt_ntrace_decoder *model, const rvt_ntrace_decoder *share_runs_of,
+                    rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
+/* The code as `model` reads it. */
+bool nx_decoder_fetch(const rvt_ntrace_decoder *model, uint64_t addr, rvt_insn *out);
+/* Where `d` hands its output (pc, run and trap sinks with their user). */
+int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **user);
+
 #endif

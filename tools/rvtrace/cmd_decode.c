@@ -62,6 +62,13 @@ static void decode_usage(FILE *out) {
             "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --strict           stop at the first place where trace was lost\n"
+            "  --threads N        N-Trace: decode on N threads, the trace cut at its syncs\n"
+            "                     (the output is the same; not with --messages, --itc-print\n"
+            "                     or several sources)\n"
+            "  --segment N        with --threads: messages in a segment before it ends at a\n"
+            "                     sync that resets the decoder (default 2048)\n"
+            "  --stats            print a Stat line: bytes, packets or messages, instructions,\n"
+            "                     losses, and with --threads the segments\n"
             "  -q, --quiet        no progress line (shown on a terminal for decodes over a second)\n"
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
@@ -113,6 +120,10 @@ typedef struct {
     uint64_t bytes;     /* trace bytes read (after decompression) */
     progress pr;
     rvt_zreader *zr;
+    const char *trace; /* its file name, for the reports */
+    unsigned threads;  /* --threads */
+    uint64_t min_segment; /* --segment */
+    uint64_t segments, segments_again; /* decoded on the threads and kept / again in order */
 } decode_ctx;
 
 /* More trace came in: the progress line follows the file position. */
@@ -392,6 +403,27 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
     return fputc('\n', f) == EOF;
 }
 
+/* The path was lost (the decoder says why): reported with where it was,
+ * decoding resumes at the next sync unless --strict; true to stop. */
+static bool path_lost(decode_ctx *c, const char *why) {
+    fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s%s\n", c->trace,
+            c->listed + c->held, why, c->strict ? "" : "; resuming at the next sync");
+    c->losses++;
+    return c->strict;
+}
+
+/* Bytes of the stream could not be read as messages (the reader says why). */
+static bool damaged_stream(decode_ctx *c, const char *why) {
+    fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s\n", c->trace,
+            c->listed + c->held, why);
+    c->losses++;
+    return c->strict;
+}
+
+enum { POOL_STOP = 2 }; /* what the pool's callbacks return to stop at --strict (sinks fail with 1) */
+static int pool_lost(void *user, const char *why) { return path_lost(user, why) ? POOL_STOP : 0; }
+static int pool_damaged(void *user, const char *why) { return damaged_stream(user, why) ? POOL_STOP : 0; }
+
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
  * waits for the next one. Damage is reported (and counted in c->losses)
  * and decoding resumes at the next message with a full address. Several
@@ -416,6 +448,19 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         rvt_ntrace_decoder_set_run_sink(decs[i], write_run);
     }
     c->hold = true;
+    /* Threads where the flow alone is written: the message listing and the
+     * ITC text follow the decoder message by message. */
+    rvt_ntrace_pool *pool = NULL;
+    if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
+        rvt_ntrace_pool_config pc = {.threads = c->threads - 1, .decoder = decs[0], .lost = pool_lost,
+                                     .damaged = pool_damaged, .min_segment = c->min_segment};
+        if (rvt_image_decode_all(c->img) || rvt_ntrace_pool_new(&pool, &pc)) {
+            fprintf(stderr, "rvtrace decode: out of memory\n");
+            for (unsigned k = nsources; k-- > 0;)
+                rvt_ntrace_decoder_free(decs[k]);
+            return 1;
+        }
+    }
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(2 * chunk);
     int status = 0;
@@ -459,11 +504,15 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         int rc = rvt_nexus_next(&rd, &m, &d);
         if (rc == 0)
             break;
+        if (rc < 0 && pool) { /* reported in order, with the flow before it */
+            if ((rc = rvt_ntrace_pool_damage(pool, d.msg)) != 0) {
+                status = rc != POOL_STOP;
+                break;
+            }
+            continue;
+        }
         if (rc < 0) {
-            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s\n", trace,
-                    c->listed + c->held, d.msg);
-            c->losses++;
-            if (c->strict)
+            if (damaged_stream(c, d.msg))
                 break;
             for (unsigned i = 0; i < nsources; i++)
                 rvt_ntrace_decoder_resync(decs[i]);
@@ -471,6 +520,13 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         }
         side->count++;
         c->packets++;
+        if (pool) {
+            if ((rc = rvt_ntrace_pool_message(pool, &m)) != 0) {
+                status = rc != POOL_STOP;
+                break;
+            }
+            continue;
+        }
         unsigned src = (unsigned)rvt_nexus_get(&m, RVT_NXF_SRC, 0);
         rvt_ntrace_decoder *dec = nsources > 1 ? decs[src % nsources] : decs[0];
         bool mine = opt->src_id < 0 || src == (unsigned)opt->src_id || !opt->src_bits;
@@ -479,13 +535,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             status = 1;
             break;
         }
-        if (rc) {
-            fprintf(stderr, "rvtrace decode: %s: trace lost after %" PRIu64 " instructions: %s%s\n", trace,
-                    c->listed + c->held, d.msg, c->strict ? "" : "; resuming at the next sync");
-            c->losses++;
-            if (c->strict)
-                break;
-        }
+        if (rc && path_lost(c, d.msg))
+            break;
         if (side->messages && list_message(side, &m, mine ? dec : NULL)) {
             status = 1;
             break;
@@ -495,10 +546,14 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             break;
         }
     }
+    if (pool && !status) {
+        int rc = rvt_ntrace_pool_finish(pool);
+        status = rc && rc != POOL_STOP;
+    }
     if (flush_held(c) || profile_flush(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
         status = 1;
     for (unsigned i = 0; i < nsources; i++) {
-        uint64_t unplaced = rvt_ntrace_decoder_unplaced(decs[i]);
+        uint64_t unplaced = pool ? rvt_ntrace_pool_unplaced(pool) : rvt_ntrace_decoder_unplaced(decs[i]);
         if (unplaced && !(c->strict && c->losses)) { /* --strict stopped: the rest was never read */
             fprintf(stderr, "rvtrace decode: %s: trace lost: %" PRIu64 " message%s%s before the first one with a "
                             "full address (the capture starts in the middle of the flow)\n", trace, unplaced,
@@ -510,6 +565,9 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " bytes skipped to find messages again\n", trace,
                 (uint64_t)rd.skipped);
     free(data);
+    if (pool)
+        rvt_ntrace_pool_counts(pool, &c->segments, &c->segments_again);
+    rvt_ntrace_pool_free(pool);
     for (unsigned i = nsources; i-- > 0;) /* decs[0] owns the shared run cache */
         rvt_ntrace_decoder_free(decs[i]);
     return status;
@@ -559,7 +617,9 @@ int cmd_decode(int argc, char **argv) {
     bool pcs = false, listing = false;
     const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
     const char *gmon = NULL, *callgrind = NULL, *lcov = NULL, *report_dir = NULL;
-    bool strict = false, quiet = false;
+    bool strict = false, quiet = false, stats = false;
+    unsigned threads = 1;
+    decode_ctx c = {0};
     const char *settings_path = NULL, *sysroot = NULL, *raws[16];
     int nraw = 0;
     unsigned raw_xlen = 0;
@@ -606,6 +666,12 @@ int cmd_decode(int argc, char **argv) {
             report_dir = argv[++i];
         } else if (!strcmp(a, "--strict")) {
             strict = true;
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            threads = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(a, "--segment") && i + 1 < argc) {
+            c.min_segment = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--stats")) {
+            stats = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
         } else if (!strcmp(a, "--traps") && i + 1 < argc) {
@@ -665,7 +731,6 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
-    decode_ctx c = {0};
     char elfs_text[1024] = ""; /* the program's files, for the report */
     int status = 1;
     char *data = NULL;
@@ -752,6 +817,8 @@ int cmd_decode(int argc, char **argv) {
     }
     c.zr = zr;
     c.strict = strict;
+    c.trace = trace;
+    c.threads = threads;
     progress_start(&c.pr, "rvtrace decode", "B", quiet);
     c.out = output ? fopen(output, "w") : stdout; /* (decode_ctx.write_pcs says whether it is written) */
     if (!c.out) {
@@ -864,6 +931,14 @@ int cmd_decode(int argc, char **argv) {
     status = 0;
 done:
     progress_end(&c.pr);
+    if (stats) {
+        fprintf(stderr, "Stat: %" PRIu64 " bytes, %" PRIu64 " %s, %" PRIu64 " instructions, %" PRIu64 " losses",
+                c.bytes, c.packets, ntrace ? "messages" : "packets", c.listed, c.losses);
+        if (c.segments || c.segments_again)
+            fprintf(stderr, ", %" PRIu64 " segments on %u threads, %" PRIu64 " decoded again in order",
+                    c.segments, threads, c.segments_again);
+        fputc('\n', stderr);
+    }
     if (c.losses)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
                 c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
