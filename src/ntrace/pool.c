@@ -11,6 +11,9 @@ enum {
     RING = 8,                  /* segments on their way at most (bounds the memory) */
     MAX_WORKERS = 64,
     DEFAULT_MIN_SEGMENT = 2048, /* messages: a few hundred thousand instructions of work */
+    /* messages without a sync to end at: the segment ends anyway and the
+     * next one is decoded in order (what a segment holds stays bounded) */
+    LONG_SEGMENT = 1 << 16,
 };
 
 /* SEG_IN_ORDER: closed, for the pool's own decoder only. */
@@ -210,6 +213,13 @@ static int merge_oldest(rvt_ntrace_pool *p) {
     return rc;
 }
 
+static bool finished(rvt_ntrace_pool *p, uint64_t i) {
+    pthread_mutex_lock(&p->mu);
+    seg_state state = seg_at(p, i)->state;
+    pthread_mutex_unlock(&p->mu);
+    return state == SEG_DONE || state == SEG_IN_ORDER;
+}
+
 /* Closes the filling segment (queues it for a worker when it can start
  * afresh) and opens the next one, making room in the ring. */
 static int next_segment(rvt_ntrace_pool *p, bool at_sync) {
@@ -223,8 +233,7 @@ static int next_segment(rvt_ntrace_pool *p, bool at_sync) {
     while (!rc && p->filling - p->merged >= RING)
         rc = merge_oldest(p);
     /* Hand on what is finished already, so that output flows early. */
-    while (!rc && p->merged < p->filling &&
-           (seg_at(p, p->merged)->state == SEG_DONE || seg_at(p, p->merged)->state == SEG_IN_ORDER))
+    while (!rc && p->merged < p->filling && finished(p, p->merged))
         rc = merge_oldest(p);
     s = seg_at(p, p->filling);
     s->state = SEG_FILLING;
@@ -266,7 +275,7 @@ int rvt_ntrace_pool_message(rvt_ntrace_pool *p, const rvt_nexus_msg *m) {
         if (!rc)
             rc = next_segment(p, true);
         s = seg_at(p, p->filling);
-    } else if (s->n >= 8 * p->cfg.min_segment) { /* no sync for long: on in order */
+    } else if (s->n >= LONG_SEGMENT && s->n >= 8 * p->cfg.min_segment) { /* no sync for long: on in order */
         rc = next_segment(p, false);
         s = seg_at(p, p->filling);
     }
