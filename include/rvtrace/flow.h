@@ -74,6 +74,16 @@ typedef struct rvt_run {
     bool valid;
 } rvt_run;
 
+/* 16-bit units of a run of `n` instructions with sizes `wide` (bit i set:
+ * instruction i is 32-bit): its end is start + 2 * units. */
+static inline uint64_t rvt_run_units(uint32_t n, uint64_t wide) {
+    uint64_t w = n < 64 ? wide & ((UINT64_C(1) << n) - 1) : wide;
+    w -= (w >> 1) & 0x5555555555555555u; /* popcount without the library call of a generic x86-64 build */
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return n + ((w * 0x0101010101010101u) >> 56);
+}
+
 typedef struct rvt_run_cache rvt_run_cache;
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify);

@@ -333,8 +333,8 @@ void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
 typedef struct rvt_ntrace_pool rvt_ntrace_pool;
 typedef struct rvt_ntrace_pool_config {
     unsigned threads; /* worker threads (>= 1) */
-    /* The decoder that decodes in order: its options, fetch and sinks (pc,
-     * run and trap sinks, one `user`) are the ones the workers' output is
+    /* The decoder that decodes in order: its options, fetch and sinks (pc
+     * and run sinks required, trap sink optional, one `user`) are the ones the workers' output is
      * handed to; it ends in the state after the last message. The fetch
      * must be safe to call from several threads (rvt_image_decode_all). */
     rvt_ntrace_decoder *decoder;

@@ -65,13 +65,6 @@ static int append(rvt_flow_log *l, uint64_t start, uint64_t wide, uint32_t n, en
 
 int rvt_flow_log_pc(void *log, uint64_t pc) { return append(log, pc, 0, 1, ENTRY_PC); }
 
-static uint32_t bits_set(uint64_t w) {
-    uint32_t k = 0;
-    for (; w; w &= w - 1)
-        k++;
-    return k;
-}
-
 /* A run that goes on where the last one ended joins it (up to the 64
  * instructions a run holds): half as many entries to hand on. */
 int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide) {
@@ -80,7 +73,7 @@ int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide) {
         return RVT_OK;
     if (n < 64)
         wide &= (UINT64_C(1) << n) - 1;
-    uint64_t end = start + 2 * ((uint64_t)n + bits_set(wide));
+    uint64_t end = start + 2 * rvt_run_units(n, wide);
     log_entry *last = l->n ? &l->entries[l->n - 1] : NULL;
     if (last && last->kind == ENTRY_RUN && l->run_end == start && last->n + n <= RVT_RUN_MAX) {
         last->wide |= wide << last->n;

@@ -148,7 +148,7 @@ int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **use
     to->run = d->run;
     to->trap = d->trap;
     *user = d->user;
-    return d->sink ? 0 : RVT_E_ARG;
+    return d->sink && d->run ? 0 : RVT_E_ARG;
 }
 
 /* The fields below are everything a later message's decoding depends on;

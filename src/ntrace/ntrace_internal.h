@@ -73,7 +73,8 @@ int nx_decoder_like(rvt_ntrace_decoder **out, const rvt_ntrace_decoder *model, c
                     rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
 /* The code as `model` reads it. */
 bool nx_decoder_fetch(const rvt_ntrace_decoder *model, uint64_t addr, rvt_insn *out);
-/* Where `d` hands its output (pc, run and trap sinks with their user). */
+/* Where `d` hands its output (pc, run and trap sinks with their user);
+ * RVT_E_ARG when it has no PC or no run sink. */
 int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **user);
 
 #endif

@@ -163,25 +163,6 @@ static int decode_in_order(rvt_ntrace_pool *p, segment *s) {
     return 0;
 }
 
-static int replay_note(void *user, const char *text) {
-    rvt_ntrace_pool *p = user;
-    return p->cfg.lost ? p->cfg.lost(p->user, text) : 0;
-}
-
-/* Sinks that take the flow log's entries for the pool's decoder's user. */
-static int relay_pc(void *user, uint64_t pc) {
-    rvt_ntrace_pool *p = user;
-    return p->sinks.pc(p->user, pc);
-}
-static int relay_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
-    rvt_ntrace_pool *p = user;
-    return p->sinks.run ? p->sinks.run(p->user, start, n, wide) : 0;
-}
-static int relay_trap(void *user, const rvt_trap_event *t) {
-    rvt_ntrace_pool *p = user;
-    return p->sinks.trap ? p->sinks.trap(p->user, t) : 0;
-}
-
 /* Hands the oldest segment on (waiting for its worker). */
 static int merge_oldest(rvt_ntrace_pool *p) {
     segment *s = seg_at(p, p->merged);
@@ -197,8 +178,7 @@ static int merge_oldest(rvt_ntrace_pool *p) {
     bool keep = s->state == SEG_DONE && s->status == 0 &&
                 (s->fresh || rvt_ntrace_decoder_same_state(p->cfg.decoder, s->start));
     if (!rc && keep) {
-        static const rvt_flow_sinks relay = {relay_pc, relay_run, relay_trap, replay_note};
-        rc = rvt_flow_log_replay(s->log, &relay, p);
+        rc = rvt_flow_log_replay(s->log, &p->sinks, p->user);
         rvt_ntrace_decoder_copy_state(p->cfg.decoder, s->dec);
         p->unplaced += rvt_ntrace_decoder_unplaced(s->dec);
         p->parallel++;
@@ -321,6 +301,7 @@ int rvt_ntrace_pool_new(rvt_ntrace_pool **out, const rvt_ntrace_pool_config *cfg
     p->cfg = *cfg;
     if (!p->cfg.min_segment)
         p->cfg.min_segment = DEFAULT_MIN_SEGMENT;
+    p->sinks.note = cfg->lost; /* a worker's notes are the losses its decoder reported */
     if (nx_decoder_sinks(cfg->decoder, &p->sinks, &p->user)) {
         free(p);
         return RVT_E_ARG;

@@ -302,11 +302,7 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     decode_ctx *c = user;
     if (n == 0 || flush_held(c))
         return n ? 1 : 0;
-    uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull, w = n < 64 ? wide & ((UINT64_C(1) << n) - 1) : wide;
-    w -= (w >> 1) & 0x5555555555555555u; /* popcount without the library call of a generic x86-64 build */
-    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    uint64_t units = n + ((w * 0x0101010101010101u) >> 56);
+    uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull, units = rvt_run_units(n, wide);
     if (c->hold ? profile_defer(c, start, n, (start + 2 * units) & mask)
                 : c->prof && rvt_profile_run(c->prof, start, n, wide))
         return 1;
