@@ -44,6 +44,7 @@ struct group_view {
     bool has_input;   /* some element is mtime or mip, which the model takes from the trace */
     bool plain;       /* an instruction's group without memory, address, counter or input records:
                        * plainly_same may decide it (settle_view says) */
+    bool one_access;  /* the same but for one memory request (and its response and addresses) */
     bool incremental; /* some value is still to be added to or or-ed into the shadow's */
     bool settled;     /* settle_view ran: elements unique, checks made, interrupt known */
     bool has_paddr, has_eaddr, has_stdata;
@@ -51,6 +52,14 @@ struct group_view {
         const rvt_tv_record *req, *rsp; /* a memory request, with its response or NULL */
     } *mem;
     uint64_t paddr, eaddr, stdata;
+    /* The first request and its response, copied: the comparing thread
+     * reads them with the view instead of following g->mem to records
+     * another thread wrote (two cache misses on every load and store). */
+    struct first_request {
+        uint64_t addr, value, rsp_value;
+        uint8_t memop, size;
+        bool rsp_data;
+    } first;
 };
 typedef struct group_view group_view;
 
@@ -366,7 +375,7 @@ static void shadow_set(rvt_tv_verifier *v, uint32_t elem, uint64_t val) {
 static void scan_start(group_view *g) {
     g->n = g->nmem = 0;
     g->has_insn = g->has_reset = g->has_init = g->has_pc = g->incr_pc = g->interrupt = g->has_counter = false;
-    g->has_input = g->plain = false;
+    g->has_input = g->plain = g->one_access = false;
     g->incremental = g->settled = false;
     g->has_paddr = g->has_eaddr = g->has_stdata = false;
     g->refused = NULL;
@@ -430,6 +439,9 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
         }
         break;
     case RVT_TV_MEM_REQ:
+        if (!g->nmem)
+            g->first = (struct first_request){.addr = r->addr, .value = r->value, .memop = r->memop,
+                                              .size = r->size};
         g->mem[g->nmem++] = (struct mem_pair){kept, NULL};
         break;
     case RVT_TV_MEM_RSP:
@@ -437,6 +449,10 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
          * a group's first record cannot be. */
         if (g->nmem)
             g->mem[g->nmem - 1].rsp = kept;
+        if (g->nmem == 1) {
+            g->first.rsp_data = r->has_data;
+            g->first.rsp_value = r->value;
+        }
         break;
     default:
         break;
@@ -455,11 +471,17 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
  * only the parameters and options, so the reading thread does it for the
  * groups it takes without incremental records. */
 static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_view *g) {
+    /* The flags are read into locals first and written once at the end: a
+     * wide load of several flags right after a byte store to one of them
+     * cannot take the stored value from the store buffer (a stall that cost
+     * more than the rest of this function). */
     const char *refused = g->refused;
+    bool has_insn = g->has_insn, has_pc = g->has_pc, incr_pc = g->incr_pc;
+    bool has_init = g->has_init, has_reset = g->has_reset;
+    bool has_counter = g->has_counter, has_input = g->has_input;
+    bool memory = g->nmem || g->has_paddr || g->has_eaddr || g->has_stdata;
     size_t kept = 0;
     bool trap_cause_interrupt = false; /* an xcause with the interrupt bit */
-    g->refused = NULL;
-    g->settled = true;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t e = g->el[i].elem;
         uint64_t val = g->el[i].val;
@@ -469,6 +491,7 @@ static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_vi
         if (j < kept) {
             if (g->el[j].val != val) {
                 g->refused = "two different values for one register in a group (BS-037)";
+                g->settled = true;
                 return;
             }
             continue;
@@ -476,27 +499,33 @@ static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_vi
         g->el[kept].elem = e;
         g->el[kept++].val = val;
         if (e < RVT_TV_REG_GPR) { /* a CSR; most elements are registers and the pc */
-            g->has_counter |= is_counter(e);
-            g->has_input |= e == MIP;
+            has_counter |= is_counter(e);
+            has_input |= e == MIP;
             trap_cause_interrupt |= (e == 0x342 || e == 0x142) && (val >> (p->xlen - 1)) & 1;
         }
-        g->has_input |= e == RVT_ELEM_MTIME;
+        has_input |= e == RVT_ELEM_MTIME;
     }
-    g->n = kept;
-    if (refused)
-        g->refused = refused;
-    else if (g->incr_pc && !g->has_insn)
-        g->refused = "increment pc without an instruction record in the group (BS-042)";
-    else if (g->incr_pc && g->has_pc)
-        g->refused = "both increment pc and a new pc in one group";
-    else if (g->has_init && (g->has_insn || g->has_reset))
-        g->refused = "state initialisation together with an instruction or a reset (BS-043)";
+    g->n = (uint32_t)kept;
+    if (!refused) {
+        if (incr_pc && !has_insn)
+            refused = "increment pc without an instruction record in the group (BS-042)";
+        else if (incr_pc && has_pc)
+            refused = "both increment pc and a new pc in one group";
+        else if (has_init && (has_insn || has_reset))
+            refused = "state initialisation together with an instruction or a reset (BS-043)";
+    }
     /* A group without an instruction is a trap taken before one executed:
      * an interrupt when the model has one pending and enabled (what the
      * trace's xcause says, if it has one, is compared after the step). */
-    g->interrupt = !g->has_insn && (!(absent_fields & RVT_TV_F_INSN) || trap_cause_interrupt);
-    g->plain = g->has_insn && !g->interrupt && (g->has_pc || g->incr_pc) && !g->nmem && !g->has_paddr &&
-               !g->has_eaddr && !g->has_stdata && !g->has_counter && !g->has_input;
+    bool interrupt = !has_insn && (!(absent_fields & RVT_TV_F_INSN) || trap_cause_interrupt);
+    bool steps = has_insn && !interrupt && (has_pc || incr_pc) && !has_counter && !has_input;
+    g->refused = refused;
+    g->settled = true;
+    g->has_counter = has_counter;
+    g->has_input = has_input;
+    g->interrupt = interrupt;
+    g->plain = steps && !memory;
+    g->one_access = steps && g->nmem == 1 && g->first.memop != RVT_TV_FETCH;
 }
 
 /* finish_view's part for views the reading thread did not settle (or
@@ -823,13 +852,48 @@ static inline bool same_changes(const rvt_tv_verifier *v, const group_view *g) {
     return true;
 }
 
+/* Whether compare_memory and compare_addresses would find the group's one
+ * request (g->one_access) the same as the step's one access `a`. */
+static inline bool access_plainly_same(const group_view *g, const rvt_mem_access *a) {
+    const struct first_request *r = &g->first;
+    uint64_t mask = a->len == 8 ? ~0ull : (1ull << (8 * a->len)) - 1;
+    if (r->addr != a->paddr || (1u << r->size) != a->len)
+        return false;
+    switch (a->kind) {
+    case RVT_ACCESS_LOAD:
+        if (!memop_is_read(r->memop) || g->has_stdata)
+            return false;
+        break;
+    case RVT_ACCESS_STORE:
+        if (!memop_is_write(r->memop) || (r->value & mask) != a->data ||
+            (g->has_stdata && (g->stdata != a->data || g->stdata_bytes != a->len)))
+            return false;
+        break;
+    case RVT_ACCESS_AMO:
+        if (r->memop < RVT_TV_AMOSWAP || r->memop > RVT_TV_AMOMAXU || (r->value & mask) != a->operand ||
+            (g->has_stdata && (g->stdata != a->stored || g->stdata_bytes != a->len)))
+            return false;
+        break;
+    default: return false;
+    }
+    if (r->rsp_data && a->kind != RVT_ACCESS_STORE && (r->rsp_value & mask) != a->data)
+        return false;
+    return (!g->has_paddr || g->paddr == a->paddr) && (!g->has_eaddr || g->eaddr == a->vaddr);
+}
+
 /* Whether compare_step would find the step clean without comparing element
  * by element: in a trace with every element, an instruction's group without
- * memory or address records that reports exactly what the step changed (so
- * most steps are decided here, without compare_in_detail). */
+ * memory or address records, or with one request that matches the step's one
+ * access, that reports exactly what the step changed (so most steps are
+ * decided here, without compare_in_detail). */
 static inline bool plainly_same(const rvt_tv_verifier *v, const group_view *g) {
     const rvt_step *s = v->step;
-    return g->plain && s->len == g->insn_len && s->insn == g->insn && !s->naccesses && same_changes(v, g);
+    if (s->len != g->insn_len || s->insn != g->insn)
+        return false;
+    if (g->plain ? s->naccesses != 0
+                 : !g->one_access || s->naccesses != 1 || !access_plainly_same(g, &s->accesses[0]))
+        return false;
+    return same_changes(v, g);
 }
 
 /* compare_step for steps plainly_same does not decide. */
