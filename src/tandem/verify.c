@@ -48,6 +48,7 @@ struct group_view {
     bool incremental; /* some value is still to be added to or or-ed into the shadow's */
     bool settled;     /* settle_view ran: elements unique, checks made, interrupt known */
     bool has_paddr, has_eaddr, has_stdata;
+    bool has_address; /* any of the three (settle_view reads this one byte, not a wide load of three) */
     struct mem_pair {
         const rvt_tv_record *req, *rsp; /* a memory request, with its response or NULL */
     } *mem;
@@ -377,7 +378,7 @@ static void scan_start(group_view *g) {
     g->has_insn = g->has_reset = g->has_init = g->has_pc = g->incr_pc = g->interrupt = g->has_counter = false;
     g->has_input = g->plain = g->one_access = false;
     g->incremental = g->settled = false;
-    g->has_paddr = g->has_eaddr = g->has_stdata = false;
+    g->has_paddr = g->has_eaddr = g->has_stdata = g->has_address = false;
     g->refused = NULL;
 }
 
@@ -427,12 +428,12 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
             g->has_pc = true;
             break;
         case RVT_TV_MTIME: elem = RVT_ELEM_MTIME; break;
-        case RVT_TV_PADDR: g->has_paddr = true, g->paddr = r->value; break;
-        case RVT_TV_EADDR: g->has_eaddr = true, g->eaddr = r->value; break;
+        case RVT_TV_PADDR: g->has_paddr = g->has_address = true, g->paddr = r->value; break;
+        case RVT_TV_EADDR: g->has_eaddr = g->has_address = true, g->eaddr = r->value; break;
         case RVT_TV_PC_PADDR: break; /* our harts fetch from physical = virtual addresses or page tables the
                                       * pc comparison already covers */
         default:
-            g->has_stdata = true;
+            g->has_stdata = g->has_address = true;
             g->stdata = r->value;
             g->stdata_bytes = 1u << (r->id - RVT_TV_STDATA8);
             break;
@@ -479,7 +480,7 @@ static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_vi
     bool has_insn = g->has_insn, has_pc = g->has_pc, incr_pc = g->incr_pc;
     bool has_init = g->has_init, has_reset = g->has_reset;
     bool has_counter = g->has_counter, has_input = g->has_input;
-    bool memory = g->nmem || g->has_paddr || g->has_eaddr || g->has_stdata;
+    bool memory = g->nmem || g->has_address;
     size_t kept = 0;
     bool trap_cause_interrupt = false; /* an xcause with the interrupt bit */
     for (size_t i = 0; i < g->n; i++) {
