@@ -471,7 +471,8 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
  * record in the stream is reported; and whether it is an interrupt. Needs
  * only the parameters and options, so the reading thread does it for the
  * groups it takes without incremental records. */
-static void settle_view(const rvt_tv_params *p, unsigned absent_fields, group_view *g) {
+static inline __attribute__((always_inline)) void settle_view(const rvt_tv_params *p, unsigned absent_fields,
+                                                             group_view *g) {
     /* The flags are read into locals first and written once at the end: a
      * wide load of several flags right after a byte store to one of them
      * cannot take the stored value from the store buffer (a stall that cost
