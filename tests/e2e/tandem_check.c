@@ -4,8 +4,9 @@
  *  2. every spike commit log, converted, verifies against the hart model
  *     (an independent implementation agreeing state by state);
  *  3. fault injection: traces mutated at random groups (register, CSR, pc,
- *     memory data, privilege, a dropped, duplicated or swapped group, a cut
- *     stream); the verifier must name the injected group every time.
+ *     memory data, a data address or store data, privilege, a dropped,
+ *     duplicated or swapped group, a cut stream); the verifier must name
+ *     the injected group every time.
  * Usage: tandem_check SHARED_DIR [--inject N] [--seed S] PROGRAM.riscv...
  * RVT_TEST_MAX_INSNS caps each run (the sanitizer build). */
 #include <inttypes.h>
@@ -276,8 +277,8 @@ static uint64_t rnd(void) { /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-enum fault { F_GPR, F_CSR, F_PC, F_MEM, F_PRIV, F_DROP, F_DUP, F_SWAP, F_TRUNC, F_COUNT };
-static const char *const fault_names[F_COUNT] = {"register value", "CSR value", "pc", "memory data", "privilege",
+enum fault { F_GPR, F_CSR, F_PC, F_MEM, F_ADDR, F_PRIV, F_DROP, F_DUP, F_SWAP, F_TRUNC, F_COUNT };
+static const char *const fault_names[F_COUNT] = {"register value", "CSR value", "pc", "memory data", "data address", "privilege",
                                                  "dropped group",  "duplicated group", "swapped groups",
                                                  "truncated stream"};
 
@@ -324,20 +325,29 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
         size_t change = SIZE_MAX;
         bool insert = false;
         switch (kind) {
-        case F_GPR: case F_CSR: case F_PC: case F_MEM:
+        case F_GPR: case F_CSR: case F_PC: case F_MEM: case F_ADDR: {
+            bool request = rnd() & 1; /* F_ADDR: the request's address, else an address or store data record */
             for (size_t i = g->first; i <= g->last && change == SIZE_MAX; i++) {
                 const rvt_tv_record *r = &p->recs[i];
                 bool fits = kind == F_GPR   ? r->opcode == RVT_TV_REG && r->reg >= 0x1000 && r->reg < 0x1020
                             : kind == F_CSR ? r->opcode == RVT_TV_REG && r->reg < 0x1000
                             : kind == F_PC  ? r->opcode == RVT_TV_STATE && r->id == RVT_TV_PC
-                                            : (r->opcode == RVT_TV_MEM_REQ || r->opcode == RVT_TV_MEM_RSP) && r->has_data;
+                            : kind == F_MEM ? (r->opcode == RVT_TV_MEM_REQ || r->opcode == RVT_TV_MEM_RSP) && r->has_data
+                            : request       ? r->opcode == RVT_TV_MEM_REQ
+                                            : r->opcode == RVT_TV_STATE && r->id >= RVT_TV_PADDR &&
+                                                  r->id <= RVT_TV_STDATA64;
                 if (!fits)
                     continue;
                 change = i;
                 with = *r;
                 unsigned bits = kind == F_MEM ? 8u << r->size : kind == F_PC ? 12 : xlen;
+                if (kind == F_ADDR) /* an address within the page, or store data of the record's width */
+                    bits = r->opcode == RVT_TV_STATE && r->id >= RVT_TV_STDATA8 ? 8u << (r->id - RVT_TV_STDATA8) : 12;
                 unsigned bit = kind == F_PC ? 1 + (unsigned)(rnd() % (bits - 1)) : (unsigned)(rnd() % bits);
-                with.value ^= 1ull << bit;
+                if (kind == F_ADDR && r->opcode == RVT_TV_MEM_REQ)
+                    with.addr ^= 1ull << bit;
+                else
+                    with.value ^= 1ull << bit;
             }
             if (change == SIZE_MAX && kind == F_CSR) {
                 /* A CSR write the instruction did not make (BS-057). */
@@ -352,6 +362,7 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
             pieces[np++] = (piece){middle, mlen};
             pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
             break;
+        }
         case F_PRIV: {
             /* Claim a privilege the hart is not in after the instruction. */
             with = (rvt_tv_record){.opcode = RVT_TV_STATE, .id = RVT_TV_PRIV, .value = g->priv == 0 ? 3 : 0};
