@@ -568,16 +568,24 @@ static bool every_instruction_matters(const rvt_etrace_encoder *e) {
            f->interrupt_mask || f->nnotify;
 }
 
+static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r);
+static void commit_staged(rvt_etrace_encoder *e);
+
+/* One instruction of a block as its own plain record, made in its ring slot
+ * (see push_records for why not on the stack). */
 static void push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
-    rvt_retire one = *block;
-    one.iaddr = addr;
-    one.ninsns = 1;
-    one.itype = RVT_ITYPE_NONE;
-    one.iretire = (uint16_t)(insn->len / 2);
-    one.ilastsize = insn->len == 4;
-    one.insn = insn->raw;
-    one.sijump = 0;
-    push_records(e, &one, 1, false);
+    rvt_retire *r = SLOT(e, e->nstaged);
+    *r = *block;
+    r->iaddr = addr;
+    r->ninsns = 1;
+    r->itype = RVT_ITYPE_NONE;
+    r->iretire = (uint16_t)(insn->len / 2);
+    r->ilastsize = insn->len == 4;
+    r->insn = insn->raw;
+    r->sijump = 0;
+    /* neither a trap, a block nor a jump: staged as it is once qualified */
+    if (qualify(e, r))
+        commit_staged(e);
 }
 
 /* A block as the single-retire records it stands for, all but its last
@@ -651,21 +659,40 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
 }
 
 /* `interrupt_next`: the record after a block is an interrupt. */
+/* Whether the record is traced; leaving the traced part reports its last
+ * instruction and says that tracing ended there (a sync starts the next). */
+static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (in_filter(e, r)) {
+        e->qualified = true;
+        return true;
+    }
+    if (e->qualified) {
+        drain(e);
+        emit_support(e, true, 1);
+        e->started = false;
+        e->qualified = false;
+    }
+    return false;
+}
+
+/* The record in the ring's free slot joins the stages: the one before it
+ * is now final and steps. */
+static void commit_staged(rvt_etrace_encoder *e) {
+    e->nstaged++;
+    if (e->nstaged == 3) {
+        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
+    } else if (e->nstaged == 4) {
+        step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
+        e->head = (e->head + 1) & 3;
+        e->nstaged = 3;
+    }
+}
+
 static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next) {
     for (size_t i = 0; i < n && !e->error; i++) {
         const rvt_retire *in = &recs[i];
-        if (!in_filter(e, in)) {
-            if (e->qualified) {
-                /* Leaving the traced part: report its last instruction and
-                 * say that tracing ended there; a sync starts the next part. */
-                drain(e);
-                emit_support(e, true, 1);
-                e->started = false;
-                e->qualified = false;
-            }
+        if (!qualify(e, in))
             continue;
-        }
-        e->qualified = true;
         /* The reference flow's rows carry an interrupt on the row of the
          * instruction it follows, which then counts as not retired; an
          * ecall or ebreak whose handler is interrupted before its first
@@ -727,14 +754,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
         }
         if (sijump)
             r->sijump = 1;
-        e->nstaged++;
-        if (e->nstaged == 3) {
-            step(e, NULL, SLOT(e, 0), SLOT(e, 1));
-        } else if (e->nstaged == 4) {
-            step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
-            e->head = (e->head + 1) & 3;
-            e->nstaged = 3;
-        }
+        commit_staged(e);
     }
     return e->error;
 }
