@@ -85,6 +85,22 @@ typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
  * unchanged and `r` must start a new block. */
 bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
 
+/* ---- Handing the stream to another thread ---- */
+
+/* Passes records on to `next` on a thread of its own, so that a consumer
+ * that needs nothing from the producer's state (an encoder without code
+ * fetches) runs beside it. The records are copied into a few fixed batches
+ * (memory does not grow with the run); the producer waits only when all of
+ * them are still queued. `next` sees the records in order, in batches of its
+ * own size. Once `next` fails, the relay's sink returns its error and the
+ * rest is dropped. */
+typedef struct rvt_retire_relay rvt_retire_relay;
+int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
+int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+/* Passes on what is queued, waits for the thread and frees the relay: the
+ * first error of `next`, or 0. */
+int rvt_retire_relay_finish(rvt_retire_relay *r);
+
 /* ---- The reference conversion of a spike run ---- */
 
 /* Passes records on the way the reference flow converted spike's log into

@@ -204,6 +204,78 @@ static void expect_error(const char *path, const char *text, size_t len, const c
         fail_msg("message '%s' lacks '%s'", d.msg, needle);
 }
 
+/* The relay hands records to another thread: a corpus trace pushed through
+ * it in uneven pieces (a record at a time, pieces across its batches) and
+ * written as CSV on that thread equals the corpus file. */
+static int write_rows(void *writer, const rvt_retire *recs, size_t n) { return rvt_row_writer_sink(writer, recs, n); }
+
+static void test_relay_keeps_order(void **state) {
+    (void)state;
+    size_t n;
+    rvt_retire *recs = read_all(corpus("spike/embench-crc32.csv.zst"), 32, &n);
+    assert_true(n > 20000);
+    char *csv = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&csv, &size);
+    rvt_row_writer *rw;
+    assert_int_equal(rvt_row_writer_new(&rw, mem, RVT_ROWS_SPIKE_CSV), 0);
+    rvt_retire_relay *relay;
+    assert_int_equal(rvt_retire_relay_new(&relay, write_rows, rw), 0);
+    static const size_t pieces[] = {1, 1, 7, 2047, 1, 4096, 5000, 3, 9000};
+    size_t at = 0;
+    for (unsigned k = 0; at < n; k++) {
+        size_t len = pieces[k % (sizeof pieces / sizeof pieces[0])];
+        if (len > n - at)
+            len = n - at;
+        assert_int_equal(rvt_retire_relay_sink(relay, recs + at, len), 0);
+        at += len;
+    }
+    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(rvt_row_writer_finish(rw), 0);
+    fclose(mem);
+    char *want;
+    size_t wsize;
+    rvt_diag d;
+    assert_int_equal(rvt_read_file(corpus("spike/embench-crc32.csv.zst"), &want, &wsize, &d), 0);
+    assert_int_equal(size, wsize);
+    assert_memory_equal(csv, want, wsize);
+    free(want);
+    free(csv);
+    free(recs);
+}
+
+/* A consumer that fails: the producer hears of it and the consumer is not
+ * called again. */
+struct failing {
+    size_t seen, calls_after;
+};
+static int fail_after_5000(void *user, const rvt_retire *recs, size_t n) {
+    (void)recs;
+    struct failing *f = user;
+    if (f->seen >= 5000)
+        f->calls_after++;
+    f->seen += n;
+    return f->seen >= 5000 ? RVT_E_IO : 0;
+}
+
+static void test_relay_reports_failure(void **state) {
+    (void)state;
+    static rvt_retire recs[1000];
+    struct failing f = {0, 0};
+    rvt_retire_relay *relay;
+    assert_int_equal(rvt_retire_relay_new(&relay, fail_after_5000, &f), 0);
+    int rc = 0;
+    for (unsigned k = 0; k < 1000 && !rc; k++)
+        rc = rvt_retire_relay_sink(relay, recs, 1000);
+    assert_int_equal(rc, RVT_E_IO);
+    assert_int_equal(rvt_retire_relay_finish(relay), RVT_E_IO);
+    assert_true(f.seen >= 5000);
+    assert_int_equal(f.calls_after, 0);
+    /* nothing pushed: finishing reports nothing */
+    assert_int_equal(rvt_retire_relay_new(&relay, fail_after_5000, &f), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     const char *p = "/tmp/rvtrace-test-bad";
@@ -222,6 +294,8 @@ int main(void) {
         cmocka_unit_test(test_itype_from_csv),
         cmocka_unit_test(test_spike_log),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_relay_keeps_order),
+        cmocka_unit_test(test_relay_reports_failure),
     };
     return cmocka_run_group_tests_name("ingress", tests, NULL, NULL);
 }

@@ -33,6 +33,8 @@ static void run_usage(FILE *out) {
             "  --ntrace FILE      encode the run with N-Trace, write the Nexus messages as MSEO\n"
             "                     bytes; with the N-Trace encoder options of encode --help\n"
             "                     (--btm, --call-stack N, --repeat-history N, ...)\n"
+            "                     The encoders and --spike-csv/--pcs writers run on a\n"
+            "                     second thread beside the hart\n"
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
             "                     run of sequential instructions (cannot be combined with\n"
             "                     --spike-csv or --pcs, which need one row per instruction)\n"
@@ -104,14 +106,27 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out) {
     return 0;
 }
 
-/* The .rvti gets the run as it happened; the row formats and the encoder get
- * it through the reference filter, so they equal the reference traces. */
+/* The .rvti gets the run as it happened; the row formats and the encoders get
+ * it through the reference filter, so they equal the reference traces.
+ * The filter and everything behind it run on a second thread, fed through a
+ * relay. The E-Trace encoder there reads the code of the program's image
+ * (decoded beforehand, read-only while the hart runs); the first block the
+ * image does not hold would need the hart's memory, which only the hart's
+ * thread may read, so the relay is then drained and closed and the rest
+ * goes straight from the hart. */
 struct fanout {
     rvt_rvti_writer *rvti;
     rvt_ref_filter *filter;
     rvt_row_writer *csv, *pcs;
     rvt_etrace_encoder *etrace;
     rvt_ntrace_encoder *ntrace;
+    rvt_retire_relay *relay;
+    int relay_error; /* the relay's, once closed early */
+    /* with the E-Trace encoder behind the relay: the image's executable
+     * segments, and the one the last block was in */
+    rvt_segment_info code[16];
+    size_t ncode, code_at;
+    rvt_machine *m; /* and the machine, for its boot ROM */
 };
 
 static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -126,6 +141,26 @@ static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
     if (f->ntrace)
         rc |= rvt_ntrace_encoder_push(f->ntrace, recs, n);
     return rc;
+}
+
+/* Whether the E-Trace encoder may need code of r that neither the image
+ * nor the boot ROM (which no hart can write) holds. */
+static bool outside_image(struct fanout *f, const rvt_retire *r) {
+    if (r->ninsns < 2)
+        return false; /* only a block's inner instructions are fetched */
+    uint64_t first = r->iaddr, last = rvt_retire_last_iaddr(r);
+    const rvt_segment_info *s = &f->code[f->code_at];
+    if (first - s->vaddr < s->memsz && last - s->vaddr < s->memsz)
+        return false;
+    for (size_t i = 0; i < f->ncode; i++) {
+        s = &f->code[i];
+        if (s->exec && first - s->vaddr < s->memsz && last - s->vaddr < s->memsz) {
+            f->code_at = i;
+            return false;
+        }
+    }
+    uint8_t b[2];
+    return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
 
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
@@ -153,9 +188,24 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     int rc = 0;
     if (f->rvti)
         rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
-    if (f->filter)
-        rc |= rvt_ref_filter_sink(f->filter, recs, n);
-    return rc;
+    if (!f->filter)
+        return rc;
+    if (f->relay) {
+        size_t k = 0;
+        if (!f->etrace)
+            k = n;
+        while (k < n && !outside_image(f, &recs[k]))
+            k++;
+        rc |= rvt_retire_relay_sink(f->relay, recs, k);
+        if (k == n)
+            return rc;
+        f->relay_error = rvt_retire_relay_finish(f->relay);
+        f->relay = NULL;
+        rc |= f->relay_error;
+        recs += k;
+        n -= k;
+    }
+    return rc | rvt_ref_filter_sink(f->filter, recs, n);
 }
 
 /* --sample-branches: one line per sample, as `perf script -F ip,brstack`
@@ -623,8 +673,22 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: %s: %s\n", ntrace_path, nex ? "cannot start the N-Trace encoder" : strerror(errno));
         goto out;
     }
-    struct fanout fan = {rvti_w, NULL, csv_w, pcs_w, enc, nenc};
+    struct fanout fan = {.rvti = rvti_w, .csv = csv_w, .pcs = pcs_w, .etrace = enc, .ntrace = nenc, .m = m};
     if ((csv_w || pcs_w || enc || nenc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
+        fprintf(stderr, "rvtrace run: out of memory\n");
+        goto out;
+    }
+    if (enc) {
+        fan.ncode = rvt_image_segments(img, fan.code, sizeof fan.code / sizeof fan.code[0]);
+        if (fan.ncode > sizeof fan.code / sizeof fan.code[0])
+            fan.ncode = 0; /* more than the table holds: every block goes straight */
+        for (size_t i = 0; i < fan.ncode; i++)
+            if (!fan.code[i].exec)
+                fan.code[i].memsz = 0;
+    }
+    if (fan.filter && (!enc || fan.ncode) &&
+        ((enc && rvt_image_decode_all(img)) || rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter))) {
+        rvt_ref_filter_free(fan.filter);
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
@@ -642,7 +706,10 @@ int cmd_run(int argc, char **argv) {
     rvt_run_result res;
     rvt_machine_run(m, &res, &diag);
     progress_end(&rp.pr);
-    int frc = fan.filter ? rvt_ref_filter_finish(fan.filter) : 0;
+    /* The filter finishes on this thread, once the relay's is done with it. */
+    int frc = fan.relay ? rvt_retire_relay_finish(fan.relay) : fan.relay_error;
+    if (fan.filter)
+        frc |= rvt_ref_filter_finish(fan.filter);
     int wrc = frc | rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
     if (tv_w)
         wrc |= rvt_tv_writer_finish(tv_w);

@@ -1,0 +1,123 @@
+/* A retirement stream handed from the producer's thread to a consumer's. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvtrace/ingress.h"
+
+/* Batches of 2048 records (128 KiB) stay in the caches the two threads share
+ * while the consumer catches up; eight let the producer run ahead over a
+ * consumer's slow stretch (a burst of packets) without waiting. */
+enum { RELAY_BATCH = 4096, RELAY_BATCHES = 8 };
+
+struct rvt_retire_relay {
+    rvt_retire_sink next;
+    void *next_user;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t filled, emptied;
+    /* Batches are filled in order: `queued` of them are full, from the one
+     * at `first`; the producer fills the one after them. */
+    unsigned first, queued;
+    bool closing;
+    int error; /* the first error of `next` (under the lock) */
+    unsigned filling_at; /* the producer's batch (its own: first + queued) */
+    size_t filling;      /* records in it */
+    size_t len[RELAY_BATCHES];
+    rvt_retire batch[RELAY_BATCHES][RELAY_BATCH];
+};
+
+static void *consume(void *arg) {
+    rvt_retire_relay *r = arg;
+    int rc = 0;
+    pthread_mutex_lock(&r->lock);
+    for (;;) {
+        while (!r->queued && !r->closing)
+            pthread_cond_wait(&r->filled, &r->lock);
+        if (!r->queued)
+            break;
+        unsigned b = r->first;
+        pthread_mutex_unlock(&r->lock);
+        if (!rc)
+            rc = r->next(r->next_user, r->batch[b], r->len[b]);
+        pthread_mutex_lock(&r->lock);
+        if (rc && !r->error)
+            r->error = rc;
+        r->first = (r->first + 1) % RELAY_BATCHES;
+        r->queued--;
+        pthread_cond_signal(&r->emptied);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user) {
+    rvt_retire_relay *r = calloc(1, sizeof *r);
+    if (!r)
+        return RVT_E_NOMEM;
+    r->next = next;
+    r->next_user = next_user;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->filled, NULL);
+    pthread_cond_init(&r->emptied, NULL);
+    if (pthread_create(&r->thread, NULL, consume, r)) {
+        pthread_cond_destroy(&r->filled);
+        pthread_cond_destroy(&r->emptied);
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+        return RVT_E_NOMEM;
+    }
+    *out = r;
+    return RVT_OK;
+}
+
+/* The producer's batch joins the queue; returns the consumer's error. */
+static int hand_over(rvt_retire_relay *r) {
+    pthread_mutex_lock(&r->lock);
+    r->len[r->filling_at] = r->filling;
+    r->queued++;
+    pthread_cond_signal(&r->filled);
+    while (r->queued == RELAY_BATCHES)
+        pthread_cond_wait(&r->emptied, &r->lock);
+    int rc = r->error;
+    pthread_mutex_unlock(&r->lock);
+    r->filling_at = (r->filling_at + 1) % RELAY_BATCHES;
+    r->filling = 0;
+    return rc;
+}
+
+int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n) {
+    rvt_retire_relay *r = relay;
+    while (n) {
+        rvt_retire *to = r->batch[r->filling_at];
+        size_t k = RELAY_BATCH - r->filling < n ? RELAY_BATCH - r->filling : n;
+        memcpy(to + r->filling, recs, k * sizeof *recs);
+        r->filling += k;
+        recs += k;
+        n -= k;
+        if (r->filling == RELAY_BATCH) {
+            int rc = hand_over(r);
+            if (rc)
+                return rc;
+        }
+    }
+    return RVT_OK;
+}
+
+int rvt_retire_relay_finish(rvt_retire_relay *r) {
+    if (!r)
+        return RVT_OK;
+    if (r->filling)
+        hand_over(r);
+    pthread_mutex_lock(&r->lock);
+    r->closing = true;
+    pthread_cond_signal(&r->filled);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    int rc = r->error;
+    pthread_cond_destroy(&r->filled);
+    pthread_cond_destroy(&r->emptied);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+    return rc;
+}
