@@ -97,6 +97,10 @@ bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
 typedef struct rvt_retire_relay rvt_retire_relay;
 int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
 int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+/* Room for the next *cap records inside the relay's batch: records written
+ * there and then passed to rvt_retire_relay_sink are not copied. Valid until
+ * the next call of either. */
+rvt_retire *rvt_retire_relay_space(void *relay, size_t *cap);
 /* Passes on what is queued, waits for the thread and frees the relay: the
  * first error of `next`, or 0. */
 int rvt_retire_relay_finish(rvt_retire_relay *r);

@@ -199,8 +199,10 @@ typedef struct rvt_machine {
 
     rvt_retire_sink sink;
     void *sink_user;
-    rvt_retire *buf;
+    rvt_retire *buf, *own_buf; /* buf: own_buf or the record space's */
     size_t nbuf, buf_cap;
+    rvt_record_space space;
+    void *space_user;
 
     uint64_t fromhost_queue[64];
     unsigned fq_head, fq_len;
@@ -418,6 +420,9 @@ void update_timer_irq(struct rvt_machine *m);
 
 /* Retirement output (machine.c): records are batched in m->buf. */
 void machine_flush_records(struct rvt_machine *m);
+/* Where the next records go: the record space's, else the own buffer. */
+void machine_take_space(struct rvt_machine *m);
+enum { RVT_OWN_RECORDS = 4096 };
 /* Next free record slot, flushing a full buffer first. */
 static inline rvt_retire *machine_slot(struct rvt_machine *m);
 static inline void machine_emit(struct rvt_machine *m, const rvt_retire *r);

@@ -245,6 +245,14 @@ void machine_flush_records(rvt_machine *m) {
         m->stop_reason = RVT_STOP_SINK;
     }
     m->nbuf = 0;
+    machine_take_space(m);
+}
+
+void machine_take_space(rvt_machine *m) {
+    size_t cap = 0;
+    rvt_retire *space = m->space ? m->space(m->space_user, &cap) : NULL;
+    m->buf = space && cap ? space : m->own_buf;
+    m->buf_cap = space && cap ? cap : RVT_OWN_RECORDS;
 }
 
 
@@ -396,8 +404,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
     m->max_insns = cfg->max_insns;
-    m->buf_cap = 4096;
-    m->buf = calloc(m->buf_cap, sizeof *m->buf);
+    m->buf_cap = RVT_OWN_RECORDS;
+    m->buf = m->own_buf = calloc(m->buf_cap, sizeof *m->buf);
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
     int rc = RVT_E_NOMEM;
@@ -482,13 +490,20 @@ void rvt_machine_free(rvt_machine *m) {
     for (unsigned i = 0; m->harts && i < m->nharts; i++)
         ctr_free(&m->harts[i]);
     free(m->harts);
-    free(m->buf);
+    free(m->own_buf);
     free(m);
 }
 
 void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
     m->sink = sink;
     m->sink_user = user;
+}
+
+void rvt_machine_set_record_space(rvt_machine *m, rvt_record_space space, void *user) {
+    machine_flush_records(m); /* (the records so far go where they are) */
+    m->space = space;
+    m->space_user = user;
+    machine_take_space(m);
 }
 
 /* Whether a hart runs in this round: not while it sleeps in WFI (board

@@ -89,9 +89,10 @@ static int hand_over(rvt_retire_relay *r) {
 int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n) {
     rvt_retire_relay *r = relay;
     while (n) {
-        rvt_retire *to = r->batch[r->filling_at];
+        rvt_retire *to = r->batch[r->filling_at] + r->filling;
         size_t k = RELAY_BATCH - r->filling < n ? RELAY_BATCH - r->filling : n;
-        memcpy(to + r->filling, recs, k * sizeof *recs);
+        if (recs != to) /* else written in place (rvt_retire_relay_space) */
+            memcpy(to, recs, k * sizeof *recs);
         r->filling += k;
         recs += k;
         n -= k;
@@ -102,6 +103,12 @@ int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n) {
         }
     }
     return RVT_OK;
+}
+
+rvt_retire *rvt_retire_relay_space(void *relay, size_t *cap) {
+    rvt_retire_relay *r = relay;
+    *cap = RELAY_BATCH - r->filling;
+    return r->batch[r->filling_at] + r->filling;
 }
 
 int rvt_retire_relay_finish(rvt_retire_relay *r) {

@@ -163,6 +163,12 @@ static bool outside_image(struct fanout *f, const rvt_retire *r) {
     return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
 
+/* The hart writes its records straight into the relay's batches. */
+static rvt_retire *run_record_space(void *user, size_t *cap) {
+    struct fanout *f = user;
+    return f->relay ? rvt_retire_relay_space(f->relay, cap) : NULL;
+}
+
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
     return rvt_te_raw_write(user, payload, len);
@@ -199,11 +205,16 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
         rc |= rvt_retire_relay_sink(f->relay, recs, k);
         if (k == n)
             return rc;
+        /* the rest may lie in the relay's memory, which closing frees */
+        rvt_retire *rest = malloc((n - k) * sizeof *recs);
+        if (!rest)
+            return rc | RVT_E_NOMEM;
+        memcpy(rest, recs + k, (n - k) * sizeof *recs);
         f->relay_error = rvt_retire_relay_finish(f->relay);
         f->relay = NULL;
-        rc |= f->relay_error;
-        recs += k;
-        n -= k;
+        rc |= f->relay_error | rvt_ref_filter_sink(f->filter, rest, n - k);
+        free(rest);
+        return rc;
     }
     return rc | rvt_ref_filter_sink(f->filter, recs, n);
 }
@@ -699,6 +710,8 @@ int cmd_run(int argc, char **argv) {
         rvt_etrace_encoder_set_code(enc, fetch_run_code, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
+    if (fan.relay)
+        rvt_machine_set_record_space(m, run_record_space, &fan);
     run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
     progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
     if (rp.pr.on)
