@@ -42,22 +42,22 @@ static void emit_block(hart *h, unsigned itype) {
      * copied with wide loads of its fresh narrow stores (no forwarding). */
     rvt_retire *r = machine_slot(h->m);
     *r = (rvt_retire){
-        .iaddr = h->blk_pc,
-        .ninsns = h->blk_n,
-        .iretire = (uint16_t)h->blk_hw,
-        .ilastsize = h->blk_len == 4,
-        .insn = h->blk_insn,
+        .iaddr = h->blk.pc,
+        .ninsns = h->blk.n,
+        .iretire = (uint16_t)h->blk.hw,
+        .ilastsize = h->blk.len == 4,
+        .insn = h->blk.insn,
         .itype = (uint8_t)itype,
-        .priv = h->blk_priv,
+        .priv = h->blk.priv,
         .time = h->m->mtime,
         .hart = (uint8_t)h->id,
     };
-    h->blk_n = 0;
-    h->blk_hw = 0;
+    h->blk.n = 0;
+    h->blk.hw = 0;
 }
 
 void hart_flush_block(hart *h) {
-    if (h->blk_n)
+    if (h->blk.n)
         emit_block(h, RVT_ITYPE_NONE);
 }
 
@@ -939,9 +939,7 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
      * them per instruction cost a third of the loop. Nothing in the loop
      * reads them; they are brought up to date when a block ends and on the
      * way out (traps flush the block after the loop). */
-    uint64_t blk_pc = h->blk_pc;
-    uint32_t blk_n = h->blk_n, blk_hw = h->blk_hw, blk_insn = h->blk_insn;
-    uint8_t blk_len = h->blk_len, blk_priv = h->blk_priv;
+    struct retire_block blk = h->blk;
     while (done < limit) {
         uint64_t pc = h->pc;
         const rvt_insn *in;
@@ -988,27 +986,21 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
-            if (!blk_n) {
-                blk_pc = pc;
-                blk_priv = (uint8_t)priv;
+            if (!blk.n) {
+                blk.pc = pc;
+                blk.priv = (uint8_t)priv;
             }
-            blk_n++;
+            blk.n++;
             /* A block is sequential: its size follows from the addresses
              * (a running sum would chain every instruction to the last). */
-            blk_hw = (uint32_t)((pc + in->len - blk_pc) >> 1);
-            blk_insn = in->raw;
-            blk_len = in->len;
-            if (in->cf != RVT_CF_NONE || blk_hw > 0xff00) {
+            blk.hw = (uint32_t)((pc + in->len - blk.pc) >> 1);
+            blk.insn = in->raw;
+            blk.len = in->len;
+            if (in->cf != RVT_CF_NONE || blk.hw > 0xff00) {
                 bool taken = in->cf == RVT_CF_BRANCH && h->pc != pc + in->len;
-                h->blk_pc = blk_pc;
-                h->blk_n = blk_n;
-                h->blk_hw = blk_hw;
-                h->blk_insn = blk_insn;
-                h->blk_len = blk_len;
-                h->blk_priv = blk_priv;
+                h->blk = blk;
                 emit_block(h, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
-                blk_n = 0;
-                blk_hw = 0;
+                blk.n = 0;
                 if (m->stop)
                     break;
             }
@@ -1027,14 +1019,8 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         if (__builtin_expect(st != EXEC_OK, 0))
             break;
     }
-    if (BLOCKS) {
-        h->blk_pc = blk_pc;
-        h->blk_n = blk_n;
-        h->blk_hw = blk_hw;
-        h->blk_insn = blk_insn;
-        h->blk_len = blk_len;
-        h->blk_priv = blk_priv;
-    }
+    if (BLOCKS)
+        h->blk = blk;
     *retired = done;
     h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
     h->fetch_page_base = page_base;

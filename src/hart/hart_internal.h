@@ -142,12 +142,14 @@ typedef struct hart {
     mem_region *dreg;     /* RAM region of the last data access */
 
     /* Multiple-retire interface: the block of sequential instructions being
-     * accumulated (blk_n = 0 when none). */
-    uint64_t blk_pc;
-    uint32_t blk_n, blk_hw;
-    uint32_t blk_insn;    /* bits and size of the block's last instruction */
-    uint8_t blk_len;
-    uint8_t blk_priv;     /* the privilege the block executed in */
+     * accumulated (n = 0 when none). */
+    struct retire_block {
+        uint64_t pc;
+        uint32_t n, hw;
+        uint32_t insn; /* bits and size of the block's last instruction */
+        uint8_t len;
+        uint8_t priv;  /* the privilege the block executed in */
+    } blk;
 
     /* Single steps for tandem verification: a CSR instruction executes
      * even with an interrupt pending (the trace says when one is taken). */
