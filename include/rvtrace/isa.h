@@ -214,6 +214,18 @@ void rvt_disasm_init(rvt_disasm_ctx *ctx, unsigned xlen, unsigned flags);
 size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
                   char *buf, size_t cap);
 
+/* For callers that keep the text of instructions they list again (a trace
+ * listing repeats its loops): the address comment of a load, store, addi or
+ * jalr follows the register values lui/auipc left in ctx, which change as
+ * the listing goes on. rvt_disasm_split() formats like rvt_disasm() but,
+ * when the comment depends on ctx (*stateful), leaves it out; the text is
+ * then the same every time. rvt_disasm_note() gives such an instruction's
+ * comment (" # ADDR", or nothing) and changes ctx as rvt_disasm() would,
+ * without formatting the rest. */
+size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
+                        char *buf, size_t cap, bool *stateful);
+size_t rvt_disasm_note(rvt_disasm_ctx *ctx, const rvt_insn *in, uint64_t pc, char *buf, size_t cap);
+
 /* ABI register names as objdump prints them. */
 const char *rvt_gpr_name(unsigned reg);
 const char *rvt_fpr_name(unsigned reg);

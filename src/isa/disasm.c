@@ -33,6 +33,8 @@ typedef struct {
 } sbuf;
 
 static void sb_vprintf(sbuf *s, const char *fmt, va_list ap) {
+    if (!s->buf) /* rvt_disasm_note: the text is not wanted */
+        return;
     size_t room = s->len < s->cap ? s->cap - s->len : 0;
     int n = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
     if (n > 0)
@@ -56,11 +58,14 @@ typedef struct {
     sbuf out;
     uint64_t pc;
     bool to_print;     /* an address comment is pending */
+    bool stateful;     /* the comment came from or changed ctx's register values */
     uint64_t print_addr;
     unsigned nargs;    /* operands written so far, for the separators */
 } dis;
 
 static void put_addr(dis *d, uint64_t addr) {
+    if (!d->out.buf)
+        return;
     if (d->ctx->xlen == 32)
         addr = (uint32_t)addr;
     if (d->ctx->print_addr) {
@@ -78,6 +83,7 @@ static void put_addr(dis *d, uint64_t addr) {
  * else absolute for tp and zero. */
 static void maybe_address(dis *d, unsigned base, int64_t offset, bool wide) {
     rvt_disasm_ctx *c = d->ctx;
+    d->stateful = true;
     if (c->hi_valid[base]) {
         d->print_addr = (base ? c->hi_addr[base] : 0) + (uint64_t)offset;
         c->hi_valid[base] = false;
@@ -113,6 +119,7 @@ static void text(dis *d, const char *s) { sep(d); sb_printf(&d->out, "%s", s); }
  * address computation through the same register. */
 static void x_dest_upper(dis *d, const rvt_insn *in) {
     rvt_disasm_ctx *c = d->ctx;
+    d->stateful = true;
     c->hi_valid[in->rd] = true;
     c->hi_addr[in->rd] = in->op == RVT_OP_AUIPC ? d->pc + (uint64_t)in->imm : (uint64_t)in->imm;
     x(d, in->rd);
@@ -585,31 +592,66 @@ static bool objdump_lenient(const rvt_insn *in, unsigned xlen, rvt_insn *out) {
     return false;
 }
 
+/* The instruction's text without its address comment into d->out. */
+static void disasm_operands(dis *d, const rvt_insn *in, const uint8_t *bytes) {
+    bool no_alias = d->ctx->flags & RVT_DIS_NO_ALIASES;
+    /* Exact conversions ignore the rounding mode when executed, but objdump
+     * only knows the encoding with rm = 0. */
+    bool exact_cvt = in->op == RVT_OP_FCVT_D_S || in->op == RVT_OP_FCVT_D_W || in->op == RVT_OP_FCVT_D_WU;
+    rvt_insn lenient;
+    if (in->op == RVT_OP_ILLEGAL && in->len <= 4 && objdump_lenient(in, d->ctx->xlen, &lenient))
+        in = &lenient;
+    if ((in->op == RVT_OP_ILLEGAL && in->cop != RVT_OP_C_UNIMP) || (exact_cvt && in->rm != 0)) {
+        illegal(d, in, bytes);
+    } else if (in->cop != RVT_OP_ILLEGAL) {
+        if (no_alias || !compressed_alias(d, in))
+            compressed_raw(d, in);
+    } else if (no_alias || !base_alias(d, in)) {
+        base_raw(d, in);
+    }
+}
+
+static size_t finish(dis *d, char *buf, size_t cap) {
+    if (cap && d->out.len >= cap)
+        buf[cap - 1] = 0;
+    return d->out.len;
+}
+
+static void put_comment(dis *d) {
+    if (d->to_print) {
+        sb_printf(&d->out, " # ");
+        put_addr(d, d->print_addr);
+    }
+}
+
 size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
                   char *buf, size_t cap) {
     dis d = {.ctx = ctx, .out = {buf, cap, 0}, .pc = pc};
     if (cap)
         buf[0] = 0;
-    bool no_alias = ctx->flags & RVT_DIS_NO_ALIASES;
-    /* Exact conversions ignore the rounding mode when executed, but objdump
-     * only knows the encoding with rm = 0. */
-    bool exact_cvt = in->op == RVT_OP_FCVT_D_S || in->op == RVT_OP_FCVT_D_W || in->op == RVT_OP_FCVT_D_WU;
-    rvt_insn lenient;
-    if (in->op == RVT_OP_ILLEGAL && in->len <= 4 && objdump_lenient(in, ctx->xlen, &lenient))
-        in = &lenient;
-    if ((in->op == RVT_OP_ILLEGAL && in->cop != RVT_OP_C_UNIMP) || (exact_cvt && in->rm != 0)) {
-        illegal(&d, in, bytes);
-    } else if (in->cop != RVT_OP_ILLEGAL) {
-        if (no_alias || !compressed_alias(&d, in))
-            compressed_raw(&d, in);
-    } else if (no_alias || !base_alias(&d, in)) {
-        base_raw(&d, in);
-    }
-    if (d.to_print) {
-        sb_printf(&d.out, " # ");
-        put_addr(&d, d.print_addr);
-    }
-    if (cap && d.out.len >= cap)
-        buf[cap - 1] = 0;
-    return d.out.len;
+    disasm_operands(&d, in, bytes);
+    put_comment(&d);
+    return finish(&d, buf, cap);
+}
+
+size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
+                        char *buf, size_t cap, bool *stateful) {
+    dis d = {.ctx = ctx, .out = {buf, cap, 0}, .pc = pc};
+    if (cap)
+        buf[0] = 0;
+    disasm_operands(&d, in, bytes);
+    *stateful = d.stateful;
+    if (!d.stateful)
+        put_comment(&d); /* an address known from the instruction alone */
+    return finish(&d, buf, cap);
+}
+
+size_t rvt_disasm_note(rvt_disasm_ctx *ctx, const rvt_insn *in, uint64_t pc, char *buf, size_t cap) {
+    dis d = {.ctx = ctx, .out = {NULL, 0, 0}, .pc = pc};
+    if (cap)
+        buf[0] = 0;
+    disasm_operands(&d, in, NULL);
+    d.out = (sbuf){buf, cap, 0};
+    put_comment(&d);
+    return finish(&d, buf, cap);
 }

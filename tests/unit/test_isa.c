@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -250,6 +251,41 @@ static void test_address_comment(void **state) {
     assert_string_equal(buf, "lw\ta4,-1648(a3)");
 }
 
+/* A caller that keeps instruction texts (the trace listing) gets the same
+ * lines as rvt_disasm: the comment from the register state apart. */
+static void test_split_note(void **state) {
+    (void)state;
+    rvt_disasm_ctx whole, kept;
+    rvt_disasm_init(&whole, 32, 0);
+    rvt_disasm_init(&kept, 32, 0);
+    struct {
+        uint32_t word;
+        uint64_t pc;
+        bool stateful;
+    } seq[] = {
+        {0x200126b7, 0x20010038, true},  /* lui a3,0x20012 */
+        {0x00b50533, 0x2001003a, false}, /* add a0,a0,a1 */
+        {0x9906a703, 0x2001003c, true},  /* lw a4,-1648(a3): its comment from the lui */
+        {0x9906a703, 0x2001006c, true},  /* the same, the value used up: no comment */
+        {0x0080006f, 0x2001001c, false}, /* j: its target is in the text */
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+        rvt_insn in = dec(seq[i].word, 32);
+        char want[128], text[128], note[64], line[200];
+        rvt_disasm(&whole, &in, NULL, seq[i].pc, want, sizeof want);
+        bool stateful;
+        rvt_disasm_ctx scratch = kept;
+        rvt_disasm_split(&scratch, &in, NULL, seq[i].pc, text, sizeof text, &stateful);
+        assert_int_equal(stateful, seq[i].stateful);
+        if (stateful)
+            rvt_disasm_note(&kept, &in, seq[i].pc, note, sizeof note);
+        else
+            note[0] = 0;
+        snprintf(line, sizeof line, "%s%s", text, note);
+        assert_string_equal(line, want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lengths),
@@ -261,6 +297,7 @@ int main(void) {
         cmocka_unit_test(test_seq_inferable),
         cmocka_unit_test(test_disasm_text),
         cmocka_unit_test(test_address_comment),
+        cmocka_unit_test(test_split_note),
     };
     return cmocka_run_group_tests_name("isa", tests, NULL, NULL);
 }

@@ -109,8 +109,9 @@ typedef struct {
     uint32_t prof_n;
     bool sifive;        /* SiFive's lists leave out an ecall or ebreak that traps */
     uint64_t listed;    /* instructions reported so far (where a loss falls) */
-    char pcs_buf[1 << 16]; /* the PC list on its way to `out` */
+    char pcs_buf[1 << 16]; /* the PC list or listing on its way to `out` */
     size_t pcs_len;
+    struct listing_line *lines; /* --listing: the text of recently listed addresses */
     bool write_pcs;     /* --pcs or --listing */
     rvt_profile *prof;  /* --profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report */
     FILE *traps;        /* --traps */
@@ -146,6 +147,7 @@ static bool read_rom(void *user, uint64_t addr, void *buf, unsigned n) {
 }
 
 static int print_pc(decode_ctx *c, uint64_t pc);
+static int flush_pcs(decode_ctx *c);
 
 static int profile_flush(decode_ctx *c) {
     int rc = c->prof && c->prof_n ? rvt_profile_run(c->prof, c->prof_start, c->prof_n, 0) : 0;
@@ -205,7 +207,7 @@ static int note_trap(decode_ctx *c, const rvt_trap_event *t) {
             snprintf(what, sizeof what, "%s %" PRIu64, t->interrupt ? "interrupt" : "exception", t->cause);
         else
             snprintf(what, sizeof what, "%s", t->interrupt ? "interrupt" : "exception");
-        return fprintf(c->out, "%16s -- %s at %" PRIx64 "%s%s, handler %" PRIx64 "\n", "", what, t->at,
+        return flush_pcs(c) || fprintf(c->out, "%16s -- %s at %" PRIx64 "%s%s, handler %" PRIx64 "\n", "", what, t->at,
                        t->has_tval ? ", tval " : "", t->has_tval ? tval : "", t->handler) < 0;
     }
     return 0;
@@ -262,6 +264,61 @@ static int flush_pcs(decode_ctx *c) {
 
 static int output_pc(decode_ctx *c, uint64_t pc);
 
+/* A listing repeats the lines of its loops, and a line depends on its
+ * address (the code is the program's) but for the address comment of an
+ * instruction that uses what a lui or auipc left in a register (see
+ * rvt_disasm_split): the line of the last address of each slot is kept, a
+ * bounded cache in front of the disassembler and the symbol and line
+ * tables, and only such comments are worked out per instruction. */
+#define LISTING_LINES 65536u
+#define LISTING_LINE_MAX 1100 /* address, <symbol+offset> (300), disassembly (400), file:line (300) */
+struct listing_line {
+    uint64_t pc;
+    char *text;         /* the line with its newline, not terminated */
+    unsigned len, note; /* bytes, and where the comment goes (0: none) */
+    rvt_insn in;        /* for the comment */
+};
+
+/* Addresses in the listing's disassembly as objdump shows them: `ADDR <sym+0xOFF>`. */
+static size_t listing_address(void *user, uint64_t addr, char *buf, size_t cap) {
+    const decode_ctx *c = user;
+    uint64_t off = 0;
+    const char *sym = rvt_image_symbolize(c->img, addr, &off);
+    int n = !sym ? snprintf(buf, cap, "%" PRIx64, addr)
+            : off ? snprintf(buf, cap, "%" PRIx64 " <%s+0x%" PRIx64 ">", addr, sym, off)
+                  : snprintf(buf, cap, "%" PRIx64 " <%s>", addr, sym);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* The listing line of `pc` at `out` without a comment that depends on
+ * the disassembler's state (*note: where it goes, else 0); returns its length. */
+static unsigned format_listing_line(decode_ctx *c, uint64_t pc, char out[LISTING_LINE_MAX], rvt_insn *in,
+                                    unsigned *note) {
+    char text[400] = "?";
+    bool stateful = false;
+    if (fetch_code(c, pc, in)) {
+        rvt_disasm_ctx scratch = c->dis; /* the state changes as the line is listed, not here */
+        rvt_disasm_split(&scratch, in, NULL, pc, text, sizeof text, &stateful);
+    }
+    uint64_t off = 0;
+    const char *sym = rvt_image_symbolize(c->img, pc, &off);
+    const char *file;
+    unsigned line;
+    char where[300] = "", src[300] = "";
+    if (sym)
+        snprintf(where, sizeof where, off ? "<%s+0x%" PRIx64 ">" : "<%s>", sym, off);
+    if (rvt_image_source_line(c->img, pc, &file, &line))
+        snprintf(src, sizeof src, "\t%s:%u", file, line);
+    int head = snprintf(out, LISTING_LINE_MAX, "%16" PRIx64 " %-28s %s", pc, where, text);
+    int n = head + snprintf(out + head, LISTING_LINE_MAX - (unsigned)head, "%s\n", src);
+    *note = stateful ? (unsigned)head : 0;
+    if (n >= LISTING_LINE_MAX) { /* cut short: the line still ends */
+        n = LISTING_LINE_MAX;
+        out[n - 1] = '\n';
+    }
+    return (unsigned)n;
+}
+
 static int print_pc(decode_ctx *c, uint64_t pc) {
     c->listed++;
     if (c->prof && !c->hold && rvt_profile_pc(c->prof, pc)) /* with hold, profile_defer counts */
@@ -279,20 +336,31 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
         c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
         return 0;
     }
-    rvt_insn in;
-    char text[160] = "?";
-    if (fetch_code(c, pc, &in))
-        rvt_disasm(&c->dis, &in, NULL, pc, text, sizeof text);
-    uint64_t off = 0;
-    const char *sym = rvt_image_symbolize(c->img, pc, &off);
-    const char *file;
-    unsigned line;
-    char where[300] = "", src[300] = "";
-    if (sym)
-        snprintf(where, sizeof where, off ? "<%s+0x%" PRIx64 ">" : "<%s>", sym, off);
-    if (rvt_image_source_line(c->img, pc, &file, &line))
-        snprintf(src, sizeof src, "\t%s:%u", file, line);
-    return fprintf(c->out, "%16" PRIx64 " %-28s %s%s\n", pc, where, text, src) < 0;
+    struct listing_line *l = &c->lines[(pc >> 1) & (LISTING_LINES - 1)];
+    if (!l->text || l->pc != pc) {
+        char text[LISTING_LINE_MAX];
+        rvt_insn in;
+        unsigned note, n = format_listing_line(c, pc, text, &in, &note);
+        char *keep = realloc(l->text, n);
+        if (!keep)
+            return 1;
+        memcpy(keep, text, n);
+        *l = (struct listing_line){pc, keep, n, note, in};
+    }
+    char comment[LISTING_LINE_MAX];
+    size_t extra = l->note ? rvt_disasm_note(&c->dis, &l->in, pc, comment, sizeof comment) : 0;
+    if (c->pcs_len > sizeof c->pcs_buf - l->len - extra && flush_pcs(c))
+        return 1;
+    char *out = c->pcs_buf + c->pcs_len;
+    if (extra) {
+        memcpy(out, l->text, l->note);
+        memcpy(out + l->note, comment, extra);
+        memcpy(out + l->note + extra, l->text + l->note, l->len - l->note);
+    } else {
+        memcpy(out, l->text, l->len);
+    }
+    c->pcs_len += l->len + extra;
+    return 0;
 }
 
 /* A straight run. N-Trace (`hold`): every address but the last goes out
@@ -798,11 +866,14 @@ int cmd_decode(int argc, char **argv) {
 
     c.listing = listing;
     c.write_pcs = pcs || listing;
-    if (profiling && rvt_profile_new(&c.prof, c.img)) {
+    if ((profiling && rvt_profile_new(&c.prof, c.img)) ||
+        (listing && !(c.lines = calloc(LISTING_LINES, sizeof *c.lines)))) {
         fprintf(stderr, "rvtrace decode: out of memory\n");
         goto done;
     }
     rvt_disasm_init(&c.dis, c.xlen, 0);
+    c.dis.print_addr = listing_address;
+    c.dis.user = &c;
     c.machine = sifive ? NULL : program_machine(c.img); /* spike's boot ROM: for traces made on the hart model */
     if (c.prof)
         rvt_profile_set_fetch(c.prof, fetch_code, &c);
@@ -963,6 +1034,9 @@ done:
         }
     }
     rvt_profile_free(c.prof);
+    for (size_t i = 0; c.lines && i < LISTING_LINES; i++)
+        free(c.lines[i].text);
+    free(c.lines);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
         status = 1;
     if (c.traps && fclose(c.traps) != 0)
