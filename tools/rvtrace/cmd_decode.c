@@ -236,23 +236,45 @@ static int ntrace_trap(void *user, const rvt_trap_event *t) {
     return rc ? rc : note_trap(c, t);
 }
 
+/* The eight hex digits of `v` as the bytes of a word, in memory order. */
+static uint64_t hex_digits8(uint32_t v) {
+    uint64_t x = v; /* nibble i to byte i, then the bytes to ASCII: no table, no loop */
+    x = ((x & 0xffff0000u) << 16) | (x & 0xffffu);
+    x = ((x & 0x0000ff000000ff00ull) << 8) | (x & 0x000000ff000000ffull);
+    x = ((x & 0x00f000f000f000f0ull) << 4) | (x & 0x000f000f000f000full);
+    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibbles over 9 */
+    x += 0x3030303030303030ull + letters * ('a' - '0' - 10);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return x;
+#else
+    return __builtin_bswap64(x); /* the first digit at the lowest address */
+#endif
+}
+
+/* The digits of a word from hex_digits8 without the first `skip`. */
+static uint64_t skip_digits(uint64_t digits, unsigned skip) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return digits << (8 * skip);
+#else
+    return digits >> (8 * skip);
+#endif
+}
+
 /* `pc` in lower-case hex without leading zeros, and a newline, at `out`
- * (18 bytes at most); returns the bytes written. */
-static size_t format_hex_line(char *out, uint64_t pc) {
-    static const char digits[] = "0123456789abcdef";
-    static char pairs[256][2]; /* byte -> its two digits */
-    if (!pairs[1][1])
-        for (unsigned b = 0; b < 256; b++)
-            pairs[b][0] = digits[b >> 4], pairs[b][1] = digits[b & 15];
-    unsigned n = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4;
-    char *q = out + n;
-    *q = '\n';
-    for (; q - 2 >= out; pc >>= 8) {
-        q -= 2;
-        memcpy(q, pairs[pc & 0xff], 2);
+ * (which has 24 bytes of room); returns the bytes of the line (18 at most).
+ * A PC list runs to gigabytes: whole words are stored, none read back. */
+static inline __attribute__((always_inline)) size_t format_hex_line(char *out, uint64_t pc) {
+    unsigned n = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4; /* digits */
+    uint64_t low = hex_digits8((uint32_t)pc);
+    if (n <= 8) {
+        low = skip_digits(low, 8 - n);
+        memcpy(out, &low, 8);
+    } else {
+        uint64_t high = skip_digits(hex_digits8((uint32_t)(pc >> 32)), 16 - n);
+        memcpy(out, &high, 8);
+        memcpy(out + n - 8, &low, 8);
     }
-    if (q > out)
-        *--q = digits[pc & 15];
+    out[n] = '\n';
     return n + 1;
 }
 
@@ -331,7 +353,7 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
     if (!c->write_pcs)
         return 0;
     if (!c->listing) { /* the PC list can run to gigabytes: no stdio per line */
-        if (c->pcs_len > sizeof c->pcs_buf - 18 && flush_pcs(c))
+        if (c->pcs_len > sizeof c->pcs_buf - 24 && flush_pcs(c))
             return 1;
         c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
         return 0;
@@ -378,7 +400,7 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     c->listed += now;
     uint64_t pc = start;
     if (c->write_pcs && !c->listing) { /* the plain PC list: straight into the buffer */
-        if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX && flush_pcs(c))
+        if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX - 6 && flush_pcs(c))
             return 1;
         for (uint32_t i = 0; i < now; i++) {
             c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
