@@ -269,7 +269,10 @@ static bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
             if (cur != 0 && p->frames[cur].parent != 0)
                 cur = p->frames[cur].parent;
         } else if (p->prev_kind == KIND_BRANCH && transfer) {
-            lookup(p, p->prev_addr)->taken++;
+            if (p->prev_run) /* the address is settled with the run's passes */
+                p->prev_run->taken++;
+            else
+                lookup(p, p->prev_addr)->taken++;
         }
     }
     if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != sym))
@@ -293,6 +296,7 @@ static const addr_slot *add(rvt_profile *p, uint64_t pc) {
     p->prev_kind = s->kind;
     p->prev_len = s->len;
     p->prev_addr = pc;
+    p->prev_run = NULL;
     return s;
 }
 
@@ -323,6 +327,7 @@ static bool grow_runs(rvt_profile *p) {
     free(p->runs);
     p->runs = r;
     p->runs_cap = cap;
+    p->prev_run = NULL; /* moved: the next taken branch is counted on its address */
     return true;
 }
 
@@ -377,13 +382,14 @@ static int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
     p->prev_kind = r->last_kind;
     p->prev_len = r->last_len;
     p->prev_addr = r->last;
+    p->prev_run = r;
     return 0;
 }
 
 void rvt_profile_settle(rvt_profile *p) {
     for (size_t i = 0; i < p->runs_cap; i++) {
         run_slot *r = &p->runs[i];
-        if (!r->used || !r->pending)
+        if (!r->used || (!r->pending && !r->taken))
             continue;
         uint64_t pc = r->start;
         for (uint32_t k = 0; k < r->n; k++) {
@@ -392,6 +398,8 @@ void rvt_profile_settle(rvt_profile *p) {
             pc += s->len;
         }
         r->pending = 0;
+        lookup(p, r->last)->taken += r->taken;
+        r->taken = 0;
     }
 }
 

@@ -40,6 +40,7 @@ typedef struct run_slot {
     uint64_t start;
     uint32_t n;
     uint64_t pending;    /* passes not yet added to its addresses' counts */
+    uint64_t taken;      /* of them, passes its last instruction (a branch) was taken: not yet added */
     uint64_t last;       /* its last instruction, with that one's kind and length */
     const char *sym;
     uint8_t last_kind, last_len;
@@ -72,6 +73,7 @@ struct rvt_profile {
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
+    run_slot *prev_run; /* the run the previous instruction ended, when counted as one */
     bool have_prev;
     uint8_t prev_kind, prev_len;
     uint64_t prev_addr;
