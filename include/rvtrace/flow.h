@@ -63,16 +63,24 @@ typedef int (*rvt_trap_sink)(void *user, const rvt_trap_event *trap);
 /* 0 for an instruction a walk simply passes, else a decoder-defined class. */
 typedef unsigned (*rvt_insn_classifier)(const rvt_insn *in);
 
+/* One cache line: a decoder looks a run up for every few instructions it
+ * passes, and the cache holds thousands of them. */
 typedef struct rvt_run {
-    uint64_t start, end; /* first linear instruction; the address after the last */
-    uint64_t last;       /* the last linear instruction (start when n == 0) */
-    uint64_t wide;       /* bit i: linear instruction i is 32-bit */
-    uint32_t n, units;   /* linear instructions, their 16-bit units */
-    bool has_end;        /* the instruction at `end` is known and not linear: */
-    unsigned end_class;
-    rvt_insn end_insn;
+    _Alignas(64) uint64_t start; /* first linear instruction */
+    uint64_t end;                /* the address after the last */
+    uint64_t wide;               /* bit i: linear instruction i is 32-bit */
+    uint8_t n, units;            /* linear instructions (RVT_RUN_MAX at most), their 16-bit units */
+    bool has_end;                /* the instruction at `end` is known and not linear: */
     bool valid;
+    uint16_t end_class;
+    rvt_insn end_insn;
 } rvt_run;
+
+/* The last linear instruction of `r` (its start when it has none); `mask`
+ * the XLEN address mask. */
+static inline uint64_t rvt_run_last(const rvt_run *r, uint64_t mask) {
+    return r->n ? (r->end - ((r->wide >> (r->n - 1)) & 1 ? 4 : 2)) & mask : r->start;
+}
 
 /* 16-bit units of a run of `n` instructions with sizes `wide` (bit i set:
  * instruction i is 32-bit): its end is start + 2 * units. */

@@ -405,12 +405,12 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
     uint32_t count = r->has_end ? r->n : r->n - 1; /* instructions to report */
     if (r->n == 0 || count == 0)
         return false;
-    uint64_t stop = r->has_end ? r->end : r->last;
+    uint64_t stop = r->has_end ? r->end : rvt_run_last(r, mask_addr(d, ~0ull));
     if (address > r->start && address <= stop)
         return false;
     uint64_t first = mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2));
     uint64_t after = r->has_end ? mask_addr(d, r->end + r->end_insn.len) : r->end;
-    d->last_pc = r->has_end ? r->last : rvt_run_addr(d->runs, r, count - 1);
+    d->last_pc = r->has_end ? rvt_run_last(r, mask_addr(d, ~0ull)) : rvt_run_addr(d->runs, r, count - 1);
     if (d->block) {
         if (d->has_pending && d->pending == r->start) {
             d->has_pending = false;

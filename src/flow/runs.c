@@ -1,10 +1,11 @@
 /* The run cache of include/rvtrace/flow.h: direct mapped by start address. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-#define RUN_SLOTS 16384u /* 1.5 MiB: a decoder touches few of them, each fault costs more than a miss */
+#define RUN_SLOTS 16384u /* 1 MiB: a decoder touches few of them, each fault costs more than a miss */
 
 struct rvt_run_cache {
     rvt_code_fetch fetch;
@@ -16,9 +17,10 @@ struct rvt_run_cache {
 
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify) {
-    rvt_run_cache *c = calloc(1, sizeof *c);
+    rvt_run_cache *c = aligned_alloc(_Alignof(rvt_run_cache), sizeof *c); /* (a multiple of its alignment) */
     if (!c)
         return RVT_E_NOMEM;
+    memset(c, 0, sizeof *c);
     c->fetch = fetch;
     c->user = user;
     c->mask = xlen == 32 ? 0xffffffffull : ~0ull;
@@ -34,7 +36,7 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
     if (r->valid && r->start == pc)
         return r;
     r->valid = true;
-    r->start = r->end = r->last = pc;
+    r->start = r->end = pc;
     r->wide = 0;
     r->n = r->units = 0;
     r->has_end = false;
@@ -49,7 +51,6 @@ const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
         }
         if (in.len == 4)
             r->wide |= 1ull << r->n;
-        r->last = r->end;
         r->n++;
         r->units += in.len / 2;
         r->end = (r->end + in.len) & c->mask;

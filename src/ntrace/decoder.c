@@ -302,7 +302,7 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
     d->pc = end;
     if (d->o.seq_jump) {
         d->prev_valid = true;
-        d->prev_pc = r->last;
+        d->prev_pc = rvt_run_last(r, xlen_mask(d, ~0ull));
     }
     if (d->run && !d->block)
         return queue_run(d, pc, r->n, r->wide, end);
