@@ -313,9 +313,10 @@ static size_t run_hash(uint64_t start, uint32_t n) { return hash64(start ^ (uint
 
 static bool grow_runs(rvt_profile *p) {
     size_t cap = p->runs_cap ? 2 * p->runs_cap : 1024;
-    run_slot *r = calloc(cap, sizeof *r);
+    run_slot *r = aligned_alloc(_Alignof(run_slot), cap * sizeof *r);
     if (!r)
         return false;
+    memset(r, 0, cap * sizeof *r);
     for (size_t i = 0; i < p->runs_cap; i++) {
         if (!p->runs[i].used)
             continue;

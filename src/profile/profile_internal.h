@@ -35,9 +35,10 @@ typedef struct call_arc {
     uint64_t inclusive; /* instructions retired inside the calls, callee and below, up to its return */
 } call_arc;
 
-/* A run of `n` sequential instructions from `start`, counted as a whole. */
+/* A run of `n` sequential instructions from `start`, counted as a whole
+ * (one cache line: every run the decoder hands on is looked up). */
 typedef struct run_slot {
-    uint64_t start;
+    _Alignas(64) uint64_t start;
     uint32_t n;
     uint64_t pending;    /* passes not yet added to its addresses' counts */
     uint64_t taken;      /* of them, passes its last instruction (a branch) was taken: not yet added */
