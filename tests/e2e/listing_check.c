@@ -50,7 +50,11 @@ static ref_line *read_objdump(char *text, size_t *count) {
     ref_line *lines = malloc(cap * sizeof *lines);
     char sym[512] = "";
     uint64_t base = 0;
-    for (char *line = strtok(text, "\n"); line && lines; line = strtok(NULL, "\n")) {
+    if (!lines) {
+        perror("listing_check");
+        exit(1);
+    }
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         uint64_t addr;
         int used = 0;
         char name[512];
@@ -63,8 +67,14 @@ static ref_line *read_objdump(char *text, size_t *count) {
         char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
         if (!tab2 || sscanf(line, " %" SCNx64 ":", &addr) != 1 || !sym[0])
             continue;
-        if (n == cap && !(lines = realloc(lines, (cap *= 2) * sizeof *lines)))
-            break;
+        if (n == cap) {
+            ref_line *more = realloc(lines, (cap *= 2) * sizeof *lines);
+            if (!more) {
+                perror("listing_check");
+                exit(1);
+            }
+            lines = more;
+        }
         char where[600];
         if (addr == base)
             snprintf(where, sizeof where, "<%s>", sym);
@@ -72,10 +82,6 @@ static ref_line *read_objdump(char *text, size_t *count) {
             snprintf(where, sizeof where, "<%s+0x%" PRIx64 ">", sym, addr - base);
         lines[n++] = (ref_line){addr, copy(tab2 + 1, text_length(tab2 + 1, strlen(tab2 + 1))),
                                 copy(where, strlen(where))};
-    }
-    if (!lines) {
-        perror("listing_check");
-        exit(1);
     }
     qsort(lines, n, sizeof *lines, by_addr);
     *count = n;
@@ -107,7 +113,8 @@ int main(int argc, char **argv) {
         int used = 0;
         if (strlen(line) < 47 || sscanf(line, " %" SCNx64 "%n", &addr, &used) != 1 || used != 16) {
             fprintf(stderr, "%s:%lu: not a listing line: %s\n", argv[2], lineno, line);
-            return 1;
+            failed++;
+            break;
         }
         ref_line key = {.addr = addr}, *want = bsearch(&key, ref, nref, sizeof *ref, by_addr);
         if (!want) { /* code outside the program (the boot ROM) */
@@ -130,5 +137,12 @@ int main(int argc, char **argv) {
     }
     printf("listing_check: %lu lines as objdump, %lu outside the program, %lu traps, %lu differ\n", checked,
            elsewhere, traps, failed);
+    for (size_t i = 0; i < nref; i++) {
+        free(ref[i].text);
+        free(ref[i].where);
+    }
+    free(ref);
+    free(objdump);
+    free(listing);
     return failed || !checked;
 }
