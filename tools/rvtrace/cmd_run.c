@@ -143,22 +143,24 @@ static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
     return rc;
 }
 
+/* (a segment that is not executable has memsz 0 in fanout.code) */
+static bool segment_holds(const rvt_segment_info *s, uint64_t first, uint64_t last) {
+    return first - s->vaddr < s->memsz && last - s->vaddr < s->memsz;
+}
+
 /* Whether the E-Trace encoder may need code of r that neither the image
  * nor the boot ROM (which no hart can write) holds. */
 static bool outside_image(struct fanout *f, const rvt_retire *r) {
     if (r->ninsns < 2)
         return false; /* only a block's inner instructions are fetched */
     uint64_t first = r->iaddr, last = rvt_retire_last_iaddr(r);
-    const rvt_segment_info *s = &f->code[f->code_at];
-    if (first - s->vaddr < s->memsz && last - s->vaddr < s->memsz)
+    if (segment_holds(&f->code[f->code_at], first, last))
         return false;
-    for (size_t i = 0; i < f->ncode; i++) {
-        s = &f->code[i];
-        if (s->exec && first - s->vaddr < s->memsz && last - s->vaddr < s->memsz) {
+    for (size_t i = 0; i < f->ncode; i++)
+        if (segment_holds(&f->code[i], first, last)) {
             f->code_at = i;
             return false;
         }
-    }
     uint8_t b[2];
     return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
@@ -197,9 +199,7 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     if (!f->filter)
         return rc;
     if (f->relay) {
-        size_t k = 0;
-        if (!f->etrace)
-            k = n;
+        size_t k = f->etrace ? 0 : n;
         while (k < n && !outside_image(f, &recs[k]))
             k++;
         rc |= rvt_retire_relay_sink(f->relay, recs, k);
