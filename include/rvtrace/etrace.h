@@ -273,6 +273,31 @@ uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, u
 uint64_t rvt_etrace_decoder_ambiguous_traps(const rvt_etrace_decoder *d, uint64_t *addr);
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
+/* A packet of a capture: its number (from 1) and the byte offset where it
+ * starts, which messages about it give. */
+typedef struct rvt_etrace_item {
+    rvt_te_inst pkt;
+    uint64_t offset, index;
+} rvt_etrace_item;
+/* rvt_etrace_decode for a packet of a capture: a loss names the packet and
+ * its byte offset, and the decoder then waits for the next sync. */
+int rvt_etrace_decode_item(rvt_etrace_decoder *d, const rvt_etrace_item *it, rvt_diag *diag);
+/* Give `to` the path state of `from` (where the flow is, branch outcomes
+ * still due, the return stack, register values, predictor and jump target
+ * cache, options changed by support packets), keeping its own configuration,
+ * sinks and counters: decoding goes on in `to` as it would have in `from`. */
+void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_decoder *from);
+/* Whether the same packets would decode the same way in both (a decoder
+ * started afresh at a sync packet and one that came to it from the start). */
+bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace_decoder *b);
+/* Decoding on several threads (rvt_decode_pool): the items are
+ * rvt_etrace_item; segments start at sync packets (format 3 subformat 0),
+ * which restart the predictor, the jump target cache and (with a call
+ * counter or return stack, or without implicit return) the call stack and
+ * the register values. Without counter and stack, where implicit return
+ * keeps the call stack across syncs, segments mostly decode in order. */
+extern const rvt_pool_codec rvt_etrace_pool_codec;
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rvtrace/common.h"
 #include "rvtrace/isa.h"
 
 #ifdef __cplusplus
@@ -120,6 +121,7 @@ void rvt_flow_log_clear(rvt_flow_log *l);
  * any cut of a sequence into runs alike). */
 int rvt_flow_log_pc(void *log, uint64_t pc);
 int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
+int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
 /* A note in the flow (where the decoder lost the path, and why). */
 int rvt_flow_log_note(rvt_flow_log *l, const char *text);
@@ -128,12 +130,81 @@ int rvt_flow_log_note(rvt_flow_log *l, const char *text);
 typedef struct rvt_flow_sinks {
     rvt_pc_sink pc;
     rvt_run_sink run;
+    rvt_block_sink block; /* (needed only where blocks were logged) */
     rvt_trap_sink trap;
     int (*note)(void *user, const char *text);
 } rvt_flow_sinks;
 /* Hands the entries on in the order they came; stops at the first sink that
  * returns non-zero and returns that value. */
 int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *user);
+
+/* ---- Decoding on several threads ----
+ *
+ * The trace's packets or messages ("items") are cut into segments at items
+ * that synchronise; worker threads decode the segments at once, each with a
+ * decoder of its own that starts afresh at the segment's sync, and the pool
+ * hands their output to the consumers in trace order. Where a segment
+ * starts, the decoder that came from the start of the trace must be in the
+ * same state as the fresh one (`same_state`); where it is not (the sync kept
+ * a return stack, the path was lost just there) the segment is decoded
+ * again in order. The consumers therefore see exactly what one decoder
+ * gives. A codec says how its decoders do each part: */
+typedef struct rvt_pool_codec {
+    size_t item_size; /* bytes of one item, copied as they are */
+    /* Whether a decoder started afresh with `item` can be where the one that
+     * came from the start is (the pool then checks it with same_state). */
+    bool (*restarts)(const void *item);
+    /* A new decoder with the options, code and trap vectors of `model` and
+     * none of its path state, sharing the run cache of `share_runs_of` (NULL:
+     * its own), its flow going into `log` (NULL: none) in the same form as
+     * `model` gives it (blocks where `model` has a block sink, else runs and
+     * single addresses). */
+    int (*like)(void **out, const void *model, const void *share_runs_of, rvt_flow_log *log);
+    /* Decodes one item: 0; RVT_E_IO when a sink refused; else the path was
+     * lost (`diag` says why) and the decoder waits for the next sync. */
+    int (*decode)(void *dec, const void *item, rvt_diag *diag);
+    void (*resync)(void *dec); /* forget the path (damage in the bytes) */
+    /* Everything later items depend on, from one decoder to another. */
+    void (*copy_state)(void *to, const void *from);
+    bool (*same_state)(const void *a, const void *b);
+    /* A kept segment's counters (losses, warnings) added to the decoder's. */
+    void (*add_counts)(void *to, const void *from);
+    void (*free)(void *dec);
+} rvt_pool_codec;
+
+typedef struct rvt_decode_pool rvt_decode_pool;
+typedef struct rvt_decode_pool_config {
+    unsigned threads; /* worker threads (>= 1) */
+    const rvt_pool_codec *codec;
+    /* The decoder that decodes in order (segments that cannot be decoded
+     * apart); it ends in the state after the last item. Its code fetch must
+     * be safe to call from several threads (rvt_image_decode_all), and its
+     * options and trap vectors set before the pool is made. */
+    void *decoder;
+    /* The decoder's own sinks and their `user` (pc and run required, block
+     * where the decoder has a block sink): the workers' output goes there too. `note` is called in order where the
+     * path was lost, with the decoder's message, `damaged` with the stream
+     * reader's (rvt_decode_pool_damage). Non-zero from any of them stops
+     * decoding and is returned by the call that was under way. */
+    rvt_flow_sinks sinks;
+    void *user;
+    int (*damaged)(void *user, const char *text);
+    uint64_t min_segment; /* items in a segment before it may end at a sync (0: a default) */
+} rvt_decode_pool_config;
+
+int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg);
+/* The next item of the trace. Returns 0, or what stopped decoding: a
+ * sink's or callback's non-zero value, RVT_E_NOMEM. */
+int rvt_decode_pool_item(rvt_decode_pool *p, const void *item);
+/* The bytes before the next item were damaged (`text` says how): every
+ * decoder forgets the path there. */
+int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text);
+/* Decodes what is left and hands it on; returns like rvt_decode_pool_item. */
+int rvt_decode_pool_finish(rvt_decode_pool *p);
+/* Segments decoded on the workers and kept, and those decoded again in
+ * order (for tests and benchmarks). */
+void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *again);
+void rvt_decode_pool_free(rvt_decode_pool *p);
 
 #ifdef __cplusplus
 }

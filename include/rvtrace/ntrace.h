@@ -319,50 +319,10 @@ uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d);
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
 
-/* ---- Decoding on several threads ----
- *
- * The messages are cut into segments at synchronising messages; worker
- * threads decode the segments at once, each with a decoder of its own that
- * starts afresh at the segment's sync, and the pool hands their output to
- * the consumers in trace order. Where a segment starts, the decoder that
- * came from the start of the trace must be in the same state as the fresh
- * one (rvt_ntrace_decoder_same_state); where it is not (the sync kept the
- * return stack, the path was lost just there) the segment is decoded again
- * in order. The consumers therefore see exactly what one decoder gives. */
-
-typedef struct rvt_ntrace_pool rvt_ntrace_pool;
-typedef struct rvt_ntrace_pool_config {
-    unsigned threads; /* worker threads (>= 1) */
-    /* The decoder that decodes in order: its options, fetch and sinks (pc
-     * and run sinks required, trap sink optional, one `user`) are the ones the workers' output is
-     * handed to; it ends in the state after the last message. The fetch
-     * must be safe to call from several threads (rvt_image_decode_all). */
-    rvt_ntrace_decoder *decoder;
-    /* Called in order where the path was lost: `lost` with the decoder's
-     * message, `damaged` with the stream reader's (bytes before a message
-     * were unreadable, rvt_ntrace_pool_damage). Non-zero stops decoding
-     * and is returned by the call that was under way. */
-    int (*lost)(void *user, const char *text);
-    int (*damaged)(void *user, const char *text);
-    uint64_t min_segment; /* messages in a segment before it may end at a sync (0: a default) */
-} rvt_ntrace_pool_config;
-
-int rvt_ntrace_pool_new(rvt_ntrace_pool **out, const rvt_ntrace_pool_config *cfg);
-/* The next message of the trace. Returns 0, or what stopped decoding: a
- * sink's or callback's non-zero value, RVT_E_NOMEM. */
-int rvt_ntrace_pool_message(rvt_ntrace_pool *p, const rvt_nexus_msg *m);
-/* The bytes before the next message were damaged (`text` says how): every
- * decoder forgets the path there. */
-int rvt_ntrace_pool_damage(rvt_ntrace_pool *p, const char *text);
-/* Decodes what is left and hands it on; returns like rvt_ntrace_pool_message. */
-int rvt_ntrace_pool_finish(rvt_ntrace_pool *p);
-/* Path messages before the first full address, over every segment and the
- * configured decoder. */
-uint64_t rvt_ntrace_pool_unplaced(const rvt_ntrace_pool *p);
-/* Segments decoded on the workers and kept, and those decoded again in
- * order (for tests and benchmarks). */
-void rvt_ntrace_pool_counts(const rvt_ntrace_pool *p, uint64_t *parallel, uint64_t *again);
-void rvt_ntrace_pool_free(rvt_ntrace_pool *p);
+/* Decoding on several threads (rvt_decode_pool): the items are
+ * rvt_nexus_msg; segments start at a sync message with a full address that
+ * resets the return stack. */
+extern const rvt_pool_codec rvt_ntrace_pool_codec;
 
 /* ---- SiFive's trace tools: time stamps and ITC print ---- */
 

@@ -4,6 +4,7 @@
  * known address, consuming branch outcomes from the branch map, until the
  * reported address is reached in the way the packet's flags say. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,8 @@ struct rvt_etrace_decoder {
     unsigned xlen;
     rvt_code_fetch fetch;
     rvt_pc_sink sink;
-    void *user;
+    void *user; /* the fetch's */
+    void *out;  /* the sinks' (the user, or a worker's flow log) */
 
     uint64_t pc, last_pc, address;
     uint64_t branch_map; /* up to 31 + 1 pending outcomes */
@@ -42,6 +44,7 @@ struct rvt_etrace_decoder {
     int error;
     rvt_diag *diag;
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
+    bool shares_runs;    /* (another decoder's cache, not freed with this one) */
     rvt_block_sink block;
     rvt_run_sink run; /* straight runs at once; the rest through `sink` */
     /* With a block sink a single reported address waits here: the run that
@@ -82,11 +85,17 @@ static unsigned etrace_nonlinear(const rvt_insn *in) {
     return in->cf == RVT_CF_BRANCH || in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR || in->cf == RVT_CF_XRET;
 }
 
-int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
-                           unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
+/* `runs`: the run cache of another decoder of the same code, or NULL for one
+ * of its own. */
+static int decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                       unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user, rvt_run_cache *runs) {
     rvt_etrace_decoder *d = calloc(1, sizeof *d);
+    if (d && runs) {
+        d->runs = runs;
+        d->shares_runs = true;
+    }
     if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack)) ||
-        rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear) ||
+        (!runs && rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear)) ||
         (p->bpred_size && (p->bpred_size > 20 || !(d->bpred = malloc((size_t)1 << p->bpred_size)))) ||
         (p->cache_size && (p->cache_size > 20 || !(d->jtc = calloc((size_t)1 << p->cache_size, sizeof *d->jtc)) ||
                            !(d->jtc_valid = calloc((size_t)1 << p->cache_size, 1))))) {
@@ -99,10 +108,16 @@ int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p,
     d->fetch = fetch;
     d->sink = sink;
     d->user = user;
+    d->out = user;
     d->start_of_trace = true;
     d->known = 1;
     *out = d;
     return RVT_OK;
+}
+
+int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                           unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
+    return decoder_new(out, p, o, xlen, fetch, sink, user, NULL);
 }
 
 void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user) {
@@ -131,7 +146,8 @@ void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
 
 void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
     if (d) {
-        rvt_run_cache_free(d->runs);
+        if (!d->shares_runs)
+            rvt_run_cache_free(d->runs);
         free(d->stack);
         free(d->bpred);
         free(d->jtc);
@@ -156,7 +172,7 @@ static bool get(rvt_etrace_decoder *d, uint64_t addr, rvt_insn *in) {
 static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a);
 
 static void emit_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
-    if (d->block(d->user, start, end, n) != 0 && !d->error)
+    if (d->block(d->out, start, end, n) != 0 && !d->error)
         d->error = RVT_E_IO;
 }
 
@@ -177,7 +193,7 @@ static void report(rvt_etrace_decoder *d, uint64_t pc) {
         flush_pending(d);
         d->pending = pc;
         d->has_pending = true;
-    } else if (d->sink && d->sink(d->user, pc) != 0) {
+    } else if (d->sink && d->sink(d->out, pc) != 0) {
         d->error = RVT_E_IO;
     }
 }
@@ -425,7 +441,7 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
         uint64_t wide = count < 64 ? (r->wide >> 1) & ((UINT64_C(1) << count) - 1) : r->wide >> 1;
         if (r->has_end && r->end_insn.len == 4)
             wide |= UINT64_C(1) << (count - 1);
-        if (!d->error && d->run(d->user, first, count, wide) != 0)
+        if (!d->error && d->run(d->out, first, count, wide) != 0)
             d->error = RVT_E_IO;
     } else {
         uint64_t pc = r->start;
@@ -672,7 +688,7 @@ static rvt_trap_event trap_of(rvt_etrace_decoder *d, const rvt_te_inst *t) {
 
 static void report_trap(rvt_etrace_decoder *d, const rvt_trap_event *ev) {
     flush_pending(d); /* in order with the PCs */
-    if (d->trap && !d->error && d->trap(d->user, ev) != 0)
+    if (d->trap && !d->error && d->trap(d->out, ev) != 0)
         d->error = RVT_E_IO;
 }
 
@@ -828,9 +844,14 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         d->trap_unplaced = false;
         /* Without a counter or stack the encoder predicts every return and
          * has nothing to reset: our call stack carries on across syncs and
-         * traps (a handler returns to the code it interrupted). */
-        if (!d->o.implicit_return || !without_stack(d))
+         * traps (a handler returns to the code it interrupted). Otherwise
+         * the sync is where decoding may start: the register values go with
+         * the stack, so that what follows decodes the same from here as
+         * from the start of the trace (and segments decode apart). */
+        if (!d->o.implicit_return || !without_stack(d)) {
             d->depth = 0;
+            d->known = 1;
+        }
         return d->error;
     }
     if (d->start_of_trace)
@@ -890,3 +911,144 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
     flush_pending(d);
     return status ? status : d->error;
 }
+
+int rvt_etrace_decode_item(rvt_etrace_decoder *d, const rvt_etrace_item *it, rvt_diag *diag) {
+    d->packet_index = it->index - 1; /* numbered as in the whole capture */
+    int rc = rvt_etrace_decode(d, &it->pkt, diag);
+    if (rc && rc != RVT_E_IO) {
+        char why[sizeof diag->msg];
+        snprintf(why, sizeof why, "%s", diag->msg);
+        rvt_diag_set(diag, rc, "byte %" PRIu64 ": %s", it->offset, why);
+        rvt_etrace_decoder_resync(d);
+    }
+    return rc;
+}
+
+/* ---- Path state, for decoding on several threads ----
+ * The fields below are everything a later packet's decoding depends on; a
+ * field added to the decoder's path state belongs in both functions. */
+
+static size_t bpred_bytes(const rvt_etrace_decoder *d) { return d->bpred ? (size_t)1 << d->p.bpred_size : 0; }
+static size_t jtc_entries(const rvt_etrace_decoder *d) { return d->jtc ? (size_t)1 << d->p.cache_size : 0; }
+
+void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_decoder *from) {
+    to->o = from->o;
+    to->pc = from->pc;
+    to->last_pc = from->last_pc;
+    to->address = from->address;
+    to->branch_map = from->branch_map;
+    to->branches = from->branches;
+    to->stop_at_last_branch = from->stop_at_last_branch;
+    to->inferred_address = from->inferred_address;
+    to->start_of_trace = from->start_of_trace;
+    to->privilege = from->privilege;
+    memcpy(to->stack, from->stack, from->depth * sizeof *to->stack);
+    to->depth = from->depth;
+    memcpy(to->reg, from->reg, sizeof to->reg);
+    to->known = from->known;
+    to->last_implicit = from->last_implicit;
+    to->handler_next = from->handler_next;
+    to->handler_trap = from->handler_trap;
+    to->trap_unplaced = from->trap_unplaced;
+    to->error = from->error;
+    to->bp_skip = from->bp_skip;
+    to->bp_left = from->bp_left;
+    to->bp_fail_first = from->bp_fail_first;
+    to->bp_fail = from->bp_fail;
+    if (to->bpred && bpred_bytes(to) == bpred_bytes(from))
+        memcpy(to->bpred, from->bpred, bpred_bytes(from));
+    if (to->jtc && jtc_entries(to) == jtc_entries(from)) {
+        memcpy(to->jtc, from->jtc, jtc_entries(from) * sizeof *to->jtc);
+        memcpy(to->jtc_valid, from->jtc_valid, jtc_entries(from));
+    }
+}
+
+bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace_decoder *b) {
+    if (rvt_etrace_ioptions(&a->o) != rvt_etrace_ioptions(&b->o) || a->start_of_trace != b->start_of_trace ||
+        a->error != b->error)
+        return false;
+    if (a->start_of_trace) /* waiting for a sync, which sets all that follows */
+        return true;
+    if (a->pc != b->pc || a->address != b->address || a->branch_map != b->branch_map ||
+        a->branches != b->branches || a->stop_at_last_branch != b->stop_at_last_branch ||
+        a->inferred_address != b->inferred_address || a->privilege != b->privilege ||
+        a->last_implicit != b->last_implicit || a->handler_next != b->handler_next ||
+        a->trap_unplaced != b->trap_unplaced || a->depth != b->depth ||
+        memcmp(a->stack, b->stack, a->depth * sizeof *a->stack) != 0)
+        return false;
+    /* the instruction before counts only to a sequential jump */
+    if (a->o.si_jump && a->last_pc != b->last_pc)
+        return false;
+    if (a->handler_next && memcmp(&a->handler_trap, &b->handler_trap, sizeof a->handler_trap) != 0)
+        return false;
+    /* register values serve implicit returns only */
+    if (a->o.implicit_return) {
+        if (a->known != b->known)
+            return false;
+        for (unsigned r = 1; r < 32; r++)
+            if ((a->known >> r & 1) && a->reg[r] != b->reg[r])
+                return false;
+    }
+    if (a->bp_skip != b->bp_skip || a->bp_left != b->bp_left || a->bp_fail_first != b->bp_fail_first ||
+        a->bp_fail != b->bp_fail || bpred_bytes(a) != bpred_bytes(b) || jtc_entries(a) != jtc_entries(b))
+        return false;
+    if (a->bpred && memcmp(a->bpred, b->bpred, bpred_bytes(a)) != 0)
+        return false;
+    for (size_t i = 0; i < jtc_entries(a); i++)
+        if (a->jtc_valid[i] != b->jtc_valid[i] || (a->jtc_valid[i] && a->jtc[i] != b->jtc[i]))
+            return false;
+    return true;
+}
+
+/* ---- The pool's view of an E-Trace decoder ---- */
+
+static bool pool_restarts(const void *item) {
+    const rvt_te_inst *t = &((const rvt_etrace_item *)item)->pkt;
+    return t->format == 3 && t->subformat == 0;
+}
+
+static int pool_like(void **out, const void *model_, const void *share_runs_of, rvt_flow_log *log) {
+    const rvt_etrace_decoder *model = model_;
+    rvt_etrace_decoder *d;
+    rvt_run_cache *runs = share_runs_of ? ((const rvt_etrace_decoder *)share_runs_of)->runs : NULL;
+    if (decoder_new(&d, &model->p, &model->o, model->xlen, model->fetch, log ? rvt_flow_log_pc : NULL, model->user,
+                    runs))
+        return RVT_E_NOMEM;
+    d->read_const = model->read_const;
+    d->read_user = model->read_user;
+    d->tvec = model->tvec;
+    d->stvec = model->stvec;
+    d->has_stvec = model->has_stvec;
+    d->block = model->block; /* (a mark only, without a log: this one never decodes) */
+    if (log) {
+        d->out = log;
+        d->block = model->block ? rvt_flow_log_block : NULL;
+        d->run = rvt_flow_log_run;
+        d->trap = rvt_flow_log_trap;
+    }
+    *out = d;
+    return 0;
+}
+
+static int pool_decode(void *d, const void *item, rvt_diag *diag) { return rvt_etrace_decode_item(d, item, diag); }
+static void pool_resync(void *d) { rvt_etrace_decoder_resync(d); }
+static void pool_copy_state(void *to, const void *from) { rvt_etrace_decoder_copy_state(to, from); }
+static bool pool_same_state(const void *a, const void *b) { return rvt_etrace_decoder_same_state(a, b); }
+static void pool_add_counts(void *to, const void *from) {
+    rvt_etrace_decoder *d = to;
+    const rvt_etrace_decoder *seg = from;
+    if (seg->ambiguous_ends) { /* the last one is the one reported */
+        d->ambiguous_addr = seg->ambiguous_addr;
+        d->ambiguous_len = seg->ambiguous_len;
+    }
+    d->ambiguous_ends += seg->ambiguous_ends;
+    if (seg->ambiguous_traps && !d->ambiguous_traps) /* the first one is */
+        d->ambiguous_trap_addr = seg->ambiguous_trap_addr;
+    d->ambiguous_traps += seg->ambiguous_traps;
+}
+static void pool_free(void *d) { rvt_etrace_decoder_free(d); }
+
+const rvt_pool_codec rvt_etrace_pool_codec = {
+    sizeof(rvt_etrace_item), pool_restarts, pool_like, pool_decode, pool_resync, pool_copy_state,
+    pool_same_state, pool_add_counts, pool_free,
+};

@@ -6,10 +6,11 @@
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_TRAP, ENTRY_NOTE };
+enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE };
 
-/* One entry: a run (start, wide, n), an address (start), or the index of
- * a trap or note kept beside the entries (start). */
+/* One entry: a run (start, wide, n), a block (start, its end in wide, n),
+ * an address (start), or the index of a trap or note kept beside the
+ * entries (start). */
 typedef struct log_entry {
     uint64_t start, wide;
     uint32_t n, kind;
@@ -85,6 +86,10 @@ int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide) {
     return append(l, start, wide, n, ENTRY_RUN);
 }
 
+int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
+    return append(log, start, end, n, ENTRY_BLOCK);
+}
+
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap) {
     rvt_flow_log *l = log;
     if (!reserve((void **)&l->traps, &l->traps_cap, l->ntraps, 1, sizeof *l->traps))
@@ -113,6 +118,9 @@ int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *u
             break;
         case ENTRY_PC:
             rc = to->pc(user, e->start);
+            break;
+        case ENTRY_BLOCK:
+            rc = to->block(user, e->start, e->wide, e->n);
             break;
         case ENTRY_TRAP:
             rc = to->trap ? to->trap(user, &l->traps[e->start]) : 0;

@@ -34,7 +34,8 @@ struct rvt_ntrace_decoder {
     rvt_trap_sink trap;
     rvt_block_sink block;
     rvt_run_sink run;
-    void *user;
+    void *user; /* the fetch's */
+    void *out;  /* the sinks' (the user, or a worker's flow log) */
     rvt_run_cache *runs; /* straight-line code, passed in one step */
 
     bool synced;
@@ -114,6 +115,7 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
     d->fetch = fetch;
     d->sink = sink;
     d->user = user;
+    d->out = user;
     rvt_ntrace_decoder_resync(d);
     *out = d;
     return 0;
@@ -128,27 +130,6 @@ void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d) {
     d->have_prev = false;
     /* A counter-based encoder sent no addresses: a real stack recovers them. */
     nx_stack_init(&d->stack, d->o.call_stack, false);
-}
-
-int nx_decoder_like(rvt_ntrace_decoder **out, const rvt_ntrace_decoder *model, const rvt_ntrace_decoder *share_runs_of,
-                    rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
-    rvt_ntrace_decoder_options o = model->o;
-    o.share_runs_of = share_runs_of;
-    if (!fetch)
-        return rvt_ntrace_decoder_new(out, &o, model->xlen, model->fetch, NULL, model->user);
-    return rvt_ntrace_decoder_new(out, &o, model->xlen, fetch, sink, user);
-}
-
-bool nx_decoder_fetch(const rvt_ntrace_decoder *model, uint64_t addr, rvt_insn *out) {
-    return model->fetch(model->user, addr, out);
-}
-
-int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **user) {
-    to->pc = d->sink;
-    to->run = d->run;
-    to->trap = d->trap;
-    *user = d->user;
-    return d->sink && d->run ? 0 : RVT_E_ARG;
 }
 
 /* The fields below are everything a later message's decoding depends on;
@@ -245,7 +226,7 @@ static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
 static bool flush_queue(rvt_ntrace_decoder *d) {
     uint32_t n = d->queue_n;
     d->queue_n = 0;
-    if (n && d->run(d->user, d->queue_start, n, d->queue_wide) != 0) {
+    if (n && d->run(d->out, d->queue_start, n, d->queue_wide) != 0) {
         d->status = RVT_E_IO;
         return false;
     }
@@ -273,7 +254,7 @@ static bool queue_run(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_
 static bool emit_alone(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
     if (!flush_queue(d))
         return false;
-    int rc = d->block ? d->block(d->user, pc, pc + len, 1) : d->sink ? d->sink(d->user, pc) : 0;
+    int rc = d->block ? d->block(d->out, pc, pc + len, 1) : d->sink ? d->sink(d->out, pc) : 0;
     if (rc) {
         d->status = RVT_E_IO;
         return false;
@@ -307,13 +288,13 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
     if (d->run && !d->block)
         return queue_run(d, pc, r->n, r->wide, end);
     if (d->block) {
-        if (d->block(d->user, pc, end, r->n) == 0)
+        if (d->block(d->out, pc, end, r->n) == 0)
             return true;
         d->status = RVT_E_IO;
         return false;
     }
     for (uint32_t i = 0; i < r->n; i++) {
-        if (d->sink && d->sink(d->user, pc) != 0) {
+        if (d->sink && d->sink(d->out, pc) != 0) {
             d->status = RVT_E_IO;
             return false;
         }
@@ -568,7 +549,7 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
         return false;
     }
     rvt_trap_event ev = {.interrupt = btype == 3, .at = d->pc, .handler = target};
-    if (btype != 0 && btype != 4 && d->trap && (!flush_queue(d) || d->trap(d->user, &ev) != 0)) {
+    if (btype != 0 && btype != 4 && d->trap && (!flush_queue(d) || d->trap(d->out, &ev) != 0)) {
         d->status = RVT_E_IO;
         return false;
     }
@@ -807,3 +788,50 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     }
     return d->status;
 }
+
+/* ---- The pool's view of an N-Trace decoder ---- */
+
+static bool pool_restarts(const void *item) {
+    /* a full address that resets the return stack (SYNC 0, 4 and 6 keep it) */
+    const rvt_nexus_msg *m = item;
+    if (m->tcode != RVT_NX_PROG_TRACE_SYNC && m->tcode != RVT_NX_DIRECT_BRANCH_SYNC &&
+        m->tcode != RVT_NX_INDIRECT_BRANCH_SYNC && m->tcode != RVT_NX_INDIRECT_BRANCH_HIST_SYNC)
+        return false;
+    uint64_t sync = rvt_nexus_get(m, RVT_NXF_SYNC, 1);
+    return rvt_nexus_has(m, RVT_NXF_FADDR) && sync != 0 && sync != 4 && sync != 6;
+}
+
+static int pool_like(void **out, const void *model_, const void *share_runs_of, rvt_flow_log *log) {
+    const rvt_ntrace_decoder *model = model_;
+    rvt_ntrace_decoder_options o = model->o;
+    o.share_runs_of = share_runs_of;
+    rvt_ntrace_decoder *d;
+    if (rvt_ntrace_decoder_new(&d, &o, model->xlen, model->fetch, log ? rvt_flow_log_pc : NULL, model->user))
+        return RVT_E_NOMEM;
+    d->block = model->block; /* (a mark only, without a log: this one never decodes) */
+    if (log) {
+        d->out = log;
+        d->block = model->block ? rvt_flow_log_block : NULL;
+        d->run = rvt_flow_log_run;
+        d->trap = rvt_flow_log_trap;
+    }
+    *out = d;
+    return 0;
+}
+
+static int pool_decode(void *d, const void *item, rvt_diag *diag) { return rvt_ntrace_decode(d, item, diag); }
+static void pool_resync(void *d) { rvt_ntrace_decoder_resync(d); }
+static void pool_copy_state(void *to, const void *from) { rvt_ntrace_decoder_copy_state(to, from); }
+static bool pool_same_state(const void *a, const void *b) { return rvt_ntrace_decoder_same_state(a, b); }
+static void pool_add_counts(void *to, const void *from) {
+    rvt_ntrace_decoder *d = to;
+    const rvt_ntrace_decoder *seg = from;
+    d->unplaced += seg->unplaced;
+    d->error_messages += seg->error_messages;
+}
+static void pool_free(void *d) { rvt_ntrace_decoder_free(d); }
+
+const rvt_pool_codec rvt_ntrace_pool_codec = {
+    sizeof(rvt_nexus_msg), pool_restarts, pool_like, pool_decode, pool_resync, pool_copy_state,
+    pool_same_state, pool_add_counts, pool_free,
+};

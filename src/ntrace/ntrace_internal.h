@@ -65,16 +65,4 @@ static inline bool nx_stack_same(const nx_call_stack *a, const nx_call_stack *b)
     return true;
 }
 
-/* For the parallel pool: a decoder with the options of `model` (sharing the
- * straight-run cache of `share_runs_of` when not NULL) that reads code
- * through `fetch` and gives addresses to `sink`; with fetch NULL, one that
- * reads as `model` does and has no sink. */
-int nx_decoder_like(rvt_ntrace_decoder **out, const rvt_ntrace_decoder *model, const rvt_ntrace_decoder *share_runs_of,
-                    rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
-/* The code as `model` reads it. */
-bool nx_decoder_fetch(const rvt_ntrace_decoder *model, uint64_t addr, rvt_insn *out);
-/* Where `d` hands its output (pc, run and trap sinks with their user);
- * RVT_E_ARG when it has no PC or no run sink. */
-int nx_decoder_sinks(const rvt_ntrace_decoder *d, rvt_flow_sinks *to, void **user);
-
 #endif

@@ -62,11 +62,11 @@ static void decode_usage(FILE *out) {
             "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --strict           stop at the first place where trace was lost\n"
-            "  --threads N        N-Trace: decode on N threads, the trace cut at its syncs\n"
-            "                     (the output is the same; not with --messages, --itc-print\n"
-            "                     or several sources)\n"
-            "  --segment N        with --threads: messages in a segment before it ends at a\n"
-            "                     sync that resets the decoder (default 2048)\n"
+            "  --threads N        decode on N threads, the trace cut at its syncs (the output\n"
+            "                     is the same; N-Trace: not with --messages, --itc-print or\n"
+            "                     several sources)\n"
+            "  --segment N        with --threads: packets or messages in a segment before it\n"
+            "                     ends at a sync that resets the decoder (default 2048)\n"
             "  --stats            print a Stat line: bytes, packets or messages, instructions,\n"
             "                     losses, and with --threads the segments\n"
             "  -q, --quiet        no progress line (shown on a terminal for decodes over a second)\n"
@@ -510,6 +510,103 @@ enum { POOL_STOP = 2 }; /* what the pool's callbacks return to stop at --strict 
 static int pool_lost(void *user, const char *why) { return path_lost(user, why) ? POOL_STOP : 0; }
 static int pool_damaged(void *user, const char *why) { return damaged_stream(user, why) ? POOL_STOP : 0; }
 
+/* With --threads: a pool that decodes segments of the trace at once and
+ * hands their flow to what `dec` would have given it to. */
+static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_codec *codec, void *dec,
+                      rvt_block_sink block, rvt_trap_sink trap) {
+    rvt_decode_pool_config pc = {.threads = c->threads - 1, .codec = codec, .decoder = dec,
+                                 .sinks = {write_pc, write_run, block, trap, pool_lost}, .user = c,
+                                 .damaged = pool_damaged, .min_segment = c->min_segment};
+    if (rvt_image_decode_all(c->img) || rvt_decode_pool_new(pool, &pc)) {
+        fprintf(stderr, "rvtrace decode: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* E-Trace: the capture is read in 1 MiB pieces; a packet cut at the end of a
+ * piece waits for the next one (offsets in messages are from the file
+ * start). A damaged packet header is reported, the reader looks for the next
+ * byte that parses as a packet and the decoder waits for a sync; so does a
+ * packet the decoder cannot follow. Returns 1 when decoding could not go on
+ * (I/O, memory), else 0. */
+static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_etrace_options *o,
+                         const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
+    rvt_decode_pool *pool = NULL;
+    if (c->threads > 1 && start_pool(c, &pool, &rvt_etrace_pool_codec, dec, profile_block, etrace_trap))
+        return 1;
+    const size_t chunk = 1 << 20;
+    uint8_t *data = malloc(chunk + 64);
+    int status = data ? 0 : 1;
+    size_t have = 0, base = 0;
+    bool eof = false;
+    rvt_te_raw_cursor cur = {.data = data, .size = 0, .t = transport};
+    rvt_diag d = {{0}};
+    while (data) {
+        if (!eof && have - cur.pos < 64) {
+            memmove(data, data + cur.pos, have - cur.pos);
+            base += cur.pos;
+            have -= cur.pos;
+            cur.pos = 0;
+            long n = rvt_zreader_read(zr, data + have, chunk + 64 - have, &d);
+            if (n < 0) {
+                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+                status = 1;
+                break;
+            }
+            eof = n == 0;
+            have += (size_t)n;
+            note_read(c, n);
+            cur.data = data;
+            cur.size = have;
+        }
+        rvt_etrace_item it;
+        size_t off;
+        int rc = rvt_te_raw_next(&cur, p, o, &it.pkt, &off, &d);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            rvt_te_raw_resync(&cur);
+            if (pool) { /* reported in order, with the flow before it */
+                if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
+                    status = rc != POOL_STOP;
+                    break;
+                }
+            } else if (damaged_stream(c, d.msg)) {
+                break;
+            } else {
+                rvt_etrace_decoder_resync(dec);
+            }
+            continue;
+        }
+        it.offset = base + off;
+        it.index = ++c->packets;
+        if (pool) {
+            if ((rc = rvt_decode_pool_item(pool, &it)) != 0) {
+                status = rc != POOL_STOP;
+                break;
+            }
+            continue;
+        }
+        rc = rvt_etrace_decode_item(dec, &it, &d);
+        if (rc == RVT_E_IO) {
+            status = 1;
+            break;
+        }
+        if (rc && path_lost(c, d.msg))
+            break;
+    }
+    if (pool && !status) {
+        int rc = rvt_decode_pool_finish(pool);
+        status = rc && rc != POOL_STOP;
+    }
+    if (pool)
+        rvt_decode_pool_counts(pool, &c->segments, &c->segments_again);
+    rvt_decode_pool_free(pool);
+    free(data);
+    return status;
+}
+
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
  * waits for the next one. Damage is reported (and counted in c->losses)
  * and decoding resumes at the next message with a full address. Several
@@ -536,12 +633,9 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     c->hold = true;
     /* Threads where the flow alone is written: the message listing and the
      * ITC text follow the decoder message by message. */
-    rvt_ntrace_pool *pool = NULL;
+    rvt_decode_pool *pool = NULL;
     if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
-        rvt_ntrace_pool_config pc = {.threads = c->threads - 1, .decoder = decs[0], .lost = pool_lost,
-                                     .damaged = pool_damaged, .min_segment = c->min_segment};
-        if (rvt_image_decode_all(c->img) || rvt_ntrace_pool_new(&pool, &pc)) {
-            fprintf(stderr, "rvtrace decode: out of memory\n");
+        if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], NULL, ntrace_trap)) {
             for (unsigned k = nsources; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
@@ -591,7 +685,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc == 0)
             break;
         if (rc < 0 && pool) { /* reported in order, with the flow before it */
-            if ((rc = rvt_ntrace_pool_damage(pool, d.msg)) != 0) {
+            if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
                 status = rc != POOL_STOP;
                 break;
             }
@@ -607,7 +701,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         side->count++;
         c->packets++;
         if (pool) {
-            if ((rc = rvt_ntrace_pool_message(pool, &m)) != 0) {
+            if ((rc = rvt_decode_pool_item(pool, &m)) != 0) {
                 status = rc != POOL_STOP;
                 break;
             }
@@ -633,13 +727,13 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         }
     }
     if (pool && !status) {
-        int rc = rvt_ntrace_pool_finish(pool);
+        int rc = rvt_decode_pool_finish(pool);
         status = rc && rc != POOL_STOP;
     }
     if (flush_held(c) || profile_flush(c) || (side->printer && rvt_itc_printer_flush(side->printer)))
         status = 1;
     for (unsigned i = 0; i < nsources; i++) {
-        uint64_t unplaced = pool ? rvt_ntrace_pool_unplaced(pool) : rvt_ntrace_decoder_unplaced(decs[i]);
+        uint64_t unplaced = rvt_ntrace_decoder_unplaced(decs[i]);
         if (unplaced && !(c->strict && c->losses)) { /* --strict stopped: the rest was never read */
             fprintf(stderr, "rvtrace decode: %s: trace lost: %" PRIu64 " message%s%s before the first one with a "
                             "full address (the capture starts in the middle of the flow)\n", trace, unplaced,
@@ -652,8 +746,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
                 (uint64_t)rd.skipped);
     free(data);
     if (pool)
-        rvt_ntrace_pool_counts(pool, &c->segments, &c->segments_again);
-    rvt_ntrace_pool_free(pool);
+        rvt_decode_pool_counts(pool, &c->segments, &c->segments_again);
+    rvt_decode_pool_free(pool);
     for (unsigned i = nsources; i-- > 0;) /* decs[0] owns the shared run cache */
         rvt_ntrace_decoder_free(decs[i]);
     return status;
@@ -946,59 +1040,10 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_decoder_set_tvec(dec, tvec);
     if (has_stvec)
         rvt_etrace_decoder_set_stvec(dec, stvec);
-    /* The capture is read in 1 MiB pieces; a packet cut at the end of a piece
-     * waits for the next one. Offsets in messages are from the file start. */
-    const size_t chunk = 1 << 20;
-    data = malloc(chunk + 64);
-    if (!data)
+    if (decode_etrace(zr, &p, &o, tc.enabled ? &tc.t : NULL, dec, &c)) {
+        rvt_zreader_close(zr);
+        c.zr = NULL;
         goto done;
-    size_t have = 0, base = 0;
-    bool eof = false;
-    rvt_te_raw_cursor cur = {.data = (const uint8_t *)data, .size = 0, .t = tc.enabled ? &tc.t : NULL};
-    rvt_te_inst pkt;
-    size_t off;
-    int rc;
-    for (;;) {
-        if (!eof && have - cur.pos < 64) {
-            memmove(data, data + cur.pos, have - cur.pos);
-            base += cur.pos;
-            have -= cur.pos;
-            cur.pos = 0;
-            long n = rvt_zreader_read(zr, data + have, chunk + 64 - have, &d);
-            if (n < 0) {
-                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
-                rvt_zreader_close(zr);
-                c.zr = NULL;
-                goto done;
-            }
-            eof = n == 0;
-            have += (size_t)n;
-            note_read(&c, n);
-            cur.data = (const uint8_t *)data;
-            cur.size = have;
-        }
-        rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &off, &d);
-        off += base;
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            /* A damaged packet header: report it and look for the next byte
-             * that parses as a packet, then wait for a sync. */
-            fprintf(stderr, "rvtrace decode: %s: trace lost: %s\n", trace, d.msg);
-            if (++c.losses && c.strict)
-                break;
-            rvt_te_raw_resync(&cur);
-            rvt_etrace_decoder_resync(dec);
-            continue;
-        }
-        c.packets++;
-        if (rvt_etrace_decode(dec, &pkt, &d)) {
-            fprintf(stderr, "rvtrace decode: %s: byte %zu: trace lost: %s%s\n", trace, off, d.msg,
-                    c.strict ? "" : "; resuming at the next sync");
-            if (++c.losses && c.strict)
-                break;
-            rvt_etrace_decoder_resync(dec);
-        }
     }
     rvt_zreader_close(zr);
     c.zr = NULL;

@@ -1,17 +1,19 @@
-/* N-Trace decoding on several threads: segments cut at synchronising
- * messages, decoded at once into flow logs, handed on in trace order. */
+/* Decoding on several threads: segments cut at synchronising packets or
+ * messages, decoded at once into flow logs, handed on in trace order. What
+ * is codec-specific (the decoder, its state, where it may restart) comes
+ * through rvt_pool_codec. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ntrace_internal.h"
 #include "rvtrace/common.h"
+#include "rvtrace/flow.h"
 
 enum {
     RING = 8,                  /* segments on their way at most (bounds the memory) */
     MAX_WORKERS = 64,
-    DEFAULT_MIN_SEGMENT = 2048, /* messages: a few hundred thousand instructions of work */
-    /* messages without a sync to end at: the segment ends anyway and the
+    DEFAULT_MIN_SEGMENT = 2048, /* items: a few hundred thousand instructions of work */
+    /* items without a sync to end at: the segment ends anyway and the
      * next one is decoded in order (what a segment holds stays bounded) */
     LONG_SEGMENT = 1 << 16,
 };
@@ -20,86 +22,70 @@ enum {
 typedef enum { SEG_FREE, SEG_FILLING, SEG_QUEUED, SEG_WORKING, SEG_DONE, SEG_IN_ORDER } seg_state;
 
 typedef struct segment {
-    struct rvt_ntrace_pool *pool;
-    rvt_nexus_msg *msgs;
+    struct rvt_decode_pool *pool;
+    unsigned char *items; /* n packets or messages of codec->item_size bytes */
     size_t n, cap;
     seg_state state;
-    /* How the segment starts: `fresh` (the trace's first messages: decoded
-     * from nothing, all of its output kept), `at_sync` (its first message is
+    /* How the segment starts: `fresh` (the trace's first items: decoded
+     * from nothing, all of its output kept), `at_sync` (its first item is
      * also the previous segment's last: decoded afresh from the state that
-     * message leaves), or neither (decoded in order only). */
+     * item leaves), or neither (decoded in order only). */
     bool fresh, at_sync;
-    char *damage; /* the reader's report of damaged bytes before the first message */
+    char *damage; /* the reader's report of damaged bytes before the first item */
     rvt_flow_log *log;
-    rvt_ntrace_decoder *dec;   /* the worker's decoder, in the state after the last message */
-    rvt_ntrace_decoder *start; /* its state after the first message (at_sync) */
+    void *dec;   /* the worker's decoder, in the state after the last item */
+    void *start; /* its state after the first item (at_sync) */
     int status;                /* the worker's: 0, or RVT_E_NOMEM */
 } segment;
 
 typedef struct worker {
-    struct rvt_ntrace_pool *pool;
+    struct rvt_decode_pool *pool;
     pthread_t thread;
-    rvt_ntrace_decoder *runs; /* owns the worker's cache of straight runs */
+    /* owns the worker's cache of straight runs, and is what its segments'
+     * decoders are made like: the configured decoder as it was before the
+     * first item (that one changes as the main thread decodes) */
+    void *model;
 } worker;
 
-struct rvt_ntrace_pool {
-    rvt_ntrace_pool_config cfg;
-    rvt_flow_sinks sinks;
-    void *user;
+struct rvt_decode_pool {
+    rvt_decode_pool_config cfg;
+    const rvt_pool_codec *codec;
     segment ring[RING];
     uint64_t merged;  /* segments handed on (the oldest on its way is merged % RING) */
-    uint64_t filling; /* the segment taking messages */
+    uint64_t filling; /* the segment taking items */
     worker workers[MAX_WORKERS];
     unsigned nworkers;
+    worker helper; /* the calling thread's, when it decodes a segment itself */
     pthread_mutex_t mu;
     pthread_cond_t queued, done;
     bool quit;
-    uint64_t unplaced, parallel, again;
+    uint64_t parallel, again;
     int failed; /* a sink or callback stopped decoding: what it returned */
 };
 
-static segment *seg_at(rvt_ntrace_pool *p, uint64_t i) { return &p->ring[i % RING]; }
+static segment *seg_at(rvt_decode_pool *p, uint64_t i) { return &p->ring[i % RING]; }
+static const void *item_at(const segment *s, size_t i) { return s->items + i * s->pool->codec->item_size; }
 
-static bool seg_fetch(void *user, uint64_t addr, rvt_insn *out) {
-    segment *s = user;
-    return nx_decoder_fetch(s->pool->cfg.decoder, addr, out);
-}
-static int seg_pc(void *user, uint64_t pc) { return rvt_flow_log_pc(((segment *)user)->log, pc); }
-static int seg_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
-    return rvt_flow_log_run(((segment *)user)->log, start, n, wide);
-}
-static int seg_trap(void *user, const rvt_trap_event *t) { return rvt_flow_log_trap(((segment *)user)->log, t); }
-
-static rvt_ntrace_decoder *seg_decoder(segment *s, const worker *w) {
-    rvt_ntrace_decoder *d;
-    if (nx_decoder_like(&d, s->pool->cfg.decoder, w->runs, seg_fetch, seg_pc, s))
-        return NULL;
-    rvt_ntrace_decoder_set_run_sink(d, seg_run);
-    rvt_ntrace_decoder_set_trap_sink(d, seg_trap);
-    return d;
-}
-
-/* A worker's part: the segment's messages afresh into its log. */
+/* A worker's part: the segment's items afresh into its log. */
 static int decode_segment(segment *s, const worker *w) {
+    const rvt_pool_codec *codec = s->pool->codec;
     if (!s->log && rvt_flow_log_new(&s->log))
         return RVT_E_NOMEM;
     rvt_flow_log_clear(s->log);
-    s->dec = seg_decoder(s, w);
-    if (!s->dec)
+    if (codec->like(&s->dec, w->model, w->model, s->log))
         return RVT_E_NOMEM;
     rvt_diag diag;
     size_t i = 0;
-    if (s->at_sync) { /* the previous segment's decoder lists what this message ends */
-        rvt_ntrace_decode(s->dec, &s->msgs[0], &diag);
-        s->start = seg_decoder(s, w);
-        if (!s->start)
+    if (s->at_sync) { /* the previous segment's decoder lists what this item ends */
+        codec->decode(s->dec, item_at(s, 0), &diag);
+        if (codec->like(&s->start, w->model, w->model, s->log))
             return RVT_E_NOMEM;
-        rvt_ntrace_decoder_copy_state(s->start, s->dec);
+        codec->copy_state(s->start, s->dec);
         rvt_flow_log_clear(s->log);
         i = 1;
     }
     for (; i < s->n; i++) {
-        int rc = rvt_ntrace_decode(s->dec, &s->msgs[i], &diag);
+        int rc = codec->decode(s->dec, item_at(s, i), &diag);
         if (rc == RVT_E_IO) /* only the log can refuse */
             return RVT_E_NOMEM;
         if (rc && rvt_flow_log_note(s->log, diag.msg))
@@ -108,36 +94,46 @@ static int decode_segment(segment *s, const worker *w) {
     return 0;
 }
 
+/* With the lock held: the oldest segment waiting for a worker, or NULL. */
+static segment *take_queued(rvt_decode_pool *p) {
+    for (uint64_t i = p->merged; i < p->filling; i++)
+        if (seg_at(p, i)->state == SEG_QUEUED) {
+            seg_at(p, i)->state = SEG_WORKING;
+            return seg_at(p, i);
+        }
+    return NULL;
+}
+
+/* With the lock held (released while it works): `w` decodes `s`. */
+static void work_on(rvt_decode_pool *p, segment *s, const worker *w) {
+    pthread_mutex_unlock(&p->mu);
+    int status = decode_segment(s, w);
+    pthread_mutex_lock(&p->mu);
+    s->status = status;
+    s->state = SEG_DONE;
+    pthread_cond_broadcast(&p->done);
+}
+
 static void *worker_main(void *arg) {
     worker *w = arg;
-    rvt_ntrace_pool *p = w->pool;
+    rvt_decode_pool *p = w->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        segment *s = NULL;
-        for (uint64_t i = p->merged; i < p->filling && !s; i++)
-            if (seg_at(p, i)->state == SEG_QUEUED)
-                s = seg_at(p, i);
-        if (!s && p->quit)
+        segment *s = take_queued(p);
+        if (s)
+            work_on(p, s, w);
+        else if (p->quit)
             break;
-        if (!s) {
+        else
             pthread_cond_wait(&p->queued, &p->mu);
-            continue;
-        }
-        s->state = SEG_WORKING;
-        pthread_mutex_unlock(&p->mu);
-        int status = decode_segment(s, w);
-        pthread_mutex_lock(&p->mu);
-        s->status = status;
-        s->state = SEG_DONE;
-        pthread_cond_broadcast(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
 static void seg_reset(segment *s) {
-    rvt_ntrace_decoder_free(s->dec);
-    rvt_ntrace_decoder_free(s->start);
+    s->pool->codec->free(s->dec);
+    s->pool->codec->free(s->start);
     s->dec = s->start = NULL;
     free(s->damage);
     s->damage = NULL;
@@ -149,38 +145,45 @@ static void seg_reset(segment *s) {
     s->state = SEG_FREE;
 }
 
-/* The segment's messages in order in the pool's decoder (skipping the first
+/* The segment's items in order in the pool's decoder (skipping the first
  * when the previous segment decoded it already). */
-static int decode_in_order(rvt_ntrace_pool *p, segment *s) {
+static int decode_in_order(rvt_decode_pool *p, segment *s) {
     rvt_diag diag;
     for (size_t i = s->at_sync ? 1 : 0; i < s->n; i++) {
-        int rc = rvt_ntrace_decode(p->cfg.decoder, &s->msgs[i], &diag);
+        int rc = p->codec->decode(p->cfg.decoder, item_at(s, i), &diag);
         if (rc == RVT_E_IO)
             return RVT_E_IO;
-        if (rc && p->cfg.lost && (rc = p->cfg.lost(p->user, diag.msg)) != 0)
+        if (rc && p->cfg.sinks.note && (rc = p->cfg.sinks.note(p->cfg.user, diag.msg)) != 0)
             return rc;
     }
     return 0;
 }
 
 /* Hands the oldest segment on (waiting for its worker). */
-static int merge_oldest(rvt_ntrace_pool *p) {
+static int merge_oldest(rvt_decode_pool *p) {
     segment *s = seg_at(p, p->merged);
     pthread_mutex_lock(&p->mu);
-    while (s->state == SEG_QUEUED || s->state == SEG_WORKING)
-        pthread_cond_wait(&p->done, &p->mu);
+    /* Rather than wait, this thread decodes what no worker has taken yet:
+     * --threads N decodes on N threads, the reading one included. */
+    while (s->state == SEG_QUEUED || s->state == SEG_WORKING) {
+        segment *q = take_queued(p);
+        if (q)
+            work_on(p, q, &p->helper);
+        else
+            pthread_cond_wait(&p->done, &p->mu);
+    }
     pthread_mutex_unlock(&p->mu);
     int rc = 0;
     if (s->damage) {
-        rc = p->cfg.damaged ? p->cfg.damaged(p->user, s->damage) : 0;
-        rvt_ntrace_decoder_resync(p->cfg.decoder);
+        rc = p->cfg.damaged ? p->cfg.damaged(p->cfg.user, s->damage) : 0;
+        p->codec->resync(p->cfg.decoder);
     }
     bool keep = s->state == SEG_DONE && s->status == 0 &&
-                (s->fresh || rvt_ntrace_decoder_same_state(p->cfg.decoder, s->start));
+                (s->fresh || p->codec->same_state(p->cfg.decoder, s->start));
     if (!rc && keep) {
-        rc = rvt_flow_log_replay(s->log, &p->sinks, p->user);
-        rvt_ntrace_decoder_copy_state(p->cfg.decoder, s->dec);
-        p->unplaced += rvt_ntrace_decoder_unplaced(s->dec);
+        rc = rvt_flow_log_replay(s->log, &p->cfg.sinks, p->cfg.user);
+        p->codec->copy_state(p->cfg.decoder, s->dec);
+        p->codec->add_counts(p->cfg.decoder, s->dec);
         p->parallel++;
     } else if (!rc) {
         rc = decode_in_order(p, s);
@@ -193,7 +196,7 @@ static int merge_oldest(rvt_ntrace_pool *p) {
     return rc;
 }
 
-static bool finished(rvt_ntrace_pool *p, uint64_t i) {
+static bool finished(rvt_decode_pool *p, uint64_t i) {
     pthread_mutex_lock(&p->mu);
     seg_state state = seg_at(p, i)->state;
     pthread_mutex_unlock(&p->mu);
@@ -202,7 +205,7 @@ static bool finished(rvt_ntrace_pool *p, uint64_t i) {
 
 /* Closes the filling segment (queues it for a worker when it can start
  * afresh) and opens the next one, making room in the ring. */
-static int next_segment(rvt_ntrace_pool *p, bool at_sync) {
+static int next_segment(rvt_decode_pool *p, bool at_sync) {
     segment *s = seg_at(p, p->filling);
     pthread_mutex_lock(&p->mu);
     s->state = s->fresh || s->at_sync ? SEG_QUEUED : SEG_IN_ORDER;
@@ -221,37 +224,27 @@ static int next_segment(rvt_ntrace_pool *p, bool at_sync) {
     return rc;
 }
 
-static int append(segment *s, const rvt_nexus_msg *m) {
+static int append(segment *s, const void *item) {
+    size_t size = s->pool->codec->item_size;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
-        rvt_nexus_msg *msgs = realloc(s->msgs, cap * sizeof *msgs);
-        if (!msgs)
+        unsigned char *items = realloc(s->items, cap * size);
+        if (!items)
             return RVT_E_NOMEM;
-        s->msgs = msgs;
+        s->items = items;
         s->cap = cap;
     }
-    s->msgs[s->n++] = *m;
+    memcpy(s->items + s->n++ * size, item, size);
     return 0;
 }
 
-/* A message after which a fresh decoder is where the one that came from the
- * start is: a full address that resets the return stack (SYNC 0, 4 and 6
- * keep it). */
-static bool restarts_path(const rvt_nexus_msg *m) {
-    if (m->tcode != RVT_NX_PROG_TRACE_SYNC && m->tcode != RVT_NX_DIRECT_BRANCH_SYNC &&
-        m->tcode != RVT_NX_INDIRECT_BRANCH_SYNC && m->tcode != RVT_NX_INDIRECT_BRANCH_HIST_SYNC)
-        return false;
-    uint64_t sync = rvt_nexus_get(m, RVT_NXF_SYNC, 1);
-    return rvt_nexus_has(m, RVT_NXF_FADDR) && sync != 0 && sync != 4 && sync != 6;
-}
-
-int rvt_ntrace_pool_message(rvt_ntrace_pool *p, const rvt_nexus_msg *m) {
+int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
     if (p->failed)
         return p->failed;
     segment *s = seg_at(p, p->filling);
     int rc = 0;
-    if (s->n >= p->cfg.min_segment && restarts_path(m)) {
-        rc = append(s, m); /* the last message of this segment, the first of the next */
+    if (s->n >= p->cfg.min_segment && p->codec->restarts(item)) {
+        rc = append(s, item); /* the last item of this segment, the first of the next */
         if (!rc)
             rc = next_segment(p, true);
         s = seg_at(p, p->filling);
@@ -260,11 +253,11 @@ int rvt_ntrace_pool_message(rvt_ntrace_pool *p, const rvt_nexus_msg *m) {
         s = seg_at(p, p->filling);
     }
     if (!rc)
-        rc = append(s, m);
+        rc = append(s, item);
     return p->failed = rc;
 }
 
-int rvt_ntrace_pool_damage(rvt_ntrace_pool *p, const char *text) {
+int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text) {
     if (p->failed)
         return p->failed;
     int rc = seg_at(p, p->filling)->n || seg_at(p, p->filling)->damage ? next_segment(p, false) : 0;
@@ -274,7 +267,7 @@ int rvt_ntrace_pool_damage(rvt_ntrace_pool *p, const char *text) {
     return p->failed = rc;
 }
 
-int rvt_ntrace_pool_finish(rvt_ntrace_pool *p) {
+int rvt_decode_pool_finish(rvt_decode_pool *p) {
     if (p->failed)
         return p->failed;
     int rc = seg_at(p, p->filling)->n || seg_at(p, p->filling)->damage ? next_segment(p, false) : 0;
@@ -283,29 +276,21 @@ int rvt_ntrace_pool_finish(rvt_ntrace_pool *p) {
     return p->failed = rc;
 }
 
-uint64_t rvt_ntrace_pool_unplaced(const rvt_ntrace_pool *p) {
-    return p->unplaced + rvt_ntrace_decoder_unplaced(p->cfg.decoder);
-}
-
-void rvt_ntrace_pool_counts(const rvt_ntrace_pool *p, uint64_t *parallel, uint64_t *again) {
+void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *again) {
     *parallel = p->parallel;
     *again = p->again;
 }
 
-int rvt_ntrace_pool_new(rvt_ntrace_pool **out, const rvt_ntrace_pool_config *cfg) {
-    if (!cfg || !cfg->decoder || cfg->threads == 0)
+int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg) {
+    if (!cfg || !cfg->codec || !cfg->decoder || cfg->threads == 0 || !cfg->sinks.pc || !cfg->sinks.run)
         return RVT_E_ARG;
-    rvt_ntrace_pool *p = calloc(1, sizeof *p);
+    rvt_decode_pool *p = calloc(1, sizeof *p);
     if (!p)
         return RVT_E_NOMEM;
     p->cfg = *cfg;
+    p->codec = cfg->codec;
     if (!p->cfg.min_segment)
         p->cfg.min_segment = DEFAULT_MIN_SEGMENT;
-    p->sinks.note = cfg->lost; /* a worker's notes are the losses its decoder reported */
-    if (nx_decoder_sinks(cfg->decoder, &p->sinks, &p->user)) {
-        free(p);
-        return RVT_E_ARG;
-    }
     for (unsigned i = 0; i < RING; i++)
         p->ring[i].pool = p;
     pthread_mutex_init(&p->mu, NULL);
@@ -313,26 +298,32 @@ int rvt_ntrace_pool_new(rvt_ntrace_pool **out, const rvt_ntrace_pool_config *cfg
     pthread_cond_init(&p->done, NULL);
     seg_at(p, 0)->state = SEG_FILLING;
     seg_at(p, 0)->fresh = true;
+    p->helper.pool = p;
+    if (p->codec->like(&p->helper.model, cfg->decoder, NULL, NULL)) {
+        rvt_decode_pool_free(p);
+        return RVT_E_NOMEM;
+    }
     unsigned want = cfg->threads < MAX_WORKERS ? cfg->threads : MAX_WORKERS;
     for (unsigned i = 0; i < want; i++) {
         worker *w = &p->workers[i];
         w->pool = p;
-        if (nx_decoder_like(&w->runs, cfg->decoder, NULL, NULL, NULL, NULL) ||
-            pthread_create(&w->thread, NULL, worker_main, w)) {
-            rvt_ntrace_decoder_free(w->runs);
+        if (p->codec->like(&w->model, cfg->decoder, NULL, NULL))
+            break;
+        if (pthread_create(&w->thread, NULL, worker_main, w)) {
+            p->codec->free(w->model);
             break;
         }
         p->nworkers++;
     }
     if (p->nworkers == 0) {
-        rvt_ntrace_pool_free(p);
+        rvt_decode_pool_free(p);
         return RVT_E_NOMEM;
     }
     *out = p;
     return RVT_OK;
 }
 
-void rvt_ntrace_pool_free(rvt_ntrace_pool *p) {
+void rvt_decode_pool_free(rvt_decode_pool *p) {
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
@@ -344,11 +335,12 @@ void rvt_ntrace_pool_free(rvt_ntrace_pool *p) {
     pthread_mutex_unlock(&p->mu);
     for (unsigned i = 0; i < p->nworkers; i++) {
         pthread_join(p->workers[i].thread, NULL);
-        rvt_ntrace_decoder_free(p->workers[i].runs);
+        p->codec->free(p->workers[i].model);
     }
+    p->codec->free(p->helper.model);
     for (unsigned i = 0; i < RING; i++) {
         seg_reset(&p->ring[i]);
-        free(p->ring[i].msgs);
+        free(p->ring[i].items);
         rvt_flow_log_free(p->ring[i].log);
     }
     pthread_cond_destroy(&p->queued);
