@@ -409,9 +409,10 @@ static bool unprocessed_branches(rvt_etrace_decoder *d, uint64_t addr) {
     return d->branches != (br ? 1u : 0u);
 }
 
-/* Without implicit returns and sequential jumps nothing but the position
- * matters in straight-line code: the linear instructions after pc and the
- * instruction that ends their run are passed at once, unless the reported
+/* Without sequential jumps nothing but the position and (for implicit
+ * returns) the register values matter in straight-line code: the linear
+ * instructions after pc and the instruction that ends their run are passed
+ * at once, unless the reported
  * address lies among them (where the walk may have to stop). The walk then
  * stands on the run's last instruction, `*end` (NULL when the run has no
  * known end: it stops before its last linear one). `*n` counts the
@@ -450,6 +451,15 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
             report(d, pc);
         }
     }
+    if (d->o.implicit_return) { /* the register values of the instructions stepped over */
+        uint64_t pc = r->start;
+        for (uint32_t i = 0; i < count; i++) {
+            rvt_insn in;
+            if (d->fetch(d->user, pc, &in))
+                track(d, &in, pc);
+            pc = mask_addr(d, pc + ((r->wide >> i) & 1 ? 4 : 2));
+        }
+    }
     d->pc = stop;
     d->last_implicit = false;
     *end = r->has_end ? &r->end_insn : NULL;
@@ -478,7 +488,7 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
         if (d->error)
             return;
         const rvt_insn *known = NULL;
-        if (!d->o.implicit_return && !d->o.si_jump && pass_straight_code(d, address, &n, &known)) {
+        if (!d->o.si_jump && pass_straight_code(d, address, &n, &known)) {
             if (!known)
                 continue;
             /* On the run's last instruction, which is not `address`: what the

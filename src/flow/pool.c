@@ -11,6 +11,8 @@
 
 enum {
     RING = 8,                  /* segments on their way at most (bounds the memory) */
+    GIVE_UP = 4,
+    PROBE = 16,
     MAX_WORKERS = 64,
     DEFAULT_MIN_SEGMENT = 2048, /* items: a few hundred thousand instructions of work */
     /* items without a sync to end at: the segment ends anyway and the
@@ -60,6 +62,12 @@ struct rvt_decode_pool {
     pthread_cond_t queued, done;
     bool quit;
     uint64_t parallel, again;
+    /* Segments decoded again in order one after the other (the syncs of this
+     * trace keep state, as E-Trace's without counter or stack do): beyond
+     * GIVE_UP the workers only try every PROBE-th segment, the rest goes
+     * straight to the in-order decoder instead of being decoded twice. */
+    unsigned again_in_a_row;
+    uint64_t closed;
     int failed; /* a sink or callback stopped decoding: what it returned */
 };
 
@@ -185,9 +193,12 @@ static int merge_oldest(rvt_decode_pool *p) {
         p->codec->copy_state(p->cfg.decoder, s->dec);
         p->codec->add_counts(p->cfg.decoder, s->dec);
         p->parallel++;
+        p->again_in_a_row = 0;
     } else if (!rc) {
         rc = decode_in_order(p, s);
         p->again++;
+        if (s->state == SEG_DONE)
+            p->again_in_a_row++;
     }
     pthread_mutex_lock(&p->mu);
     seg_reset(s);
@@ -207,8 +218,9 @@ static bool finished(rvt_decode_pool *p, uint64_t i) {
  * afresh) and opens the next one, making room in the ring. */
 static int next_segment(rvt_decode_pool *p, bool at_sync) {
     segment *s = seg_at(p, p->filling);
+    bool worth_trying = p->again_in_a_row < GIVE_UP || ++p->closed % PROBE == 0;
     pthread_mutex_lock(&p->mu);
-    s->state = s->fresh || s->at_sync ? SEG_QUEUED : SEG_IN_ORDER;
+    s->state = s->fresh || (s->at_sync && worth_trying) ? SEG_QUEUED : SEG_IN_ORDER;
     p->filling++;
     pthread_cond_signal(&p->queued);
     pthread_mutex_unlock(&p->mu);
