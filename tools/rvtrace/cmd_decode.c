@@ -510,6 +510,21 @@ enum { POOL_STOP = 2 }; /* what the pool's callbacks return to stop at --strict 
 static int pool_lost(void *user, const char *why) { return path_lost(user, why) ? POOL_STOP : 0; }
 static int pool_damaged(void *user, const char *why) { return damaged_stream(user, why) ? POOL_STOP : 0; }
 
+/* The capture's next bytes after data[0..have), up to `cap`: false after
+ * a read error (reported). */
+static bool read_more(decode_ctx *c, rvt_zreader *zr, uint8_t *data, size_t *have, size_t cap, bool *eof) {
+    rvt_diag d;
+    long n = rvt_zreader_read(zr, data + *have, cap - *have, &d);
+    if (n < 0) {
+        fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+        return false;
+    }
+    *eof = n == 0;
+    *have += (size_t)n;
+    note_read(c, n);
+    return true;
+}
+
 /* With --threads: a pool that decodes segments of the trace at once and
  * hands their flow to what `dec` would have given it to. */
 static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_codec *codec, void *dec,
@@ -548,15 +563,10 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             base += cur.pos;
             have -= cur.pos;
             cur.pos = 0;
-            long n = rvt_zreader_read(zr, data + have, chunk + 64 - have, &d);
-            if (n < 0) {
-                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            if (!read_more(c, zr, data, &have, chunk + 64, &eof)) {
                 status = 1;
                 break;
             }
-            eof = n == 0;
-            have += (size_t)n;
-            note_read(c, n);
             cur.data = data;
             cur.size = have;
         }
@@ -664,15 +674,10 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             memmove(data, data + rd.pos, have - rd.pos);
             base += rd.pos;
             have -= rd.pos;
-            long n = rvt_zreader_read(zr, data + have, 2 * chunk - have, &d);
-            if (n < 0) {
-                fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            if (!read_more(c, zr, data, &have, 2 * chunk, &eof)) {
                 status = 1;
                 break;
             }
-            eof = n == 0;
-            have += (size_t)n;
-            note_read(c, n);
             size_t skipped = rd.skipped, idle = rd.idle;
             rvt_nexus_reader_init(&rd, &cfg, data, have);
             rd.base = base;
