@@ -989,7 +989,10 @@ bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace
     /* the instruction before counts only to a sequential jump */
     if (a->o.si_jump && a->last_pc != b->last_pc)
         return false;
-    if (a->handler_next && memcmp(&a->handler_trap, &b->handler_trap, sizeof a->handler_trap) != 0)
+    const rvt_trap_event *ta = &a->handler_trap, *tb = &b->handler_trap; /* (field by field: padding) */
+    if (a->handler_next && (ta->interrupt != tb->interrupt || ta->has_cause != tb->has_cause ||
+                            ta->has_tval != tb->has_tval || ta->cause != tb->cause || ta->tval != tb->tval ||
+                            ta->at != tb->at || ta->handler != tb->handler || ta->unplaced != tb->unplaced))
         return false;
     /* register values serve implicit returns only */
     if (a->o.implicit_return) {

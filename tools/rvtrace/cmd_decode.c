@@ -918,7 +918,6 @@ int cmd_decode(int argc, char **argv) {
     rvt_diag d = {{0}};
     char elfs_text[1024] = ""; /* the program's files, for the report */
     int status = 1;
-    char *data = NULL;
     rvt_etrace_decoder *dec = NULL;
     if (load_etrace_config(scf, ucf, &tc, &p, &o, &d) || rvt_image_new(&c.img)) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
@@ -1113,7 +1112,6 @@ done:
         status = 1;
     if (c.traps && fclose(c.traps) != 0)
         status = 1;
-    free(data);
     rvt_machine_free(c.machine);
     rvt_image_free(c.img);
     return status ? status : c.losses ? DECODE_LOST : 0;
