@@ -20,7 +20,7 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
 }
 
 int main(int argc, char **argv) {
-    bench_window w = {malloc(WINDOW * sizeof(rvt_retire)), 0, WINDOW};
+    bench_window w = {malloc(WINDOW * sizeof(rvt_retire)), 0, WINDOW, false};
     for (int k = 1; k < argc; k++) {
         if (!(img = bench_load_image(argv[k])) || !w.recs || bench_run_window(img, &w))
             return 1;

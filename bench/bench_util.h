@@ -48,6 +48,7 @@ static inline int bench_count_block(void *user, uint64_t start, uint64_t end, ui
 typedef struct bench_window {
     rvt_retire *recs;
     size_t n, cap;
+    bool blocks; /* multiple-retire records, as run --etrace/--ntrace take them */
 } bench_window;
 
 static inline int bench_window_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -62,6 +63,7 @@ static inline int bench_window_sink(void *user, const rvt_retire *recs, size_t n
 static inline int bench_run_window(rvt_image *img, bench_window *w) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
+    cfg.merge_blocks = w->blocks;
     FILE *null = fopen("/dev/null", "w");
     cfg.console = null;
     rvt_machine *m;

@@ -37,21 +37,27 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
-static void emit_block(hart *h, unsigned itype) {
-    /* Straight into the buffer: a record put together on the stack would be
-     * copied with wide loads of its fresh narrow stores (no forwarding). */
-    rvt_retire *r = machine_slot(h->m);
+/* Straight into the buffer: a record put together on the stack would be
+ * copied with wide loads of its fresh narrow stores (no forwarding). The
+ * interpreter's loop calls this with the block in its locals. */
+static inline __attribute__((always_inline)) void write_block_record(rvt_machine *m, const struct retire_block *b,
+                                                                      unsigned itype, unsigned hart_id) {
+    rvt_retire *r = machine_slot(m);
     *r = (rvt_retire){
-        .iaddr = h->blk.pc,
-        .ninsns = h->blk.n,
-        .iretire = (uint16_t)h->blk.hw,
-        .ilastsize = h->blk.len == 4,
-        .insn = h->blk.insn,
+        .iaddr = b->pc,
+        .ninsns = b->n,
+        .iretire = (uint16_t)b->hw,
+        .ilastsize = b->len == 4,
+        .insn = b->insn,
         .itype = (uint8_t)itype,
-        .priv = h->blk.priv,
-        .time = h->m->mtime,
-        .hart = (uint8_t)h->id,
+        .priv = b->priv,
+        .time = m->mtime,
+        .hart = (uint8_t)hart_id,
     };
+}
+
+static void emit_block(hart *h, unsigned itype) {
+    write_block_record(h->m, &h->blk, itype, h->id);
     h->blk.n = 0;
     h->blk.hw = 0;
 }
@@ -935,11 +941,19 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
     uint64_t done = 0;
     int st = EXEC_OK;
     /* The block being accumulated, in locals: the hart's fields are memory
-     * that every instruction's register writes might alias, so updating
-     * them per instruction cost a third of the loop. Nothing in the loop
-     * reads them; they are brought up to date when a block ends and on the
-     * way out (traps flush the block after the loop). */
+     * that every instruction's register writes might alias. A block is
+     * sequential code in one privilege (whatever changes the privilege
+     * ends it), so its start, the count of instructions retired when it
+     * started and the last instruction retired tell the rest: only the
+     * last is noted per instruction. The hart's block is brought up to date
+     * on the way out (traps flush it after the loop). */
     struct retire_block blk = h->blk;
+    uint64_t blk_pc = blk.n ? blk.pc : h->pc;
+    unsigned blk_priv = blk.n ? blk.priv : h->priv;
+    uint64_t blk_base = 0 - (uint64_t)blk.n; /* done - blk_base: instructions in the block */
+    uint64_t last_pc = 0;
+    uint32_t last_raw = 0;
+    uint8_t last_len = 0;
     while (done < limit) {
         uint64_t pc = h->pc;
         const rvt_insn *in;
@@ -986,21 +1000,19 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
-            if (!blk.n) {
-                blk.pc = pc;
-                blk.priv = (uint8_t)priv;
-            }
-            blk.n++;
-            /* A block is sequential: its size follows from the addresses
-             * (a running sum would chain every instruction to the last). */
-            blk.hw = (uint32_t)((pc + in->len - blk.pc) >> 1);
-            blk.insn = in->raw;
-            blk.len = in->len;
-            if (in->cf != RVT_CF_NONE || blk.hw > 0xff00) {
+            last_pc = pc;
+            last_raw = in->raw;
+            last_len = in->len;
+            if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
                 bool taken = in->cf == RVT_CF_BRANCH && h->pc != pc + in->len;
-                h->blk = blk;
-                emit_block(h, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
+                blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((pc + in->len - blk_pc) >> 1),
+                                            in->raw, in->len, (uint8_t)blk_priv};
+                write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
+                                   h->id);
                 blk.n = 0;
+                blk_pc = h->pc;
+                blk_priv = h->priv;
+                blk_base = done;
                 if (m->stop)
                     break;
             }
@@ -1019,8 +1031,15 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
         if (__builtin_expect(st != EXEC_OK, 0))
             break;
     }
-    if (BLOCKS)
+    if (BLOCKS) {
+        uint32_t n = (uint32_t)(done - blk_base);
+        if (!n)
+            blk.n = blk.hw = 0;
+        else if (last_len) /* else the block from before, with nothing added */
+            blk = (struct retire_block){blk_pc, n, (uint32_t)((last_pc + last_len - blk_pc) >> 1), last_raw, last_len,
+                                        (uint8_t)blk_priv};
         h->blk = blk;
+    }
     *retired = done;
     h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
     h->fetch_page_base = page_base;
