@@ -47,6 +47,7 @@ struct rvt_etrace_encoder {
     /* Filtering: whether the last record was traced, the trigger latch and
      * whether a selected trap handler runs. */
     bool qualified, latch, in_handler;
+    bool filtering; /* any filter is set (else only sideband records are not traced) */
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -452,6 +453,8 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->ras = calloc(e->max_depth, sizeof *e->ras);
     e->map_all_correct = true;
     e->latch = !o->filter.use_start;
+    const struct rvt_etrace_filter *f = &o->filter;
+    e->filtering = f->use_start || f->use_stop || f->nranges || f->priv_mask || f->exception_mask || f->interrupt_mask;
     bool tables_ok = true;
     if (p->bpred_size && p->bpred_size <= 20 && (e->bpred = malloc((size_t)1 << p->bpred_size)))
         rvt_bpred_reset(e->bpred, p->bpred_size);
@@ -572,20 +575,24 @@ static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r);
 static void commit_staged(rvt_etrace_encoder *e);
 
 /* One instruction of a block as its own plain record, made in its ring slot
- * (see push_records for why not on the stack). */
-static void push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
+ * (see push_records for why not on the stack); `insn` NULL when its size
+ * does not matter (it is then given as 16-bit). True when it was staged. */
+static bool push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
     rvt_retire *r = SLOT(e, e->nstaged);
     *r = *block;
     r->iaddr = addr;
     r->ninsns = 1;
     r->itype = RVT_ITYPE_NONE;
-    r->iretire = (uint16_t)(insn->len / 2);
-    r->ilastsize = insn->len == 4;
-    r->insn = insn->raw;
+    r->iretire = insn ? (uint16_t)(insn->len / 2) : 1;
+    r->ilastsize = insn && insn->len == 4;
+    if (insn)
+        r->insn = insn->raw;
     r->sijump = 0;
     /* neither a trap, a block nor a jump: staged as it is once qualified */
-    if (qualify(e, r))
-        commit_staged(e);
+    if (!qualify(e, r))
+        return false;
+    commit_staged(e);
+    return true;
 }
 
 /* A block as the single-retire records it stands for, all but its last
@@ -614,18 +621,25 @@ static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint6
  * instruction, and the ones after only where a resynchronisation can fall
  * due among them. Inner instructions send nothing below the packet limit,
  * so once the first instruction is decided (when the second goes in) the
- * count says whether the rest can matter. False, with nothing pushed, when
- * the code at the block's start is not what the block says. */
-static bool push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
+ * count says whether the rest can matter. Nothing decided about a plain
+ * instruction depends on its size, so the code is read only when the
+ * instructions after the first go in one by one. */
+static void push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
+    bool staged = push_block_insn(e, in, in->iaddr, NULL);
+    /* deciding about the first instruction sends a few packets at most */
+    if (in->ninsns == 2 || e->resync_cnt + 4 < e->max_resync || e->error)
+        return;
     uint64_t a = in->iaddr;
     rvt_insn insn;
     if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
-        return false;
-    push_block_insn(e, in, a, &insn);
+        return; /* the code is not what the block says: its last goes in as it is */
+    if (staged) {
+        rvt_retire *first = SLOT(e, e->nstaged - 1);
+        first->iretire = (uint16_t)(insn.len / 2);
+        first->ilastsize = insn.len == 4;
+        first->insn = insn.raw;
+    }
     a += insn.len;
-    /* deciding about the first instruction sends a few packets at most */
-    if (in->ninsns == 2 || e->resync_cnt + 4 < e->max_resync)
-        return true;
     for (uint32_t k = 1; k + 1 < in->ninsns && !e->error; k++) {
         if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
             break; /* the code changed under the block: its last goes in as it is */
@@ -634,7 +648,6 @@ static bool push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64
         if (k == 1 && e->resync_cnt < e->max_resync)
             break;
     }
-    return true;
 }
 
 /* A block waits for the record after it: an interrupt there takes back the
@@ -662,6 +675,10 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
 /* Whether the record is traced; leaving the traced part reports its last
  * instruction and says that tracing ended there (a sync starts the next). */
 static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (!e->filtering && !r->sideband) {
+        e->qualified = true;
+        return true;
+    }
     if (in_filter(e, r)) {
         e->qualified = true;
         return true;
@@ -719,9 +736,11 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
              * interrupt after a block leaves its last instruction retired.
              * With the code at hand, the instructions that can matter go in
              * one at a time, as they retired. */
-            bool done = e->fetch && ((interrupt_next || every_instruction_matters(e))
-                                         ? push_block_singly(e, in, last_iaddr)
-                                         : push_block_start(e, in, last_iaddr));
+            bool done = e->fetch && !interrupt_next && !every_instruction_matters(e);
+            if (done)
+                push_block_start(e, in, last_iaddr);
+            else
+                done = e->fetch && push_block_singly(e, in, last_iaddr);
             if (!e->error && !done) {
                 rvt_retire first = *in;
                 first.ninsns = 1;
