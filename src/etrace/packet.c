@@ -117,7 +117,7 @@ typedef struct {
 
 /* Walks the fields of a packet in transmission order; later layout decisions
  * read fields the walk has already visited (so unpacking can use it). */
-static bool walk(const walker *wk) {
+static inline __attribute__((always_inline)) bool walk(const walker *wk) {
     const rvt_etrace_params *p = wk->p;
     const rvt_etrace_options *o = wk->o;
     rvt_te_inst *pkt = wk->pkt;
@@ -218,7 +218,7 @@ typedef struct {
     unsigned n;
 } bitbuf;
 
-static bool put_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
+static inline __attribute__((always_inline)) bool put_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitbuf *b = ctx;
     uint64_t v = get(pkt, f);
     if (b->n + width > 512)
@@ -261,9 +261,11 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
     if (bytes > cap)
         return RVT_E_RANGE;
     /* Bits from `keep` up to the byte boundary become copies of the MSB. */
-    for (unsigned i = keep; i < bytes * 8; i++) {
-        uint64_t m = 1ull << (i % 64);
-        b.w[i / 64] = msb ? b.w[i / 64] | m : b.w[i / 64] & ~m;
+    for (unsigned i = keep, end; i < bytes * 8; i = end) { /* a word at a time */
+        unsigned word = i / 64;
+        end = bytes * 8 < (word + 1) * 64 ? (unsigned)bytes * 8 : (word + 1) * 64;
+        uint64_t m = (end - i == 64 ? ~0ull : (1ull << (end - i)) - 1) << (i % 64);
+        b.w[word] = msb ? b.w[word] | m : b.w[word] & ~m;
     }
     for (size_t i = 0; i < bytes; i++)
         out[i] = (uint8_t)(b.w[i / 8] >> (8 * (i % 8)));
@@ -407,10 +409,10 @@ void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o
 int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len) {
     if (len == 0 || len > 31)
         return RVT_E_RANGE;
-    uint8_t header = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    if (fputc(header, f) == EOF || fwrite(payload, 1, len, f) != len)
-        return RVT_E_IO;
-    return RVT_OK;
+    uint8_t msg[32]; /* one write per packet: each stdio call takes the stream's lock */
+    msg[0] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    memcpy(msg + 1, payload, len);
+    return fwrite(msg, 1, len + 1, f) == len + 1 ? RVT_OK : RVT_E_IO;
 }
 
 int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time) {
