@@ -43,6 +43,10 @@ static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 static inline __attribute__((always_inline)) void write_block_record(rvt_machine *m, const struct retire_block *b,
                                                                       unsigned itype, unsigned hart_id) {
     rvt_retire *r = machine_slot(m);
+    /* The buffer is usually a relay's, last read on the consumer's core:
+     * asking for the line eight records ahead hides most of taking it back
+     * (6 % of the hart's time on coremark). A prefetch never faults. */
+    __builtin_prefetch((const void *)((uintptr_t)r + 8 * sizeof *r), 1);
     *r = (rvt_retire){
         .iaddr = b->pc,
         .ninsns = b->n,
