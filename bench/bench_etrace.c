@@ -30,10 +30,7 @@ static int count_sink(void *user, const rvt_te_inst *pkt, const uint8_t *payload
 static rvt_image *code_img;
 static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
     (void)user;
-    const rvt_insn *in = rvt_image_insn(code_img, addr);
-    if (in)
-        *out = *in;
-    return in != NULL;
+    return rvt_program_insn(code_img, NULL, addr, out);
 }
 
 static int push_to_encoder(void *e, const rvt_retire *recs, size_t n) { return rvt_etrace_encoder_push(e, recs, n); }

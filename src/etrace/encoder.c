@@ -566,9 +566,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
  * notify look at every address, sequentially inferable jumps at the
  * instruction before the jump. */
 static bool every_instruction_matters(const rvt_etrace_encoder *e) {
-    const struct rvt_etrace_filter *f = &e->o.filter;
-    return e->o.si_jump || f->nranges || f->priv_mask || f->use_start || f->use_stop || f->exception_mask ||
-           f->interrupt_mask || f->nnotify;
+    return e->o.si_jump || e->filtering || e->o.filter.nnotify;
 }
 
 static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r);

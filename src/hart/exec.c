@@ -1013,7 +1013,6 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
                                             in->raw, in->len, (uint8_t)blk_priv};
                 write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
                                    h->id);
-                blk.n = 0;
                 blk_pc = h->pc;
                 blk_priv = h->priv;
                 blk_base = done;
