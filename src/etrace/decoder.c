@@ -51,6 +51,11 @@ struct rvt_etrace_decoder {
      * starts there usually comes next and joins it in one block. */
     uint64_t pending;
     bool has_pending;
+    /* A block that the next may continue (a branch not taken): the sink's
+     * cost is per block, so blocks in a row go out as one, at the latest when
+     * the packet is done or a trap is reported. */
+    uint64_t held_start, held_end;
+    uint32_t held_n; /* 0: none held */
     uint64_t ambiguous_ends, ambiguous_addr, ambiguous_len;
     uint64_t ambiguous_traps, ambiguous_trap_addr;
     bool trap_unplaced; /* the trap being processed is one of those */
@@ -65,6 +70,8 @@ struct rvt_etrace_decoder {
     bool bp_fail;
     uint64_t *jtc;      /* jump target cache */
     uint8_t *jtc_valid;
+    struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    struct walk_memo *recording; /* the slot the walk under way is written into */
 };
 
 static bool use_bpred(const rvt_etrace_decoder *d) { return d->o.branch_prediction && d->bpred; }
@@ -152,6 +159,7 @@ void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
         free(d->bpred);
         free(d->jtc);
         free(d->jtc_valid);
+        free(d->memo);
         free(d);
     }
 }
@@ -171,9 +179,27 @@ static bool get(rvt_etrace_decoder *d, uint64_t addr, rvt_insn *in) {
 
 static uint64_t mask_addr(const rvt_etrace_decoder *d, uint64_t a);
 
-static void emit_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
-    if (d->block(d->out, start, end, n) != 0 && !d->error)
+static void send_held(rvt_etrace_decoder *d) {
+    uint32_t n = d->held_n;
+    d->held_n = 0;
+    if (n && d->block(d->out, d->held_start, d->held_end, n) != 0 && !d->error)
         d->error = RVT_E_IO;
+}
+
+static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n);
+
+static void emit_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
+    if (d->recording)
+        record_block(d, start, end, n);
+    if (d->held_n && start == d->held_end && n <= UINT32_MAX - d->held_n) {
+        d->held_end = end;
+        d->held_n += n;
+        return;
+    }
+    send_held(d);
+    d->held_start = start;
+    d->held_end = end;
+    d->held_n = n;
 }
 
 /* Emitted even after an error: it was reported before the error. */
@@ -536,6 +562,111 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
     fail(d, "the reported address was never reached", d->pc);
 }
 
+/* ---- Walks seen before ----
+ * Without implicit returns, branch prediction, the jump target cache and
+ * sequential jumps, a packet's walk depends only on where it starts, the
+ * branch outcomes still to use, the reported address and the packet's flags
+ * (the code does not change). Loops send the same packets again and again:
+ * a walk that went through cleanly is kept with the blocks it gave and where
+ * it left the decoder, and handed out again when it is due again. Walks of
+ * more blocks than a slot holds are walked each time. */
+
+#define MEMO_SLOTS 4096u /* direct mapped: a later walk takes the slot */
+#define MEMO_BLOCKS 32u
+
+enum { /* what a walk starts from besides addresses and branches, and how it ends */
+    MEMO_STOP_AT_LAST_BRANCH = 1,
+    MEMO_INFERRED_ADDRESS = 2,
+    MEMO_NOTIFY = 4,
+    MEMO_UPDISCON = 8,
+    MEMO_IRREPORT = 16, /* irreport set and irdepth the decoder's depth */
+    MEMO_VALID = 32,
+    MEMO_PENDING = 64, /* (how it ends) an address waits for the run after it */
+    MEMO_LAST_IMPLICIT = 128,
+};
+
+typedef struct {
+    uint64_t start, end;
+    uint32_t n;
+} memo_block;
+
+typedef struct walk_memo {
+    uint64_t pc, address, branch_map;
+    uint32_t branches, flags;
+    uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
+    uint32_t end_branches, end_flags, nblocks;
+    memo_block blocks[MEMO_BLOCKS];
+} walk_memo;
+
+static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
+    walk_memo *m = d->recording;
+    memo_block *last = m->nblocks ? &m->blocks[m->nblocks - 1] : NULL;
+    if (last && last->end == start && n <= UINT32_MAX - last->n) { /* as emit_block joins them */
+        last->end = end;
+        last->n += n;
+    } else if (m->nblocks == MEMO_BLOCKS)
+        d->recording = NULL; /* too long to keep */
+    else
+        m->blocks[m->nblocks++] = (memo_block){start, end, n};
+}
+
+/* Nothing outside the key decides the walk: no state it reads or changes
+ * beyond it (return stack, registers, predictor, jump targets, the
+ * instruction before), and the flow goes out as blocks, none waiting. */
+static bool memo_applies(const rvt_etrace_decoder *d) {
+    return d->block && !d->o.implicit_return && !d->o.branch_prediction && !d->o.jump_target_cache &&
+           !d->o.si_jump && !d->has_pending && !d->held_n && !d->error && !d->bp_skip && !d->bp_left &&
+           !d->bp_fail && !d->bp_fail_first;
+}
+
+static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    return (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) | (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) |
+           (notify_set(d, t) ? MEMO_NOTIFY : 0) | (updiscon_set(t) ? MEMO_UPDISCON : 0) |
+           (irreport_set(t) && t->irdepth == d->depth ? MEMO_IRREPORT : 0) | MEMO_VALID;
+}
+
+/* follow() to the packet's address, for a packet with one (format 1 or 2). */
+static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
+    if (!memo_applies(d) || (!d->memo && !(d->memo = calloc(MEMO_SLOTS, sizeof *d->memo)))) {
+        follow(d, d->address, t);
+        return;
+    }
+    uint32_t flags = walk_flags(d, t);
+    uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
+                  ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
+    walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
+    if (m->flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
+        m->branches == d->branches) {
+        for (uint32_t i = 0; i < m->nblocks; i++)
+            emit_block(d, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n);
+        d->pc = m->end_pc;
+        d->last_pc = m->end_last_pc;
+        d->branch_map = m->end_branch_map;
+        d->branches = m->end_branches;
+        d->pending = m->end_pending;
+        d->stop_at_last_branch = m->end_flags & MEMO_STOP_AT_LAST_BRANCH;
+        d->inferred_address = m->end_flags & MEMO_INFERRED_ADDRESS;
+        d->has_pending = m->end_flags & MEMO_PENDING;
+        d->last_implicit = m->end_flags & MEMO_LAST_IMPLICIT;
+        return;
+    }
+    *m = (walk_memo){.pc = d->pc, .address = d->address, .branch_map = d->branch_map, .branches = d->branches};
+    d->recording = m;
+    follow(d, d->address, t);
+    if (d->recording && !d->error) {
+        m->end_pc = d->pc;
+        m->end_last_pc = d->last_pc;
+        m->end_branch_map = d->branch_map;
+        m->end_branches = d->branches;
+        m->end_pending = d->pending;
+        m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
+                       (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
+                       (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
+        m->flags = flags; /* valid from here */
+    }
+    d->recording = NULL;
+}
+
 #define MAX_LOOP 65536u /* instructions of an uncounted loop looked for at the end */
 
 /* Walking ahead without reporting, on a copy of the state that is put back
@@ -698,6 +829,7 @@ static rvt_trap_event trap_of(rvt_etrace_decoder *d, const rvt_te_inst *t) {
 
 static void report_trap(rvt_etrace_decoder *d, const rvt_trap_event *ev) {
     flush_pending(d); /* in order with the PCs */
+    send_held(d);
     if (d->trap && !d->error && d->trap(d->out, ev) != 0)
         d->error = RVT_E_IO;
 }
@@ -912,13 +1044,14 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         d->branch_map |= (uint64_t)t->branch_map << d->branches;
         d->branches += t->branches == 0 ? 31 : t->branches;
     }
-    follow(d, d->address, t);
+    follow_packet(d, t);
     return d->error;
 }
 
 int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *diag) {
     int status = decode_packet(d, t, diag);
     flush_pending(d);
+    send_held(d);
     return status ? status : d->error;
 }
 
