@@ -24,6 +24,7 @@ enum final_kind {
     FINAL_ANY,      /* the count ends on any instruction, followed when inferable */
     FINAL_TAKEN,    /* ... on a taken conditional branch (DirectBranch) */
     FINAL_INDIRECT, /* ... on the uninferable transfer the message's address completes */
+    FINAL_NONE,     /* no count: history bits alone (walk_message) */
 };
 
 struct rvt_ntrace_decoder {
@@ -73,10 +74,14 @@ struct rvt_ntrace_decoder {
     uint64_t context;
     unsigned priv;
 
-    /* With a run sink: consecutive instructions waiting to go out as one
-     * run (the consumer's cost is per call, not per instruction) */
+    /* With a run or block sink: consecutive instructions waiting to go out
+     * as one run or block (the consumer's cost is per call, not per
+     * instruction); a run holds RVT_RUN_MAX at most, a block any number */
     uint64_t queue_start, queue_end, queue_wide;
     uint32_t queue_n;
+
+    struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    struct walk_memo *recording; /* the slot the walk under way is written into */
 
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
@@ -200,6 +205,8 @@ int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
     if (d && !d->o.share_runs_of)
         rvt_run_cache_free(d->runs);
+    if (d)
+        free(d->memo);
     free(d);
 }
 
@@ -221,12 +228,15 @@ static bool fail(rvt_ntrace_decoder *d, const char *fmt, ...) {
 }
 
 static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
+static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end);
+static void record_stack(rvt_ntrace_decoder *d, unsigned op, uint64_t value);
 
-/* Hands the queued instructions to the run sink. */
+/* Hands the queued instructions to the block or run sink. */
 static bool flush_queue(rvt_ntrace_decoder *d) {
     uint32_t n = d->queue_n;
     d->queue_n = 0;
-    if (n && d->run(d->out, d->queue_start, n, d->queue_wide) != 0) {
+    if (n && (d->block ? d->block(d->out, d->queue_start, d->queue_end, n)
+                       : d->run(d->out, d->queue_start, n, d->queue_wide)) != 0) {
         d->status = RVT_E_IO;
         return false;
     }
@@ -234,17 +244,23 @@ static bool flush_queue(rvt_ntrace_decoder *d) {
 }
 
 /* `n` instructions from `start` (bit i of `wide`: instruction i is 32-bit)
- * up to `end`, for the run sink: joined to the queued ones they follow. */
+ * up to `end`, for the block or run sink: joined to the queued ones they
+ * follow. */
 static bool queue_run(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t wide, uint64_t end) {
-    if (d->queue_n && (d->queue_end != start || d->queue_n + n > RVT_RUN_MAX) && !flush_queue(d))
+    if (d->recording)
+        record_block(d, start, n, end);
+    uint32_t room = d->block ? UINT32_MAX : RVT_RUN_MAX;
+    if (d->queue_n && (d->queue_end != start || n > room - d->queue_n) && !flush_queue(d))
         return false;
-    if (n < 64)
-        wide &= (UINT64_C(1) << n) - 1;
     if (d->queue_n == 0) {
         d->queue_start = start;
         d->queue_wide = 0;
     }
-    d->queue_wide |= wide << d->queue_n;
+    if (!d->block) { /* (a block has no sizes, and may pass 64 instructions) */
+        if (n < 64)
+            wide &= (UINT64_C(1) << n) - 1;
+        d->queue_wide |= wide << d->queue_n;
+    }
     d->queue_n += n;
     d->queue_end = end;
     return true;
@@ -264,7 +280,7 @@ static bool emit_alone(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
 
 /* The instruction at `pc`, `len` bytes long. */
 static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
-    if (d->run && !d->block && (len == 2 || len == 4))
+    if (d->block || (d->run && (len == 2 || len == 4)))
         return queue_run(d, pc, 1, len == 4, xlen_mask(d, pc + len));
     return emit_alone(d, pc, len);
 }
@@ -285,14 +301,8 @@ static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
         d->prev_valid = true;
         d->prev_pc = rvt_run_last(r, xlen_mask(d, ~0ull));
     }
-    if (d->run && !d->block)
+    if (d->run || d->block)
         return queue_run(d, pc, r->n, r->wide, end);
-    if (d->block) {
-        if (d->block(d->out, pc, end, r->n) == 0)
-            return true;
-        d->status = RVT_E_IO;
-        return false;
-    }
     for (uint32_t i = 0; i < r->n; i++) {
         if (d->sink && d->sink(d->out, pc) != 0) {
             d->status = RVT_E_IO;
@@ -327,6 +337,40 @@ static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v) {
     return d->xlen == 32 ? (uint32_t)v : v;
 }
 
+/* The return-address stack as walks use it: what they do to it is noted
+ * while a walk is recorded (see walk_memo). */
+enum { STACK_PUSH, STACK_POP_ADDR, STACK_POP, STACK_HAS_ADDRESS, STACK_NO_ADDRESS };
+
+static void stack_push(rvt_ntrace_decoder *d, uint64_t ret) {
+    if (d->recording)
+        record_stack(d, STACK_PUSH, ret);
+    nx_stack_push(&d->stack, ret);
+}
+
+/* A pop whose address the walk goes on from. */
+static bool stack_pop_addr(rvt_ntrace_decoder *d, uint64_t *ret) {
+    if (nx_stack_pop(&d->stack, ret) != NX_POP_ADDR)
+        return false;
+    if (d->recording)
+        record_stack(d, STACK_POP_ADDR, *ret);
+    return true;
+}
+
+/* A pop whatever it gives. */
+static void stack_pop(rvt_ntrace_decoder *d) {
+    uint64_t ret;
+    if (d->recording)
+        record_stack(d, STACK_POP, 0);
+    nx_stack_pop(&d->stack, &ret);
+}
+
+static bool stack_has_address(rvt_ntrace_decoder *d) {
+    bool has = nx_stack_has_address(&d->stack);
+    if (d->recording)
+        record_stack(d, has ? STACK_HAS_ADDRESS : STACK_NO_ADDRESS, 0);
+    return has;
+}
+
 /* Moves past an instruction for which the encoder sent nothing: linear code,
  * a branch whose direction is known, a direct jump, or a return its stack
  * predicted. */
@@ -344,7 +388,7 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
         /* A sequential jump: the encoder left it out. */
         d->pc = target;
         if (flags & RVT_NXI_CALL)
-            nx_stack_push(&d->stack, next);
+            stack_push(d, next);
         d->prev_valid = d->o.seq_jump;
         d->prev_pc = at;
         return true;
@@ -355,7 +399,7 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
         uint64_t ret;
         if (!(flags & RVT_NXI_RETURN))
             return fail(d, "uninferable jump at %#" PRIx64 " before the message's count ends", at);
-        if (nx_stack_pop(&d->stack, &ret) != NX_POP_ADDR)
+        if (!stack_pop_addr(d, &ret))
             return fail(d, "return at %#" PRIx64 " with no message and nothing on the call stack", at);
         d->pc = ret;
     } else if (flags & RVT_NXI_JUMP) {
@@ -364,7 +408,7 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
         d->pc = next;
     }
     if ((flags & RVT_NXI_CALL) && !(flags & RVT_NXI_INDIRECT))
-        nx_stack_push(&d->stack, next);
+        stack_push(d, next);
     d->prev_valid = d->o.seq_jump;
     d->prev_pc = at;
     return true;
@@ -446,7 +490,7 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
         if (d->used < icnt || kind == FINAL_ANY) {
             uint64_t target;
             if (d->used == icnt && (flags & RVT_NXI_INDIRECT) && !seq_jump(d, &in, flags, &target) &&
-                (!(flags & RVT_NXI_RETURN) || !nx_stack_has_address(&d->stack))) {
+                (!(flags & RVT_NXI_RETURN) || !stack_has_address(d))) {
                 d->prev_valid = false;
                 return true; /* the trace ends, halts or traps here; no address follows */
             }
@@ -465,11 +509,10 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             if (!(flags & RVT_NXI_INDIRECT))
                 return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not an uninferable transfer",
                             icnt, d->pc);
-            uint64_t ret;
             if (flags & RVT_NXI_CALL)
-                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
+                stack_push(d, xlen_mask(d, d->pc + in.len));
             if (flags & RVT_NXI_RETURN)
-                nx_stack_pop(&d->stack, &ret); /* the encoder popped it and found it wrong */
+                stack_pop(d); /* the encoder popped it and found it wrong */
         }
     }
     return true;
@@ -536,6 +579,132 @@ static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
     return left;
 }
 
+/* ---- Walks seen before ----
+ * A message's walk (history bits, then the count) depends on where it
+ * starts, the message's count and history, and what it pops off the
+ * return-address stack; the code does not change. Loops send the same
+ * messages again and again: a walk that went through cleanly is kept with
+ * the blocks it gave, what it did to the stack and where it ended, and is
+ * handed out again when it is due again from the same place with the same
+ * message, after checking that the stack gives the same pops. Kept only
+ * with a block sink and where nothing else decides the walk (SiFive's owed
+ * counts, sequential jumps). */
+
+#define MEMO_SLOTS 4096u /* direct mapped: a later walk takes the slot */
+#define MEMO_BLOCKS 40u
+#define MEMO_STACK_OPS 16u
+
+typedef struct {
+    uint64_t start, end;
+    uint32_t n;
+} memo_block;
+
+typedef struct {
+    uint64_t value;
+    unsigned op; /* STACK_* */
+} memo_stack_op;
+
+typedef struct walk_memo {
+    uint64_t pc, left, hist; /* left: units of the count not walked when the walk started */
+    unsigned kind;
+    bool valid;
+    uint64_t end_pc, used, end_prev_pc; /* used: units walked */
+    bool end_prev_valid;
+    uint32_t nblocks, nops;
+    memo_block blocks[MEMO_BLOCKS];
+    memo_stack_op ops[MEMO_STACK_OPS];
+} walk_memo;
+
+static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end) {
+    walk_memo *m = d->recording;
+    memo_block *last = m->nblocks ? &m->blocks[m->nblocks - 1] : NULL;
+    if (last && last->end == start && n <= UINT32_MAX - last->n) { /* as queue_run joins them */
+        last->end = end;
+        last->n += n;
+    } else if (m->nblocks == MEMO_BLOCKS) {
+        d->recording = NULL; /* too long to keep */
+    } else {
+        m->blocks[m->nblocks++] = (memo_block){start, end, n};
+    }
+}
+
+static void record_stack(rvt_ntrace_decoder *d, unsigned op, uint64_t value) {
+    walk_memo *m = d->recording;
+    if (m->nops == MEMO_STACK_OPS)
+        d->recording = NULL;
+    else
+        m->ops[m->nops++] = (memo_stack_op){value, op};
+}
+
+/* What the kept walk did to the stack, done to a copy of `s`: false when
+ * the copy does not give the pops the walk went by. */
+static bool replay_stack(const walk_memo *m, nx_call_stack *s) {
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const memo_stack_op *op = &m->ops[i];
+        uint64_t ret;
+        switch (op->op) {
+        case STACK_PUSH: nx_stack_push(s, op->value); break;
+        case STACK_POP_ADDR:
+            if (nx_stack_pop(s, &ret) != NX_POP_ADDR || ret != op->value)
+                return false;
+            break;
+        case STACK_POP: nx_stack_pop(s, &ret); break;
+        default:
+            if (nx_stack_has_address(s) != (op->op == STACK_HAS_ADDRESS))
+                return false;
+            break;
+        }
+    }
+    return true;
+}
+
+/* Where walks depend on nothing but the key: the count matters only by
+ * what is left of it (units walked so far add up, SiFive's owed units
+ * aside). */
+static bool memo_applies(const rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
+    return d->block && !d->o.sifive && !d->o.seq_jump && !d->carried && !d->pending && !d->queue_n && !d->status &&
+           (kind == FINAL_NONE || (icnt >> 32 == 0 && d->used <= icnt));
+}
+
+static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
+    return walk_hist(d, hist) && (kind == FINAL_NONE || walk_icnt(d, icnt, kind));
+}
+
+/* walk_hist, then walk_icnt to a final instruction of `kind` (none: the
+ * history alone). */
+static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
+    if (!memo_applies(d, icnt, kind) || (!d->memo && !(d->memo = calloc(MEMO_SLOTS, sizeof *d->memo))))
+        return walk_uncached(d, icnt, hist, kind);
+    uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
+    uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
+    walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
+    nx_call_stack after;
+    if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
+        (after = d->stack, replay_stack(m, &after))) {
+        d->stack = after;
+        for (uint32_t i = 0; i < m->nblocks; i++)
+            if (!queue_run(d, m->blocks[i].start, m->blocks[i].n, 0, m->blocks[i].end))
+                return false;
+        d->pc = m->end_pc;
+        d->used = used + m->used;
+        d->prev_valid = m->end_prev_valid;
+        d->prev_pc = m->end_prev_pc;
+        return true;
+    }
+    *m = (walk_memo){.pc = d->pc, .left = left, .hist = hist, .kind = kind};
+    d->recording = m;
+    bool ok = walk_uncached(d, icnt, hist, kind);
+    if (ok && d->recording && !d->status && !d->carried) {
+        m->end_pc = d->pc;
+        m->used = d->used - used;
+        m->end_prev_valid = d->prev_valid;
+        m->end_prev_pc = d->prev_pc;
+        m->valid = true;
+    }
+    d->recording = NULL;
+    return ok;
+}
+
 /* IndirectBranch(Hist) and what a RepeatBranch repeats: history, count, then
  * the new address. An exception or interrupt (B-TYPE 1-3) happened after the
  * counted instructions; `btype` 4 (not on the wire) is an I-CNT overflow,
@@ -545,7 +714,7 @@ static bool indirect(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, unsign
         d->pending = false;
         if (hist > 1 || icnt + d->carried > d->used)
             return fail(d, "the count goes on past the indirect transfer at %#" PRIx64 " it ended on", d->pc);
-    } else if (!walk_hist(d, hist) || !walk_icnt(d, icnt, btype == 0 ? FINAL_INDIRECT : FINAL_ANY)) {
+    } else if (!walk_message(d, icnt, hist, btype == 0 ? FINAL_INDIRECT : FINAL_ANY)) {
         return false;
     }
     rvt_trap_event ev = {.interrupt = btype == 3, .at = d->pc, .handler = target};
@@ -724,7 +893,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
             if (walk_icnt(d, rdata, FINAL_ANY))
                 d->used = 0;
         } else if (rcode == 1) {
-            if (walk_hist(d, rdata))
+            if (walk_message(d, 0, rdata, FINAL_NONE))
                 walk_owed(d);
         } else if ((rcode == 8 || rcode == 9) && d->o.sifive) {
             /* SiFive: a run of RDATA not-taken (8) or taken (9) branches */

@@ -429,6 +429,20 @@ static int profile_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
     return rvt_profile_block(c->prof, start, end, n);
 }
 
+/* N-Trace into the profile alone: whole blocks. As write_run, without the
+ * addresses: the last instruction is held (an interrupt marked on it takes
+ * it back), the profile gets the block one block late. */
+static int ntrace_profile_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    decode_ctx *c = user;
+    if (n == 0)
+        return 0;
+    if (flush_held(c) || profile_defer(c, start, n, end))
+        return 1;
+    c->listed += n - 1;
+    c->held = true; /* (its address is not written: no PC list) */
+    return 0;
+}
+
 /* What N-Trace decoding writes beside the flow: the message listing
  * (--messages) and, for SiFive captures, the ITC text (--itc-print). */
 typedef struct {
@@ -639,13 +653,15 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         }
         rvt_ntrace_decoder_set_trap_sink(decs[i], ntrace_trap);
         rvt_ntrace_decoder_set_run_sink(decs[i], write_run);
+        if (c->prof && !c->write_pcs)
+            rvt_ntrace_decoder_set_block_sink(decs[i], ntrace_profile_block);
     }
     c->hold = true;
     /* Threads where the flow alone is written: the message listing and the
      * ITC text follow the decoder message by message. */
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
-        if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], NULL, ntrace_trap)) {
+        if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], ntrace_profile_block, ntrace_trap)) {
             for (unsigned k = nsources; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
