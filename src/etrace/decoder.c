@@ -650,7 +650,12 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         d->last_implicit = m->end_flags & MEMO_LAST_IMPLICIT;
         return;
     }
-    *m = (walk_memo){.pc = d->pc, .address = d->address, .branch_map = d->branch_map, .branches = d->branches};
+    m->flags = 0; /* (field by field: the blocks are filled as the walk goes) */
+    m->pc = d->pc;
+    m->address = d->address;
+    m->branch_map = d->branch_map;
+    m->branches = d->branches;
+    m->nblocks = 0;
     d->recording = m;
     follow(d, d->address, t);
     if (d->recording && !d->error) {

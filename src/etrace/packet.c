@@ -275,7 +275,7 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
 /* -------------------------------------------------------------- unpack */
 
 typedef struct {
-    const uint8_t *data;
+    const uint8_t *data; /* the payload, followed by at least 16 zero bytes */
     unsigned nbits, pos;
     bool compact_address; /* rv_tracer: 8k+1 address bits, zero padding */
     unsigned irdepth_width;
@@ -299,7 +299,19 @@ static void get_compact_address(bitsrc *s, rvt_te_inst *pkt) {
     pkt->address = v;
 }
 
-/* A field is read a byte at a time; beyond the payload every bit is a copy of
+static uint64_t load_le64(const uint8_t *b) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, b, sizeof v);
+#else
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+#endif
+    return v;
+}
+
+/* A field is read a word at a time; beyond the payload every bit is a copy of
  * its last one (the sign-based compression), and bits past 64 are dropped. */
 static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitsrc *s = ctx;
@@ -307,17 +319,17 @@ static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width)
         get_compact_address(s, pkt);
         return true;
     }
-    unsigned want = width < 64 ? width : 64, got = 0, pos = s->pos;
+    unsigned want = width < 64 ? width : 64, pos = s->pos;
+    unsigned left = pos < s->nbits ? s->nbits - pos : 0, got = want < left ? want : left;
     uint64_t v = 0;
-    while (got < want && pos < s->nbits) {
-        unsigned off = pos & 7, take = 8 - off;
-        if (take > want - got)
-            take = want - got;
-        if (take > s->nbits - pos)
-            take = s->nbits - pos;
-        v |= (uint64_t)((s->data[pos >> 3] >> off) & ((1u << take) - 1)) << got;
-        got += take;
-        pos += take;
+    if (got) {
+        const uint8_t *at = s->data + (pos >> 3);
+        unsigned off = pos & 7;
+        v = load_le64(at) >> off;
+        if (off)
+            v |= load_le64(at + 8) << (64 - off);
+        if (got < 64)
+            v &= (UINT64_C(1) << got) - 1;
     }
     if (got < want && bit_at(s->data, s->nbits - 1))
         v |= (want == 64 ? ~0ull : (1ull << want) - 1) & ~((1ull << got) - 1);
@@ -334,7 +346,9 @@ int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, 
     if (len > 64)
         return rvt_diag_set(diag, RVT_E_FORMAT, "te_inst payload of %zu bytes is longer than any packet", len);
     bool rv_tracer = o && o->rv_tracer_layout;
-    bitsrc s = {payload, (unsigned)len * 8, 0, rv_tracer, rvt_etrace_irdepth_width(p)};
+    uint8_t padded[64 + 16] = {0}; /* (a field's last word may reach past the payload) */
+    memcpy(padded, payload, len);
+    bitsrc s = {padded, (unsigned)len * 8, 0, rv_tracer, rvt_etrace_irdepth_width(p)};
     walker wk = {p, o, pkt, get_field, &s};
     walk(&wk);
     if (rv_tracer && pkt->format == 3 && pkt->subformat == 3) {

@@ -680,8 +680,9 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
     walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
     nx_call_stack after;
     if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
-        (after = d->stack, replay_stack(m, &after))) {
-        d->stack = after;
+        (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
+        if (m->nops)
+            d->stack = after;
         for (uint32_t i = 0; i < m->nblocks; i++)
             if (!queue_run(d, m->blocks[i].start, m->blocks[i].n, 0, m->blocks[i].end))
                 return false;
@@ -691,7 +692,12 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         d->prev_pc = m->end_prev_pc;
         return true;
     }
-    *m = (walk_memo){.pc = d->pc, .left = left, .hist = hist, .kind = kind};
+    m->valid = false; /* (field by field: the arrays are filled as the walk goes) */
+    m->pc = d->pc;
+    m->left = left;
+    m->hist = hist;
+    m->kind = kind;
+    m->nblocks = m->nops = 0;
     d->recording = m;
     bool ok = walk_uncached(d, icnt, hist, kind);
     if (ok && d->recording && !d->status && !d->carried) {
