@@ -2,11 +2,13 @@
  * pseudo-random code image (every instruction class appears), with and
  * without implicit return, branch prediction and the jump target cache.
  * Whatever the packets say, decoding ends each packet with a path or an
- * error, never a crash or an endless walk. */
+ * error, never a crash or an endless walk; and a second decoder with a block
+ * sink gives the same addresses as the first one gives one by one. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_flow.h"
 #include "rvtrace/etrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,15 +31,7 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
  * branch count of 2^32); one input stops after PC_LIMIT addresses. */
 #define PC_LIMIT (1ul << 18)
 
-static int sink(void *user, uint64_t pc) {
-    (void)pc;
-    return ++*(unsigned long *)user > PC_LIMIT;
-}
-
-static int trap_sink(void *user, const rvt_trap_event *trap) {
-    (void)trap;
-    return ++*(unsigned long *)user > PC_LIMIT;
-}
+static uint64_t by_pc[PC_LIMIT], by_block[PC_LIMIT];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!code[0]) { /* deterministic pseudo-random code, made once */
@@ -58,30 +52,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.f0s_width = 1;
         o.branch_prediction = o.jump_target_cache = true;
     }
-    unsigned long pcs = 0;
-    rvt_etrace_decoder *d;
-    if (rvt_etrace_decoder_new(&d, &p, &o, 64, fetch, sink, &pcs))
-        return 0;
-    rvt_etrace_decoder_set_trap_sink(d, trap_sink);
-    rvt_te_raw_cursor c = {.data = data, .size = size};
-    rvt_te_inst pkt;
-    rvt_diag diag;
-    for (;;) {
-        int rc = rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &diag);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            rvt_te_raw_resync(&c);
-            rvt_etrace_decoder_resync(d);
-            continue;
+    flow_list lists[2] = {{by_pc, 0, PC_LIMIT, false, fetch}, {by_block, 0, PC_LIMIT, false, fetch}};
+    rvt_etrace_decoder *decs[2];
+    for (unsigned k = 0; k < 2; k++) {
+        if (rvt_etrace_decoder_new(&decs[k], &p, &o, 64, fetch, flow_add_pc, &lists[k])) {
+            if (k)
+                rvt_etrace_decoder_free(decs[0]);
+            return 0;
         }
-        rc = rvt_etrace_decode(d, &pkt, &diag);
-        if (rc == RVT_E_IO)
-            break; /* the PC limit */
-        if (rc)
-            rvt_etrace_decoder_resync(d);
+        rvt_etrace_decoder_set_trap_sink(decs[k], flow_ignore_trap);
     }
-    rvt_etrace_decoder_ambiguous_ends(d, true, NULL, NULL);
-    rvt_etrace_decoder_free(d);
+    rvt_etrace_decoder_set_block_sink(decs[1], flow_add_block);
+    for (unsigned k = 0; k < 2; k++) {
+        rvt_etrace_decoder *d = decs[k];
+        rvt_te_raw_cursor c = {.data = data, .size = size};
+        rvt_te_inst pkt;
+        rvt_diag diag;
+        for (;;) {
+            int rc = rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &diag);
+            if (rc == 0)
+                break;
+            if (rc < 0) {
+                rvt_te_raw_resync(&c);
+                rvt_etrace_decoder_resync(d);
+                continue;
+            }
+            rc = rvt_etrace_decode(d, &pkt, &diag);
+            if (rc == RVT_E_IO)
+                break; /* the PC limit */
+            if (rc)
+                rvt_etrace_decoder_resync(d);
+        }
+        rvt_etrace_decoder_ambiguous_ends(d, true, NULL, NULL);
+        rvt_etrace_decoder_free(d);
+    }
+    flow_compare(&lists[0], &lists[1]);
     return 0;
 }

@@ -637,8 +637,17 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
     if (m->flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
         m->branches == d->branches) {
-        for (uint32_t i = 0; i < m->nblocks; i++)
-            emit_block(d, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n);
+        /* None was held before, and the kept blocks are joined already:
+         * all but the last go out as they are, the last is held. */
+        for (uint32_t i = 0; i + 1 < m->nblocks && !d->error; i++)
+            if (d->block(d->out, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n) != 0)
+                d->error = RVT_E_IO;
+        if (m->nblocks) {
+            const memo_block *last = &m->blocks[m->nblocks - 1];
+            d->held_start = last->start;
+            d->held_end = last->end;
+            d->held_n = last->n;
+        }
         d->pc = m->end_pc;
         d->last_pc = m->end_last_pc;
         d->branch_map = m->end_branch_map;

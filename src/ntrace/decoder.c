@@ -683,9 +683,20 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
         if (m->nops)
             d->stack = after;
-        for (uint32_t i = 0; i < m->nblocks; i++)
-            if (!queue_run(d, m->blocks[i].start, m->blocks[i].n, 0, m->blocks[i].end))
+        /* Nothing was queued before, and the kept blocks are joined already:
+         * all but the last go out as they are, the last is queued. */
+        for (uint32_t i = 0; i + 1 < m->nblocks; i++) {
+            if (d->block(d->out, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n) != 0) {
+                d->status = RVT_E_IO;
                 return false;
+            }
+        }
+        if (m->nblocks) {
+            const memo_block *last = &m->blocks[m->nblocks - 1];
+            d->queue_start = last->start;
+            d->queue_end = last->end;
+            d->queue_n = last->n;
+        }
         d->pc = m->end_pc;
         d->used = used + m->used;
         d->prev_valid = m->end_prev_valid;

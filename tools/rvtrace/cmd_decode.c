@@ -436,11 +436,9 @@ static int ntrace_profile_block(void *user, uint64_t start, uint64_t end, uint32
     decode_ctx *c = user;
     if (n == 0)
         return 0;
-    if (flush_held(c) || profile_defer(c, start, n, end))
-        return 1;
-    c->listed += n - 1;
-    c->held = true; /* (its address is not written: no PC list) */
-    return 0;
+    c->listed += n - !c->held; /* (flush_held, with no address to write) */
+    c->held = true;
+    return profile_defer(c, start, n, end);
 }
 
 /* What N-Trace decoding writes beside the flow: the message listing

@@ -1,0 +1,66 @@
+/* For the decoder fuzz targets: the flow a decoder gives through its block
+ * sink, opened up into addresses, must be the flow the same decoder gives
+ * one address at a time. The block path has its own code (straight runs
+ * passed whole, blocks joined, walks kept and replayed), so the two are
+ * decoded side by side and compared. */
+#ifndef RVTRACE_FUZZ_FLOW_H
+#define RVTRACE_FUZZ_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rvtrace/flow.h"
+
+typedef struct {
+    uint64_t *pcs;
+    size_t n, cap;
+    bool full; /* the limit was reached: only the first `cap` count */
+    rvt_code_fetch fetch;
+} flow_list;
+
+static int flow_add_pc(void *user, uint64_t pc) {
+    flow_list *l = user;
+    if (l->n == l->cap) {
+        l->full = true;
+        return 1;
+    }
+    l->pcs[l->n++] = pc;
+    return 0;
+}
+
+/* A block is sequential code: each instruction's size gives the next. */
+static int flow_add_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    flow_list *l = user;
+    uint64_t pc = start;
+    for (uint32_t i = 0; i < n; i++) {
+        rvt_insn in;
+        if (flow_add_pc(l, pc))
+            return 1;
+        if (i + 1 == n)
+            break; /* (a lone reported address may be outside the code) */
+        if (!l->fetch(NULL, pc, &in))
+            abort(); /* a block over code the decoder could not have read */
+        pc += in.len;
+    }
+    (void)end;
+    return 0;
+}
+
+static int flow_ignore_trap(void *user, const rvt_trap_event *trap) {
+    (void)user;
+    (void)trap;
+    return 0;
+}
+
+/* Aborts where the two lists differ within what both hold. */
+static void flow_compare(const flow_list *by_pc, const flow_list *by_block) {
+    if (!by_pc->full && !by_block->full && by_pc->n != by_block->n)
+        abort();
+    size_t n = by_pc->n < by_block->n ? by_pc->n : by_block->n;
+    for (size_t i = 0; i < n; i++)
+        if (by_pc->pcs[i] != by_block->pcs[i])
+            abort();
+}
+
+#endif
