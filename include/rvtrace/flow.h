@@ -93,13 +93,29 @@ static inline uint64_t rvt_run_units(uint32_t n, uint64_t wide) {
     return n + ((w * 0x0101010101010101u) >> 56);
 }
 
-typedef struct rvt_run_cache rvt_run_cache;
+/* Direct mapped by start address. The layout is here only so that the
+ * common case, a run looked up before, is inlined into the decoders' walks;
+ * use the functions. */
+#define RVT_RUN_SLOTS 16384u /* 1 MiB: a decoder touches few of them, each fault costs more than a miss */
+typedef struct rvt_run_cache {
+    rvt_code_fetch fetch;
+    void *user;
+    uint64_t mask; /* XLEN address mask */
+    rvt_insn_classifier classify;
+    rvt_run slots[RVT_RUN_SLOTS];
+} rvt_run_cache;
+
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify);
 void rvt_run_cache_free(rvt_run_cache *c);
+/* Reads the run at `pc` into its slot (rvt_run_at's miss). */
+const rvt_run *rvt_run_fill(rvt_run_cache *c, uint64_t pc);
 /* The run starting at `pc` (n = 0 when the instruction there is not linear,
  * or cannot be fetched: has_end false then). */
-const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc);
+static inline const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
+    const rvt_run *r = &c->slots[(pc >> 1) & (RVT_RUN_SLOTS - 1)];
+    return r->valid && r->start == pc ? r : rvt_run_fill(c, pc);
+}
 /* Address of linear instruction `i` of `r` (i <= n). */
 uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
 
@@ -156,7 +172,8 @@ typedef struct rvt_pool_codec {
     bool (*restarts)(const void *item);
     /* A new decoder with the options, code and trap vectors of `model` and
      * none of its path state, sharing the run cache of `share_runs_of` (NULL:
-     * its own), its flow going into `log` (NULL: none) in the same form as
+     * its own) and, with a block sink, the walks it keeps (so it must be used
+     * on the thread that uses `share_runs_of`), its flow going into `log` (NULL: none) in the same form as
      * `model` gives it (blocks where `model` has a block sink, else runs and
      * single addresses). */
     int (*like)(void **out, const void *model, const void *share_runs_of, rvt_flow_log *log);

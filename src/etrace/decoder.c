@@ -71,6 +71,7 @@ struct rvt_etrace_decoder {
     uint64_t *jtc;      /* jump target cache */
     uint8_t *jtc_valid;
     struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
 };
 
@@ -159,7 +160,8 @@ void rvt_etrace_decoder_free(rvt_etrace_decoder *d) {
         free(d->bpred);
         free(d->jtc);
         free(d->jtc_valid);
-        free(d->memo);
+        if (!d->shares_memo)
+            free(d->memo);
         free(d);
     }
 }
@@ -442,10 +444,13 @@ static bool unprocessed_branches(rvt_etrace_decoder *d, uint64_t addr) {
  * address lies among them (where the walk may have to stop). The walk then
  * stands on the run's last instruction, `*end` (NULL when the run has no
  * known end: it stops before its last linear one). `*n` counts the
- * instructions walked. */
+ * instructions walked. Where there is nothing to pass (false), `*end` may
+ * still be the instruction at pc, which the run cache knows. */
 static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t *n, const rvt_insn **end) {
     const rvt_run *r = rvt_run_at(d->runs, d->pc);
     uint32_t count = r->has_end ? r->n : r->n - 1; /* instructions to report */
+    if (r->n == 0 && r->has_end)
+        *end = &r->end_insn; /* nothing to pass: the walk steps over this one, known already */
     if (r->n == 0 || count == 0)
         return false;
     uint64_t stop = r->has_end ? r->end : rvt_run_last(r, mask_addr(d, ~0ull));
@@ -625,9 +630,19 @@ static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
            (irreport_set(t) && t->irdepth == d->depth ? MEMO_IRREPORT : 0) | MEMO_VALID;
 }
 
+/* Every slot is written now: a page of calloc's that is read before it is
+ * written faults twice (the zero page, then a copy), and a trace reaches
+ * most slots anyway. */
+static walk_memo *new_memo(void) {
+    walk_memo *m = malloc(MEMO_SLOTS * sizeof *m);
+    for (size_t i = 0; m && i < MEMO_SLOTS; i++)
+        m[i].flags = 0; /* (empty; the rest is written with the walk) */
+    return m;
+}
+
 /* follow() to the packet's address, for a packet with one (format 1 or 2). */
 static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
-    if (!memo_applies(d) || (!d->memo && !(d->memo = calloc(MEMO_SLOTS, sizeof *d->memo)))) {
+    if (!memo_applies(d) || (!d->memo && !(d->memo = new_memo()))) {
         follow(d, d->address, t);
         return;
     }
@@ -1167,6 +1182,19 @@ static bool pool_restarts(const void *item) {
     return t->format == 3 && t->subformat == 0;
 }
 
+/* The pool makes a decoder for every segment, each sharing the code caches
+ * of its worker's model (which decodes nothing itself, on the same thread):
+ * the walks kept go with them, or each segment would start with none. */
+static void share_memo(rvt_etrace_decoder *d, const void *share_runs_of) {
+    rvt_etrace_decoder *owner = (rvt_etrace_decoder *)share_runs_of; /* (made by pool_like, not const) */
+    if (!owner)
+        return;
+    if (!owner->memo)
+        owner->memo = new_memo();
+    d->memo = owner->memo;
+    d->shares_memo = d->memo != NULL;
+}
+
 static int pool_like(void **out, const void *model_, const void *share_runs_of, rvt_flow_log *log) {
     const rvt_etrace_decoder *model = model_;
     rvt_etrace_decoder *d;
@@ -1174,6 +1202,8 @@ static int pool_like(void **out, const void *model_, const void *share_runs_of, 
     if (decoder_new(&d, &model->p, &model->o, model->xlen, model->fetch, log ? rvt_flow_log_pc : NULL, model->user,
                     runs))
         return RVT_E_NOMEM;
+    if (model->block) /* (walks are kept only for a block sink) */
+        share_memo(d, share_runs_of);
     d->read_const = model->read_const;
     d->read_user = model->read_user;
     d->tvec = model->tvec;

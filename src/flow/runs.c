@@ -1,19 +1,10 @@
-/* The run cache of include/rvtrace/flow.h: direct mapped by start address. */
+/* The run cache of include/rvtrace/flow.h: direct mapped by start address
+ * (the lookup is inline there; this is the rest). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
-
-#define RUN_SLOTS 16384u /* 1 MiB: a decoder touches few of them, each fault costs more than a miss */
-
-struct rvt_run_cache {
-    rvt_code_fetch fetch;
-    void *user;
-    uint64_t mask; /* XLEN address mask */
-    rvt_insn_classifier classify;
-    rvt_run slots[RUN_SLOTS];
-};
 
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify) {
@@ -31,10 +22,8 @@ int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, uns
 
 void rvt_run_cache_free(rvt_run_cache *c) { free(c); }
 
-const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
-    rvt_run *r = &c->slots[(pc >> 1) & (RUN_SLOTS - 1)];
-    if (r->valid && r->start == pc)
-        return r;
+const rvt_run *rvt_run_fill(rvt_run_cache *c, uint64_t pc) {
+    rvt_run *r = &c->slots[(pc >> 1) & (RVT_RUN_SLOTS - 1)];
     r->valid = true;
     r->start = r->end = pc;
     r->wide = 0;

@@ -81,6 +81,7 @@ struct rvt_ntrace_decoder {
     uint32_t queue_n;
 
     struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
 
     uint64_t error_messages;
@@ -205,7 +206,7 @@ int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
     if (d && !d->o.share_runs_of)
         rvt_run_cache_free(d->runs);
-    if (d)
+    if (d && !d->shares_memo)
         free(d->memo);
     free(d);
 }
@@ -666,6 +667,16 @@ static bool memo_applies(const rvt_ntrace_decoder *d, uint64_t icnt, enum final_
            (kind == FINAL_NONE || (icnt >> 32 == 0 && d->used <= icnt));
 }
 
+/* Every slot is written now: a page of calloc's that is read before it is
+ * written faults twice (the zero page, then a copy), and a trace reaches
+ * most slots anyway. */
+static walk_memo *new_memo(void) {
+    walk_memo *m = malloc(MEMO_SLOTS * sizeof *m);
+    for (size_t i = 0; m && i < MEMO_SLOTS; i++)
+        m[i].valid = false; /* (the rest is written with the walk) */
+    return m;
+}
+
 static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
     return walk_hist(d, hist) && (kind == FINAL_NONE || walk_icnt(d, icnt, kind));
 }
@@ -673,7 +684,7 @@ static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, e
 /* walk_hist, then walk_icnt to a final instruction of `kind` (none: the
  * history alone). */
 static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
-    if (!memo_applies(d, icnt, kind) || (!d->memo && !(d->memo = calloc(MEMO_SLOTS, sizeof *d->memo))))
+    if (!memo_applies(d, icnt, kind) || (!d->memo && !(d->memo = new_memo())))
         return walk_uncached(d, icnt, hist, kind);
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
@@ -987,6 +998,19 @@ static bool pool_restarts(const void *item) {
     return rvt_nexus_has(m, RVT_NXF_FADDR) && sync != 0 && sync != 4 && sync != 6;
 }
 
+/* The pool makes a decoder for every segment, each sharing the code caches
+ * of its worker's model (which decodes nothing itself, on the same thread):
+ * the walks kept go with them, or each segment would start with none. */
+static void share_memo(rvt_ntrace_decoder *d, const void *share_runs_of) {
+    rvt_ntrace_decoder *owner = (rvt_ntrace_decoder *)share_runs_of; /* (made by pool_like, not const) */
+    if (!owner)
+        return;
+    if (!owner->memo)
+        owner->memo = new_memo();
+    d->memo = owner->memo;
+    d->shares_memo = d->memo != NULL;
+}
+
 static int pool_like(void **out, const void *model_, const void *share_runs_of, rvt_flow_log *log) {
     const rvt_ntrace_decoder *model = model_;
     rvt_ntrace_decoder_options o = model->o;
@@ -994,6 +1018,8 @@ static int pool_like(void **out, const void *model_, const void *share_runs_of, 
     rvt_ntrace_decoder *d;
     if (rvt_ntrace_decoder_new(&d, &o, model->xlen, model->fetch, log ? rvt_flow_log_pc : NULL, model->user))
         return RVT_E_NOMEM;
+    if (model->block) /* (walks are kept only for a block sink) */
+        share_memo(d, share_runs_of);
     d->block = model->block; /* (a mark only, without a log: this one never decodes) */
     if (log) {
         d->out = log;
