@@ -309,7 +309,12 @@ int rvt_profile_pc(void *profile, uint64_t pc) { return add(profile, pc) ? 0 : R
  * their last instruction leave the call stack alone after their first
  * instruction; the others go instruction by instruction. */
 
-static size_t run_hash(uint64_t start, uint32_t n) { return hash64(start ^ (uint64_t)n << 48 ^ n); }
+/* One multiply, the slot from its top bits (`cap` a power of two): every
+ * block the decoder hands on is looked up. */
+static size_t run_slot_index(uint64_t start, uint32_t n, size_t cap) {
+    uint64_t h = (start ^ (uint64_t)n << 40) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> (64 - __builtin_ctzll(cap)));
+}
 
 static bool grow_runs(rvt_profile *p) {
     size_t cap = p->runs_cap ? 2 * p->runs_cap : 1024;
@@ -320,7 +325,7 @@ static bool grow_runs(rvt_profile *p) {
     for (size_t i = 0; i < p->runs_cap; i++) {
         if (!p->runs[i].used)
             continue;
-        size_t k = run_hash(p->runs[i].start, p->runs[i].n) & (cap - 1);
+        size_t k = run_slot_index(p->runs[i].start, p->runs[i].n, cap);
         while (r[k].used)
             k = (k + 1) & (cap - 1);
         r[k] = p->runs[i];
@@ -335,7 +340,7 @@ static bool grow_runs(rvt_profile *p) {
 static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
     if (2 * (p->runs_used + 1) > p->runs_cap && !grow_runs(p))
         return NULL;
-    size_t k = run_hash(start, n) & (p->runs_cap - 1);
+    size_t k = run_slot_index(start, n, p->runs_cap);
     for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
         if (p->runs[k].start == start && p->runs[k].n == n)
             return &p->runs[k];
