@@ -119,6 +119,31 @@ static inline const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
 /* Address of linear instruction `i` of `r` (i <= n). */
 uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
 
+/* ---- Blocks a walk gave ----
+ * Decoders keep them to hand them out again when the same walk is due
+ * (walk_memo in each decoder). A block that continues the last one kept is
+ * joined to it, as the decoders join blocks on their way out. */
+typedef struct rvt_block {
+    uint64_t start, end;
+    uint32_t n;
+} rvt_block;
+
+/* Adds a block to `list` (`*count` of at most `max` kept); false when it
+ * is full. */
+static inline bool rvt_block_keep(rvt_block *list, uint32_t *count, uint32_t max, uint64_t start, uint64_t end,
+                                  uint32_t n) {
+    rvt_block *last = *count ? &list[*count - 1] : NULL;
+    if (last && last->end == start && n <= UINT32_MAX - last->n) {
+        last->end = end;
+        last->n += n;
+        return true;
+    }
+    if (*count == max)
+        return false;
+    list[(*count)++] = (rvt_block){start, end, n};
+    return true;
+}
+
 /* ---- A decoder's output, kept to be handed on later ----
  *
  * Parallel decoding runs decoders on parts of a trace at once; each writes

@@ -590,29 +590,18 @@ enum { /* what a walk starts from besides addresses and branches, and how it end
     MEMO_LAST_IMPLICIT = 128,
 };
 
-typedef struct {
-    uint64_t start, end;
-    uint32_t n;
-} memo_block;
-
 typedef struct walk_memo {
     uint64_t pc, address, branch_map;
     uint32_t branches, flags;
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
-    memo_block blocks[MEMO_BLOCKS];
+    rvt_block blocks[MEMO_BLOCKS];
 } walk_memo;
 
 static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
     walk_memo *m = d->recording;
-    memo_block *last = m->nblocks ? &m->blocks[m->nblocks - 1] : NULL;
-    if (last && last->end == start && n <= UINT32_MAX - last->n) { /* as emit_block joins them */
-        last->end = end;
-        last->n += n;
-    } else if (m->nblocks == MEMO_BLOCKS)
+    if (!rvt_block_keep(m->blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as emit_block joins) */
         d->recording = NULL; /* too long to keep */
-    else
-        m->blocks[m->nblocks++] = (memo_block){start, end, n};
 }
 
 /* Nothing outside the key decides the walk: no state it reads or changes
@@ -658,7 +647,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
             if (d->block(d->out, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n) != 0)
                 d->error = RVT_E_IO;
         if (m->nblocks) {
-            const memo_block *last = &m->blocks[m->nblocks - 1];
+            const rvt_block *last = &m->blocks[m->nblocks - 1];
             d->held_start = last->start;
             d->held_end = last->end;
             d->held_n = last->n;

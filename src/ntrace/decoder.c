@@ -596,11 +596,6 @@ static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
 #define MEMO_STACK_OPS 16u
 
 typedef struct {
-    uint64_t start, end;
-    uint32_t n;
-} memo_block;
-
-typedef struct {
     uint64_t value;
     unsigned op; /* STACK_* */
 } memo_stack_op;
@@ -612,21 +607,14 @@ typedef struct walk_memo {
     uint64_t end_pc, used, end_prev_pc; /* used: units walked */
     bool end_prev_valid;
     uint32_t nblocks, nops;
-    memo_block blocks[MEMO_BLOCKS];
+    rvt_block blocks[MEMO_BLOCKS];
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
 
 static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end) {
     walk_memo *m = d->recording;
-    memo_block *last = m->nblocks ? &m->blocks[m->nblocks - 1] : NULL;
-    if (last && last->end == start && n <= UINT32_MAX - last->n) { /* as queue_run joins them */
-        last->end = end;
-        last->n += n;
-    } else if (m->nblocks == MEMO_BLOCKS) {
+    if (!rvt_block_keep(m->blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as queue_run joins) */
         d->recording = NULL; /* too long to keep */
-    } else {
-        m->blocks[m->nblocks++] = (memo_block){start, end, n};
-    }
 }
 
 static void record_stack(rvt_ntrace_decoder *d, unsigned op, uint64_t value) {
@@ -703,7 +691,7 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
             }
         }
         if (m->nblocks) {
-            const memo_block *last = &m->blocks[m->nblocks - 1];
+            const rvt_block *last = &m->blocks[m->nblocks - 1];
             d->queue_start = last->start;
             d->queue_end = last->end;
             d->queue_n = last->n;
