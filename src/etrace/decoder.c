@@ -513,9 +513,57 @@ static void walk_to_second_occurrence(rvt_etrace_decoder *d, const rvt_te_inst *
     d->stop_at_last_branch = only_branches;
 }
 
+/* The steps most of a walk is made of, with a block sink and nothing
+ * tracked (no implicit return, prediction or sequential jumps, not only up
+ * to the last branch): a straight run ending in a conditional branch or a
+ * direct jump whose successor is not the reported address. Each goes as the
+ * loop in follow() would take it (pass_straight_code, next_pc, report), the
+ * same blocks, state and count `*n`; anything else is left to that loop. */
+static void quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
+    while (*n + RVT_RUN_MAX + 1 < MAX_WALK && !d->error) {
+        const rvt_run *r = rvt_run_at(d->runs, d->pc);
+        if (!r->has_end || (d->has_pending && d->pending != d->pc) || (r->n && address > r->start && address <= r->end))
+            return;
+        const rvt_insn *e = &r->end_insn;
+        bool branch = is_branch(e);
+        uint64_t next;
+        if (branch && d->branches)
+            next = mask_addr(d, r->end + ((d->branch_map & 1) ? (uint64_t)e->len : (uint64_t)e->imm));
+        else if (is_inferable_jump(e))
+            next = mask_addr(d, r->end + (uint64_t)e->imm);
+        else
+            return;
+        if (next == address)
+            return;
+        uint64_t after = mask_addr(d, r->end + e->len);
+        if (d->has_pending) { /* the run's first instruction, reported by the step before */
+            d->has_pending = false;
+            emit_block(d, r->start, after, r->n + 1u);
+        } else if (r->n) {
+            emit_block(d, mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2)), after, r->n);
+        }
+        if (branch) {
+            d->branch_map >>= 1;
+            d->branches--;
+        }
+        d->last_pc = r->end;
+        d->last_implicit = false;
+        d->pc = next;
+        if (!d->error) {
+            d->pending = next;
+            d->has_pending = true;
+        }
+        *n += r->n ? r->n : 1u;
+    }
+}
+
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
     walk_to_second_occurrence(d, t);
+    bool quick = d->block && !d->o.si_jump && !d->o.implicit_return && !use_bpred(d) && !d->stop_at_last_branch &&
+                 !d->bp_skip && !d->bp_left && !d->bp_fail && !d->bp_fail_first;
     for (uint32_t n = 0; n < MAX_WALK; n++) {
+        if (quick)
+            quick_steps(d, address, &n);
         if (d->error)
             return;
         const rvt_insn *known = NULL;
