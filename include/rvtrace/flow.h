@@ -197,10 +197,10 @@ typedef struct rvt_pool_codec {
     bool (*restarts)(const void *item);
     /* A new decoder with the options, code and trap vectors of `model` and
      * none of its path state, sharing the run cache of `share_runs_of` (NULL:
-     * its own) and, with a block sink, the walks it keeps (so it must be used
-     * on the thread that uses `share_runs_of`), its flow going into `log` (NULL: none) in the same form as
-     * `model` gives it (blocks where `model` has a block sink, else runs and
-     * single addresses). */
+     * its own) and, with a block sink, the walks it keeps (so it must be
+     * used on the thread that uses `share_runs_of`), its flow going into
+     * `log` (NULL: none) in the same form as `model` gives it (blocks where
+     * `model` has a block sink, else runs and single addresses). */
     int (*like)(void **out, const void *model, const void *share_runs_of, rvt_flow_log *log);
     /* Decodes one item: 0; RVT_E_IO when a sink refused; else the path was
      * lost (`diag` says why) and the decoder waits for the next sync. */

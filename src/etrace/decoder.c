@@ -513,9 +513,17 @@ static void walk_to_second_occurrence(rvt_etrace_decoder *d, const rvt_te_inst *
     d->stop_at_last_branch = only_branches;
 }
 
-/* The steps most of a walk is made of, with a block sink and nothing
- * tracked (no implicit return, prediction or sequential jumps, not only up
- * to the last branch): a straight run ending in a conditional branch or a
+/* A walk into a block sink that reads and changes nothing but the path,
+ * the branch outcomes and the blocks: no return stack or register values
+ * (implicit return), predictor, jump targets or instruction before
+ * (sequential jumps), and no predicted branches due. */
+static bool plain_walk(const rvt_etrace_decoder *d) {
+    return d->block && !d->o.implicit_return && !d->o.branch_prediction && !d->o.jump_target_cache &&
+           !d->o.si_jump && !d->bp_skip && !d->bp_left && !d->bp_fail && !d->bp_fail_first;
+}
+
+/* The steps most of a plain walk is made of, when it is not to stop at
+ * the last branch: a straight run ending in a conditional branch or a
  * direct jump whose successor is not the reported address. Each goes as the
  * loop in follow() would take it (pass_straight_code, next_pc, report), the
  * same blocks, state and count `*n`; anything else is left to that loop. */
@@ -559,8 +567,7 @@ static void quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
 
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
     walk_to_second_occurrence(d, t);
-    bool quick = d->block && !d->o.si_jump && !d->o.implicit_return && !use_bpred(d) && !d->stop_at_last_branch &&
-                 !d->bp_skip && !d->bp_left && !d->bp_fail && !d->bp_fail_first;
+    bool quick = plain_walk(d) && !d->stop_at_last_branch;
     for (uint32_t n = 0; n < MAX_WALK; n++) {
         if (quick)
             quick_steps(d, address, &n);
@@ -652,13 +659,10 @@ static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, ui
         d->recording = NULL; /* too long to keep */
 }
 
-/* Nothing outside the key decides the walk: no state it reads or changes
- * beyond it (return stack, registers, predictor, jump targets, the
- * instruction before), and the flow goes out as blocks, none waiting. */
+/* Nothing outside the key decides the walk (see plain_walk), and the flow
+ * goes out with none waiting. */
 static bool memo_applies(const rvt_etrace_decoder *d) {
-    return d->block && !d->o.implicit_return && !d->o.branch_prediction && !d->o.jump_target_cache &&
-           !d->o.si_jump && !d->has_pending && !d->held_n && !d->error && !d->bp_skip && !d->bp_left &&
-           !d->bp_fail && !d->bp_fail_first;
+    return plain_walk(d) && !d->has_pending && !d->held_n && !d->error;
 }
 
 static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
