@@ -718,17 +718,24 @@ static int exec_system(hart *h, const rvt_insn *in) {
     }
 }
 
-/* Executes one decoded instruction at h->pc. */
 #define MASKX(v) (XLEN == 32 ? (uint64_t)(uint32_t)(v) : (uint64_t)(v))
 #define SEXTX(v) (XLEN == 32 ? (uint64_t)(int64_t)(int32_t)(v) : (uint64_t)(v))
 #define SX(v) ((int64_t)SEXTX(v))
 #define WR(rd, v) (h->x[(rd)] = SEXTX(v)) /* x0 is cleared after every instruction */
 
-static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn *in, const unsigned XLEN) {
+/* Executes the instruction `in` at `pc`; sets *next_pc where execution goes
+ * on when it retires. The pc and minstret (`instret`) are the caller's
+ * locals, written to the hart only for the handlers that read them: register
+ * writes through h->x could alias the hart's fields, which would make the
+ * compiler reload them per instruction. */
+static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn *in, uint64_t pc, uint64_t instret,
+                                                          uint64_t *next_pc, const unsigned XLEN) {
     uint64_t *x = h->x;
     uint64_t a = x[in->rs1], b = x[in->rs2];
     int64_t imm = in->imm;
-    uint64_t pc = h->pc, next = pc + in->len;
+    uint64_t next = pc + in->len;
+    int st;
+    *next_pc = pc; /* where a trap leaves it */
     const bool rv64 = XLEN == 64;
     switch (in->op) {
     case RVT_OP_LUI: WR(in->rd, (uint64_t)imm); break;
@@ -738,7 +745,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
         if (__builtin_expect(t & h->ialign_mask, 0))
             return misaligned_target(h, t);
         WR(in->rd, next);
-        h->pc = MASKX(t);
+        *next_pc = MASKX(t);
         return EXEC_OK;
     }
     case RVT_OP_JALR: {
@@ -746,7 +753,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
         if (__builtin_expect(t & h->ialign_mask, 0))
             return misaligned_target(h, t);
         WR(in->rd, next);
-        h->pc = MASKX(t);
+        *next_pc = MASKX(t);
         return EXEC_OK;
     }
     case RVT_OP_BEQ: if (a == b) goto taken; break;
@@ -880,26 +887,39 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     case RVT_OP_FENCE: case RVT_OP_FENCE_TSO: break;
     case RVT_OP_CSRRW: case RVT_OP_CSRRS: case RVT_OP_CSRRC:
     case RVT_OP_CSRRWI: case RVT_OP_CSRRSI: case RVT_OP_CSRRCI:
-        return exec_csr(h, in);
+        h->pc = pc;
+        h->minstret = instret;
+        st = exec_csr(h, in);
+        goto from_hart;
     case RVT_OP_ECALL: case RVT_OP_EBREAK: case RVT_OP_MRET: case RVT_OP_SRET:
     case RVT_OP_URET: case RVT_OP_DRET: case RVT_OP_WFI: case RVT_OP_SFENCE_VMA: case RVT_OP_FENCE_I:
     case RVT_OP_SCTRCLR:
-        return exec_system(h, in);
+        h->pc = pc;
+        h->minstret = instret;
+        st = exec_system(h, in);
+        goto from_hart;
     default:
+        h->pc = pc;
+        h->minstret = instret;
         if (in->op >= RVT_OP_LR_W && in->op <= RVT_OP_AMOMAXU_D)
-            return exec_amo(h, in);
-        if (in->op >= RVT_OP_FLW && in->op <= RVT_OP_FMV_D_X)
-            return fp_exec(h, in);
-        return illegal(h, in);
+            st = exec_amo(h, in);
+        else if (in->op >= RVT_OP_FLW && in->op <= RVT_OP_FMV_D_X)
+            st = fp_exec(h, in);
+        else
+            st = illegal(h, in);
+        goto from_hart;
     }
-    h->pc = MASKX(next);
+    *next_pc = MASKX(next);
     return EXEC_OK;
 taken:
     next = pc + (uint64_t)imm;
     if (__builtin_expect(next & h->ialign_mask, 0))
         return misaligned_target(h, next);
-    h->pc = MASKX(next);
+    *next_pc = MASKX(next);
     return EXEC_OK;
+from_hart: /* the handlers that work on the hart's own pc */
+    *next_pc = h->pc;
+    return st;
 }
 
 /* `priv`: the privilege the instruction executed in (an xret's record
@@ -958,13 +978,17 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
     uint64_t last_pc = 0;
     uint32_t last_raw = 0;
     uint8_t last_len = 0;
+    /* The pc and minstret in locals for the same reason; h->minstret is
+     * brought up to date before whatever reads it. */
+    uint64_t pc = h->pc;
+    const uint64_t instret_before = h->minstret;
     while (done < limit) {
-        uint64_t pc = h->pc;
         const rvt_insn *in;
         uint64_t off = pc - page_base;
         if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
+            h->pc = pc;
             in = fetch(h);
             if (in && cache_pages) {
                 /* Remember the decoded page for the following fetches. */
@@ -987,20 +1011,27 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             break;
         }
         unsigned priv = h->priv;
-        st = execute(h, in, XLEN);
+        uint64_t next;
+        st = execute(h, in, pc, instret_before + done, &next, XLEN);
         h->x[0] = 0;
         if (__builtin_expect(st >= EXEC_TRAP, 0)) {
             h->cur_insn = in->raw;
             h->cur_len = in->len;
+            pc = next;
             break;
         }
         done++;
-        h->minstret++;
         if (in->cf != RVT_CF_NONE &&
-            (((h->ctr_modes >> priv) & 1) || (in->cf == RVT_CF_XRET && h->ctr_armed)))
+            (((h->ctr_modes >> priv) & 1) || (in->cf == RVT_CF_XRET && h->ctr_armed))) {
+            h->pc = next;
+            h->minstret = instret_before + done;
             ctr_transfer(h, in, pc, priv);
-        if (COUNT)
+        }
+        if (COUNT) {
+            h->pc = next;
+            h->minstret = instret_before + done;
             pmu_count(h, in, pc, priv);
+        }
         if (BLOCKS) {
             /* Multiple-retire interface: a block ends with its first
              * control transfer. */
@@ -1008,32 +1039,41 @@ static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t lim
             last_raw = in->raw;
             last_len = in->len;
             if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
-                bool taken = in->cf == RVT_CF_BRANCH && h->pc != pc + in->len;
+                bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
                 blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((pc + in->len - blk_pc) >> 1),
                                             in->raw, in->len, (uint8_t)blk_priv};
                 write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
                                    h->id);
-                blk_pc = h->pc;
+                blk_pc = next;
                 blk_priv = h->priv;
                 blk_base = done;
-                if (m->stop)
+                if (m->stop) {
+                    pc = next;
                     break;
+                }
             }
         } else if (EMIT) {
             if (m->observer) {
                 h->cur_insn = in->raw;
                 h->cur_len = in->len;
+                h->pc = next;
+                h->minstret = instret_before + done;
                 if (h->observe_in_loop)
                     observe_step(h, RVT_STEP_RETIRED, pc, priv, 0, 0);
             }
             if (m->sink)
-                emit_retired(h, in, pc, h->pc, priv);
-            if (m->stop)
+                emit_retired(h, in, pc, next, priv);
+            if (m->stop) {
+                pc = next;
                 break;
+            }
         }
+        pc = next;
         if (__builtin_expect(st != EXEC_OK, 0))
             break;
     }
+    h->pc = pc;
+    h->minstret = instret_before + done;
     if (BLOCKS) {
         uint32_t n = (uint32_t)(done - blk_base);
         if (!n)
