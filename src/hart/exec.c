@@ -424,7 +424,7 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
             note_fast(h, RVT_ACCESS_STORE, va, in, len, r->data + off);
         copy_small(r->data + off, in, len);
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
-            region_invalidate_code(r, off, len);
+            region_invalidate_code(h->m, r, off, len);
         if (__builtin_expect(va == h->m->tohost_addr, 0) && h->m->has_tohost)
             machine_tohost_stored(h);
         return true;
@@ -723,6 +723,78 @@ static int exec_system(hart *h, const rvt_insn *in) {
 #define SX(v) ((int64_t)SEXTX(v))
 #define WR(rd, v) (h->x[(rd)] = SEXTX(v)) /* x0 is cleared after every instruction */
 
+/* The integer instructions that touch nothing but registers, pc and RAM, in
+ * tables that execute() and run_loop.h's threaded dispatch both expand:
+ * operands a (rs1), b (rs2), imm, pc; v for the loaded value. */
+#define HART_ALU(X)                                                                                                    \
+    X(LUI, (uint64_t)imm)                                                                                              \
+    X(AUIPC, pc + (uint64_t)imm)                                                                                       \
+    X(ADDI, a + (uint64_t)imm)                                                                                         \
+    X(SLTI, SX(a) < imm)                                                                                               \
+    X(SLTIU, MASKX(a) < MASKX((uint64_t)imm))                                                                          \
+    X(XORI, a ^ (uint64_t)imm)                                                                                         \
+    X(ORI, a | (uint64_t)imm)                                                                                          \
+    X(ANDI, a & (uint64_t)imm)                                                                                         \
+    X(SLLI, a << imm)                                                                                                  \
+    X(SRLI, MASKX(a) >> imm)                                                                                           \
+    X(SRAI, (uint64_t)(SX(a) >> imm))                                                                                  \
+    X(ADD, a + b)                                                                                                      \
+    X(SUB, a - b)                                                                                                      \
+    X(SLL, a << (b & (XLEN - 1)))                                                                                      \
+    X(SLT, SX(a) < SX(b))                                                                                              \
+    X(SLTU, MASKX(a) < MASKX(b))                                                                                       \
+    X(XOR, a ^ b)                                                                                                      \
+    X(SRL, MASKX(a) >> (b & (XLEN - 1)))                                                                               \
+    X(SRA, (uint64_t)(SX(a) >> (b & (XLEN - 1))))                                                                      \
+    X(OR, a | b)                                                                                                       \
+    X(AND, a & b)                                                                                                      \
+    X(ADDIW, (uint64_t)(int64_t)(int32_t)(a + (uint64_t)imm))                                                          \
+    X(SLLIW, (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm))                                                         \
+    X(SRLIW, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm))                                                         \
+    X(SRAIW, (uint64_t)(int64_t)((int32_t)a >> imm))                                                                   \
+    X(ADDW, (uint64_t)(int64_t)(int32_t)(a + b))                                                                       \
+    X(SUBW, (uint64_t)(int64_t)(int32_t)(a - b))                                                                       \
+    X(SLLW, (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31)))                                                     \
+    X(SRLW, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31)))                                                     \
+    X(SRAW, (uint64_t)(int64_t)((int32_t)a >> (b & 31)))                                                               \
+    X(MUL, a * b)                                                                                                      \
+    X(MULH, XLEN == 64 ? mulh_s((int64_t)a, (int64_t)b)                                                               \
+                       : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32))                                \
+    X(MULHSU, XLEN == 64 ? mulh_su((int64_t)a, b)                                                                      \
+                         : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32))                             \
+    X(MULHU, XLEN == 64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32))                     \
+    X(DIV, SX(b) == 0 ? ~0ull                                                                                          \
+           : (SX(a) == (XLEN == 64 ? INT64_MIN : INT32_MIN) && SX(b) == -1) ? (uint64_t)SX(a)                          \
+                                                                            : (uint64_t)(SX(a) / SX(b)))               \
+    X(DIVU, MASKX(b) == 0 ? ~0ull : MASKX(a) / MASKX(b))                                                               \
+    X(REM, SX(b) == 0 ? (uint64_t)SX(a)                                                                                \
+           : (SX(a) == (XLEN == 64 ? INT64_MIN : INT32_MIN) && SX(b) == -1) ? 0 : (uint64_t)(SX(a) % SX(b)))          \
+    X(REMU, MASKX(b) == 0 ? MASKX(a) : MASKX(a) % MASKX(b))                                                            \
+    X(MULW, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b))                                                   \
+    X(DIVW, (int32_t)b == 0 ? ~0ull                                                                                    \
+            : ((int32_t)a == INT32_MIN && (int32_t)b == -1) ? (uint64_t)(int64_t)(int32_t)a                            \
+                                                            : (uint64_t)(int64_t)((int32_t)a / (int32_t)b))            \
+    X(DIVUW, (uint32_t)b == 0 ? ~0ull : (uint64_t)(int64_t)(int32_t)((uint32_t)a / (uint32_t)b))                       \
+    X(REMW, (int32_t)b == 0 ? (uint64_t)(int64_t)(int32_t)a                                                            \
+            : ((int32_t)a == INT32_MIN && (int32_t)b == -1) ? 0 : (uint64_t)(int64_t)((int32_t)a % (int32_t)b))        \
+    X(REMUW, (uint64_t)(int64_t)(int32_t)((uint32_t)b == 0 ? (uint32_t)a : (uint32_t)a % (uint32_t)b))
+#define HART_BRANCHES(X)                                                                                               \
+    X(BEQ, a == b)                                                                                                     \
+    X(BNE, a != b)                                                                                                     \
+    X(BLT, (int64_t)a < (int64_t)b)                                                                                    \
+    X(BGE, (int64_t)a >= (int64_t)b)                                                                                   \
+    X(BLTU, MASKX(a) < MASKX(b))                                                                                       \
+    X(BGEU, MASKX(a) >= MASKX(b))
+#define HART_LOADS(X)                                                                                                  \
+    X(LB, 1, (uint64_t)(int64_t)(int8_t)v)                                                                             \
+    X(LH, 2, (uint64_t)(int64_t)(int16_t)v)                                                                            \
+    X(LW, 4, (uint64_t)(int64_t)(int32_t)v)                                                                            \
+    X(LD, 8, v)                                                                                                        \
+    X(LBU, 1, v)                                                                                                       \
+    X(LHU, 2, v)                                                                                                       \
+    X(LWU, 4, v)
+#define HART_STORES(X) X(SB, 1) X(SH, 2) X(SW, 4) X(SD, 8)
+
 /* Executes the instruction `in` at `pc`; sets *next_pc where execution goes
  * on when it retires. The pc and minstret (`instret`) are the caller's
  * locals, written to the hart only for the handlers that read them: register
@@ -736,10 +808,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     uint64_t next = pc + in->len;
     int st;
     *next_pc = pc; /* where a trap leaves it */
-    const bool rv64 = XLEN == 64;
     switch (in->op) {
-    case RVT_OP_LUI: WR(in->rd, (uint64_t)imm); break;
-    case RVT_OP_AUIPC: WR(in->rd, pc + (uint64_t)imm); break;
     case RVT_OP_JAL: {
         uint64_t t = pc + (uint64_t)imm;
         if (__builtin_expect(t & h->ialign_mask, 0))
@@ -756,115 +825,29 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
         *next_pc = MASKX(t);
         return EXEC_OK;
     }
-    case RVT_OP_BEQ: if (a == b) goto taken; break;
-    case RVT_OP_BNE: if (a != b) goto taken; break;
-    case RVT_OP_BLT: if ((int64_t)a < (int64_t)b) goto taken; break;
-    case RVT_OP_BGE: if ((int64_t)a >= (int64_t)b) goto taken; break;
-    case RVT_OP_BLTU: if (MASKX(a) < MASKX(b)) goto taken; break;
-    case RVT_OP_BGEU: if (MASKX(a) >= MASKX(b)) goto taken; break;
-    case RVT_OP_LB: case RVT_OP_LH: case RVT_OP_LW: case RVT_OP_LD:
-    case RVT_OP_LBU: case RVT_OP_LHU: case RVT_OP_LWU: {
-        static const unsigned sizes[] = {1, 2, 4, 8, 1, 2, 4};
-        unsigned k = in->op - RVT_OP_LB, size = sizes[k];
-        uint64_t v = 0;
-        if (!load_fast(h, MASKX(a + (uint64_t)imm), &v, size))
-            return EXEC_TRAP;
-        switch (in->op) {
-        case RVT_OP_LB: v = (uint64_t)(int64_t)(int8_t)v; break;
-        case RVT_OP_LH: v = (uint64_t)(int64_t)(int16_t)v; break;
-        case RVT_OP_LW: v = (uint64_t)(int64_t)(int32_t)v; break;
-        default: break;
-        }
-        WR(in->rd, v);
-        break;
+#define BRANCH_CASE(name, cond) case RVT_OP_##name: if (cond) goto taken; break;
+    HART_BRANCHES(BRANCH_CASE)
+#undef BRANCH_CASE
+#define LOAD_CASE(name, size, extend)                                                                                   \
+    case RVT_OP_##name: {                                                                                              \
+        uint64_t v = 0;                                                                                                \
+        if (!load_fast(h, MASKX(a + (uint64_t)imm), &v, size))                                                         \
+            return EXEC_TRAP;                                                                                          \
+        WR(in->rd, extend);                                                                                            \
+        break;                                                                                                         \
     }
-    case RVT_OP_SB: case RVT_OP_SH: case RVT_OP_SW: case RVT_OP_SD: {
-        unsigned size = 1u << (in->op - RVT_OP_SB);
-        if (!store_fast(h, MASKX(a + (uint64_t)imm), &b, size))
-            return EXEC_TRAP;
+    HART_LOADS(LOAD_CASE)
+#undef LOAD_CASE
+#define STORE_CASE(name, size)                                                                                          \
+    case RVT_OP_##name:                                                                                                \
+        if (!store_fast(h, MASKX(a + (uint64_t)imm), &b, size))                                                        \
+            return EXEC_TRAP;                                                                                          \
         break;
-    }
-    case RVT_OP_ADDI: WR(in->rd, a + (uint64_t)imm); break;
-    case RVT_OP_SLTI: WR(in->rd, SX(a) < imm); break;
-    case RVT_OP_SLTIU: WR(in->rd, MASKX(a) < MASKX((uint64_t)imm)); break;
-    case RVT_OP_XORI: WR(in->rd, a ^ (uint64_t)imm); break;
-    case RVT_OP_ORI: WR(in->rd, a | (uint64_t)imm); break;
-    case RVT_OP_ANDI: WR(in->rd, a & (uint64_t)imm); break;
-    case RVT_OP_SLLI: WR(in->rd, a << imm); break;
-    case RVT_OP_SRLI: WR(in->rd, MASKX(a) >> imm); break;
-    case RVT_OP_SRAI: WR(in->rd, (uint64_t)(SX(a) >> imm)); break;
-    case RVT_OP_ADD: WR(in->rd, a + b); break;
-    case RVT_OP_SUB: WR(in->rd, a - b); break;
-    case RVT_OP_SLL: WR(in->rd, a << (b & (XLEN - 1))); break;
-    case RVT_OP_SLT: WR(in->rd, SX(a) < SX(b)); break;
-    case RVT_OP_SLTU: WR(in->rd, MASKX(a) < MASKX(b)); break;
-    case RVT_OP_XOR: WR(in->rd, a ^ b); break;
-    case RVT_OP_SRL: WR(in->rd, MASKX(a) >> (b & (XLEN - 1))); break;
-    case RVT_OP_SRA: WR(in->rd, (uint64_t)(SX(a) >> (b & (XLEN - 1)))); break;
-    case RVT_OP_OR: WR(in->rd, a | b); break;
-    case RVT_OP_AND: WR(in->rd, a & b); break;
-    case RVT_OP_ADDIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a + (uint64_t)imm)); break;
-    case RVT_OP_SLLIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm)); break;
-    case RVT_OP_SRLIW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm)); break;
-    case RVT_OP_SRAIW: WR(in->rd, (uint64_t)(int64_t)((int32_t)a >> imm)); break;
-    case RVT_OP_ADDW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a + b)); break;
-    case RVT_OP_SUBW: WR(in->rd, (uint64_t)(int64_t)(int32_t)(a - b)); break;
-    case RVT_OP_SLLW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31))); break;
-    case RVT_OP_SRLW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31))); break;
-    case RVT_OP_SRAW: WR(in->rd, (uint64_t)(int64_t)((int32_t)a >> (b & 31))); break;
-    case RVT_OP_MUL: WR(in->rd, a * b); break;
-    case RVT_OP_MULH:
-        WR(in->rd, rv64 ? mulh_s((int64_t)a, (int64_t)b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32));
-        break;
-    case RVT_OP_MULHSU:
-        WR(in->rd, rv64 ? mulh_su((int64_t)a, b) : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32));
-        break;
-    case RVT_OP_MULHU:
-        WR(in->rd, rv64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32));
-        break;
-    case RVT_OP_DIV: {
-        int64_t sa = SX(a), sb = SX(b);
-        int64_t min = rv64 ? INT64_MIN : INT32_MIN;
-        WR(in->rd, sb == 0 ? ~0ull : (sa == min && sb == -1) ? (uint64_t)sa : (uint64_t)(sa / sb));
-        break;
-    }
-    case RVT_OP_DIVU: {
-        uint64_t ua = MASKX(a), ub = MASKX(b);
-        WR(in->rd, ub == 0 ? ~0ull : ua / ub);
-        break;
-    }
-    case RVT_OP_REM: {
-        int64_t sa = SX(a), sb = SX(b);
-        int64_t min = rv64 ? INT64_MIN : INT32_MIN;
-        WR(in->rd, sb == 0 ? (uint64_t)sa : (sa == min && sb == -1) ? 0 : (uint64_t)(sa % sb));
-        break;
-    }
-    case RVT_OP_REMU: {
-        uint64_t ua = MASKX(a), ub = MASKX(b);
-        WR(in->rd, ub == 0 ? ua : ua % ub);
-        break;
-    }
-    case RVT_OP_MULW: WR(in->rd, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b)); break;
-    case RVT_OP_DIVW: {
-        int32_t sa = (int32_t)a, sb = (int32_t)b;
-        WR(in->rd, sb == 0 ? ~0ull : (sa == INT32_MIN && sb == -1) ? (uint64_t)(int64_t)sa : (uint64_t)(int64_t)(sa / sb));
-        break;
-    }
-    case RVT_OP_DIVUW: {
-        uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-        WR(in->rd, ub == 0 ? ~0ull : (uint64_t)(int64_t)(int32_t)(ua / ub));
-        break;
-    }
-    case RVT_OP_REMW: {
-        int32_t sa = (int32_t)a, sb = (int32_t)b;
-        WR(in->rd, sb == 0 ? (uint64_t)(int64_t)sa : (sa == INT32_MIN && sb == -1) ? 0 : (uint64_t)(int64_t)(sa % sb));
-        break;
-    }
-    case RVT_OP_REMUW: {
-        uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-        WR(in->rd, (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub));
-        break;
-    }
+    HART_STORES(STORE_CASE)
+#undef STORE_CASE
+#define ALU_CASE(name, value) case RVT_OP_##name: WR(in->rd, value); break;
+    HART_ALU(ALU_CASE)
+#undef ALU_CASE
     case RVT_OP_FLW: case RVT_OP_FLD: {
         if (!fp_enabled(h))
             return illegal(h, in);
@@ -948,146 +931,121 @@ static unsigned satp_mode(const hart *h) {
     return h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
 }
 
-/* Runs instructions until `limit` retired, a serializing instruction, WFI or
- * an exception; specialised per XLEN and per whether records are emitted. */
-static inline __attribute__((always_inline)) int run_inner(hart *h, uint64_t limit, uint64_t *retired,
-                                                            const unsigned XLEN, const bool EMIT,
-                                                            const bool BLOCKS, const bool COUNT) {
-    rvt_machine *m = h->m;
-    /* Decoded pages are shared with the physical memory they came from, so
-     * they serve fetches only while fetch addresses are physical and every
-     * extension is on. */
-    const bool cache_pages = (h->priv == PRV_M || satp_mode(h) == 0) && !h->misa_restricted;
-    /* The decoded page the last fetch came from (none: an impossible base). */
-    static const rvt_insn no_page[2048];
-    const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
-    uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
-    uint64_t done = 0;
-    int st = EXEC_OK;
-    /* The block being accumulated, in locals: the hart's fields are memory
-     * that every instruction's register writes might alias. A block is
-     * sequential code in one privilege (whatever changes the privilege
-     * ends it), so its start, the count of instructions retired when it
-     * started and the last instruction retired tell the rest: only the
-     * last is noted per instruction. The hart's block is brought up to date
-     * on the way out (traps flush it after the loop). */
-    struct retire_block blk = h->blk;
-    uint64_t blk_pc = blk.n ? blk.pc : h->pc;
-    unsigned blk_priv = blk.n ? blk.priv : h->priv;
-    uint64_t blk_base = 0 - (uint64_t)blk.n; /* done - blk_base: instructions in the block */
-    uint64_t last_pc = 0;
-    uint32_t last_raw = 0;
-    uint8_t last_len = 0;
-    /* The pc and minstret in locals for the same reason; h->minstret is
-     * brought up to date before whatever reads it. */
-    uint64_t pc = h->pc;
-    const uint64_t instret_before = h->minstret;
-    while (done < limit) {
-        const rvt_insn *in;
-        uint64_t off = pc - page_base;
-        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
-            in = &page[off >> 1];
-        } else {
-            h->pc = pc;
-            in = fetch(h);
-            if (in && cache_pages) {
-                /* Remember the decoded page for the following fetches. */
-                mem_region *r = phys_region(m, pc, 2);
-                rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
-                if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
-                    page = p;
-                    page_base = pc & ~0xfffull;
-                }
-            }
-        }
-        if (__builtin_expect(!in, 0)) {
-            st = EXEC_TRAP;
+/* The length of a retired instruction from its bits (longer encodings never retire). */
+static inline unsigned retired_length(uint32_t raw) { return (raw & 3) == 3 ? 4 : 2; }
+
+/* The instructions a code block holds: those run_loop.h has handlers for. */
+static const bool in_code_blocks[RVT_OP_COUNT] = {
+#define BLOCK_OP(name, ...) [RVT_OP_##name] = true,
+    HART_ALU(BLOCK_OP) HART_BRANCHES(BLOCK_OP) HART_LOADS(BLOCK_OP) HART_STORES(BLOCK_OP)
+#undef BLOCK_OP
+    [RVT_OP_JAL] = true, [RVT_OP_JALR] = true,
+};
+
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc) {
+    struct code_block *cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+    cb->pc = pc;
+    cb->gen = m->code_gen;
+    cb->ends_in_transfer = false;
+    uint32_t n = 0;
+    uint64_t at = pc;
+    while (n < CODE_BLOCK_MAX && at - page_base < 4096) {
+        const rvt_insn *in = &page[(at - page_base) >> 1];
+        if (!in->len && !(in = phys_fetch(m, at))) /* decodes into the same page */
+            break;
+        if (in->op >= RVT_OP_COUNT || !in_code_blocks[in->op] || in->imm != (int32_t)in->imm)
+            break;
+        cb->ops[n] = (struct code_op){(int32_t)in->imm, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1)};
+        cb->last_pc = at;
+        cb->last_raw = in->raw;
+        n++;
+        at += in->len;
+        if (in->cf != RVT_CF_NONE) {
+            cb->ends_in_transfer = true;
+            cb->itype_not = (uint8_t)rvt_itype(in, false, 4, false);
+            cb->itype_taken = in->cf == RVT_CF_BRANCH ? (uint8_t)rvt_itype(in, true, 4, false) : cb->itype_not;
             break;
         }
-        if (__builtin_expect(in->op == RVT_OP_ILLEGAL, 0)) {
-            h->cur_insn = in->raw;
-            h->cur_len = in->len;
-            st = illegal(h, in);
-            break;
-        }
-        unsigned priv = h->priv;
-        uint64_t next;
-        st = execute(h, in, pc, instret_before + done, &next, XLEN);
-        h->x[0] = 0;
-        if (__builtin_expect(st >= EXEC_TRAP, 0)) {
-            h->cur_insn = in->raw;
-            h->cur_len = in->len;
-            pc = next;
-            break;
-        }
-        done++;
-        if (in->cf != RVT_CF_NONE &&
-            (((h->ctr_modes >> priv) & 1) || (in->cf == RVT_CF_XRET && h->ctr_armed))) {
-            h->pc = next;
-            h->minstret = instret_before + done;
-            ctr_transfer(h, in, pc, priv);
-        }
-        if (COUNT) {
-            h->pc = next;
-            h->minstret = instret_before + done;
-            pmu_count(h, in, pc, priv);
-        }
-        if (BLOCKS) {
-            /* Multiple-retire interface: a block ends with its first
-             * control transfer. */
-            last_pc = pc;
-            last_raw = in->raw;
-            last_len = in->len;
-            if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
-                bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
-                blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((pc + in->len - blk_pc) >> 1),
-                                            in->raw, in->len, (uint8_t)blk_priv};
-                write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
-                                   h->id);
-                blk_pc = next;
-                blk_priv = h->priv;
-                blk_base = done;
-                if (m->stop) {
-                    pc = next;
-                    break;
-                }
-            }
-        } else if (EMIT) {
-            if (m->observer) {
-                h->cur_insn = in->raw;
-                h->cur_len = in->len;
-                h->pc = next;
-                h->minstret = instret_before + done;
-                if (h->observe_in_loop)
-                    observe_step(h, RVT_STEP_RETIRED, pc, priv, 0, 0);
-            }
-            if (m->sink)
-                emit_retired(h, in, pc, next, priv);
-            if (m->stop) {
-                pc = next;
-                break;
-            }
-        }
-        pc = next;
-        if (__builtin_expect(st != EXEC_OK, 0))
-            break;
     }
-    h->pc = pc;
-    h->minstret = instret_before + done;
-    if (BLOCKS) {
-        uint32_t n = (uint32_t)(done - blk_base);
-        if (!n)
-            blk.n = blk.hw = 0;
-        else if (last_len) /* else the block from before, with nothing added */
-            blk = (struct retire_block){blk_pc, n, (uint32_t)((last_pc + last_len - blk_pc) >> 1), last_raw, last_len,
-                                        (uint8_t)blk_priv};
-        h->blk = blk;
-    }
-    *retired = done;
-    h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
-    h->fetch_page_base = page_base;
-    return st;
+    cb->ops[n].op = CODE_OP_END;
+    cb->n = n;
+    cb->end = at;
+    return cb;
 }
+
+/* The interpreter loop (run_loop.h), one function per variant. */
+#define RUN_NAME run_64_plain
+#define RUN_XLEN 64
+#define RUN_EMIT false
+#define RUN_BLOCKS false
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_64_plain_counting
+#define RUN_XLEN 64
+#define RUN_EMIT false
+#define RUN_BLOCKS false
+#define RUN_COUNT true
+#include "run_loop.h"
+#define RUN_NAME run_64_records
+#define RUN_XLEN 64
+#define RUN_EMIT true
+#define RUN_BLOCKS false
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_64_records_counting
+#define RUN_XLEN 64
+#define RUN_EMIT true
+#define RUN_BLOCKS false
+#define RUN_COUNT true
+#include "run_loop.h"
+#define RUN_NAME run_64_blocks
+#define RUN_XLEN 64
+#define RUN_EMIT true
+#define RUN_BLOCKS true
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_64_blocks_counting
+#define RUN_XLEN 64
+#define RUN_EMIT true
+#define RUN_BLOCKS true
+#define RUN_COUNT true
+#include "run_loop.h"
+#define RUN_NAME run_32_plain
+#define RUN_XLEN 32
+#define RUN_EMIT false
+#define RUN_BLOCKS false
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_32_plain_counting
+#define RUN_XLEN 32
+#define RUN_EMIT false
+#define RUN_BLOCKS false
+#define RUN_COUNT true
+#include "run_loop.h"
+#define RUN_NAME run_32_records
+#define RUN_XLEN 32
+#define RUN_EMIT true
+#define RUN_BLOCKS false
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_32_records_counting
+#define RUN_XLEN 32
+#define RUN_EMIT true
+#define RUN_BLOCKS false
+#define RUN_COUNT true
+#include "run_loop.h"
+#define RUN_NAME run_32_blocks
+#define RUN_XLEN 32
+#define RUN_EMIT true
+#define RUN_BLOCKS true
+#define RUN_COUNT false
+#include "run_loop.h"
+#define RUN_NAME run_32_blocks_counting
+#define RUN_XLEN 32
+#define RUN_EMIT true
+#define RUN_BLOCKS true
+#define RUN_COUNT true
+#include "run_loop.h"
 
 /* pmp_allows_ram, remembered until the PMP CSRs change. */
 static bool pmp_ram_open(hart *h, unsigned mode) {
@@ -1151,7 +1109,7 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
                       pmp_ram_open(h, eff);
         h->fast_mem_observed = h->fast_mem && m->observer;
-        /* Observed instructions are observed inside run_inner, so that a
+        /* Observed instructions are observed inside the run, so that a
          * run goes on past one, while nothing that follows an instruction in
          * this loop (overflow checks, triggers firing after it) could change
          * what its observation must show; else one at a time. */
@@ -1178,20 +1136,13 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         bool count = h->hpm_counting;
         uint64_t pc_before = h->pc;
         unsigned priv_before = h->priv;
-        if (h->xlen == 64)
-            st = blocks ? (count ? run_inner(h, limit, &done, 64, true, true, true)
-                                 : run_inner(h, limit, &done, 64, true, true, false))
-                 : emit ? (count ? run_inner(h, limit, &done, 64, true, false, true)
-                                 : run_inner(h, limit, &done, 64, true, false, false))
-                        : (count ? run_inner(h, limit, &done, 64, false, false, true)
-                                 : run_inner(h, limit, &done, 64, false, false, false));
-        else
-            st = blocks ? (count ? run_inner(h, limit, &done, 32, true, true, true)
-                                 : run_inner(h, limit, &done, 32, true, true, false))
-                 : emit ? (count ? run_inner(h, limit, &done, 32, true, false, true)
-                                 : run_inner(h, limit, &done, 32, true, false, false))
-                        : (count ? run_inner(h, limit, &done, 32, false, false, true)
-                                 : run_inner(h, limit, &done, 32, false, false, false));
+        static int (*const run[2][3][2])(hart *, uint64_t, uint64_t *) = {
+            {{run_32_plain, run_32_plain_counting}, {run_32_records, run_32_records_counting},
+             {run_32_blocks, run_32_blocks_counting}},
+            {{run_64_plain, run_64_plain_counting}, {run_64_records, run_64_records_counting},
+             {run_64_blocks, run_64_blocks_counting}},
+        };
+        st = run[h->xlen == 64][blocks ? 2 : emit ? 1 : 0][count](h, limit, &done);
         m->instret_total += done;
         /* an overflow interrupt is taken at once, not at the next point
          * where spike would sample interrupts */

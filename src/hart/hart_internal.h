@@ -184,6 +184,32 @@ typedef struct hart {
     bool hpm_exit_valid;
 } hart;
 
+/* A code block: straight-line integer code from `pc` up to and with its first
+ * jump or branch (or up to CODE_BLOCK_MAX instructions, an instruction the
+ * block cannot hold, or the end of its 4 KiB page), decoded from the page's
+ * slots into compact operations for the interpreter's threaded loop
+ * (run_loop.h). Blocks live in a direct-mapped table keyed by pc and hold as
+ * long as m->code_gen does, which every change of decoded code moves on. */
+#define CODE_BLOCK_MAX 32
+#define CODE_BLOCK_SLOTS 4096u
+#define CODE_OP_END RVT_OP_COUNT /* the operation after a block's last */
+struct code_op {
+    int32_t imm;
+    uint16_t op; /* enum rvt_op, or CODE_OP_END */
+    uint8_t rd, rs1, rs2;
+    uint8_t at; /* halfwords from the block's pc */
+};
+struct code_block {
+    uint64_t pc, end;   /* the first instruction; the address after the last */
+    uint64_t gen;       /* m->code_gen when decoded (0: never) */
+    uint64_t last_pc;   /* the last instruction */
+    uint32_t n;         /* instructions (0: the first is not one a block holds) */
+    uint32_t last_raw;  /* its bits */
+    bool ends_in_transfer;
+    uint8_t itype_taken, itype_not; /* its itype (a jump's: the same) */
+    struct code_op ops[CODE_BLOCK_MAX + 1];
+};
+
 typedef struct rvt_machine {
     rvt_machine_config cfg;
     rvt_image *img;
@@ -193,6 +219,8 @@ typedef struct rvt_machine {
     uint64_t tohost_addr, fromhost_addr;
     bool has_tohost, has_fromhost;
     uint64_t mtime;
+    struct code_block *code_blocks; /* CODE_BLOCK_SLOTS */
+    uint64_t code_gen;
     uint64_t mtimecmp[RVT_MAX_HARTS];
     uint32_t msip[RVT_MAX_HARTS];
     hart *harts;
@@ -415,8 +443,11 @@ bool phys_store(struct rvt_machine *m, hart *h, uint64_t pa, const void *in, uns
 const rvt_insn *phys_fetch(struct rvt_machine *m, uint64_t pa);
 mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
 /* Drops decoded instructions that a store of `len` bytes at `off` overwrote. */
-void region_invalidate_code(mem_region *r, uint64_t off, unsigned len);
+void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, unsigned len);
 void machine_flush_icache(struct rvt_machine *m);
+/* Decodes the code block at `pc` from `page` (the decoded page at
+ * `page_base` that fetches at pc come from) into its slot of m->code_blocks. */
+const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc);
 /* mip's timer and software bits from the CLINT's state. */
 void update_timer_irq(struct rvt_machine *m);
 

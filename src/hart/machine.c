@@ -167,13 +167,15 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     return board_access(m, pa, out, len, false);
 }
 
-void region_invalidate_code(mem_region *r, uint64_t off, unsigned len) {
+void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
     for (uint64_t a = first & ~1ull; a <= last; a += 2) {
         rvt_insn *page = r->icache[a >> 12];
-        if (page)
+        if (page && page[(a & 0xfff) >> 1].len) {
             page[(a & 0xfff) >> 1].len = 0;
+            m->code_gen++; /* the code blocks were decoded from what is gone */
+        }
     }
 }
 
@@ -191,7 +193,7 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
             observe_access(m, &a);
         }
         memcpy(r->data + (pa - r->base), in, len);
-        region_invalidate_code(r, pa - r->base, len);
+        region_invalidate_code(m, r, pa - r->base, len);
         if (h && pa == m->tohost_addr && m->has_tohost)
             machine_tohost_stored(h);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
@@ -228,6 +230,7 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
 }
 
 void machine_flush_icache(rvt_machine *m) {
+    m->code_gen++;
     for (unsigned i = 0; i < m->nregions; i++) {
         mem_region *r = &m->regions[i];
         /* Pages stay allocated: a running fetch loop may hold one. */
@@ -408,8 +411,11 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->buf = m->own_buf = calloc(m->buf_cap, sizeof *m->buf);
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
+    /* Zeroed pages: only the slots that code reaches are ever touched. */
+    m->code_blocks = calloc(CODE_BLOCK_SLOTS, sizeof *m->code_blocks);
+    m->code_gen = 1; /* slots never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
-    if (!m->buf || !m->harts)
+    if (!m->buf || !m->harts || !m->code_blocks)
         goto fail;
     for (unsigned i = 0; i < cfg->nram; i++) {
         mem_region *r = &m->regions[m->nregions++];
@@ -490,6 +496,7 @@ void rvt_machine_free(rvt_machine *m) {
     for (unsigned i = 0; m->harts && i < m->nharts; i++)
         ctr_free(&m->harts[i]);
     free(m->harts);
+    free(m->code_blocks);
     free(m->own_buf);
     free(m);
 }
@@ -648,7 +655,7 @@ bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size
     mem_region *r = phys_region(m, paddr, (unsigned)n);
     if (r) {
         memcpy(r->data + (paddr - r->base), buf, n);
-        region_invalidate_code(r, paddr - r->base, (unsigned)n);
+        region_invalidate_code(m, r, paddr - r->base, (unsigned)n);
         return true;
     }
     if (paddr - CLINT_BASE < CLINT_SIZE && n <= 8)

@@ -1,0 +1,319 @@
+/* The hart's interpreter loop, a template: exec.c defines RUN_NAME, RUN_XLEN,
+ * RUN_EMIT, RUN_BLOCKS and RUN_COUNT and includes this file once for each
+ * variant. It is a file rather than an inline function because its threaded
+ * dispatch keeps label addresses in a static table, and GCC never copies a
+ * function that does that. */
+
+/* Runs instructions until `limit` retired, a serializing instruction, WFI or
+ * an exception.
+ *
+ * Where nothing is wanted per instruction (no per-instruction records, no
+ * counters counting, CTR not recording, loads and stores to plain RAM), code
+ * runs a code block at a time (struct code_block, exec.c): straight-line
+ * integer code up to its first jump or branch, decoded once into compact
+ * operations that are dispatched threaded, each handler ending in the jump
+ * to the next one's, with no fetch, limit or control-flow check between
+ * them. A handler that meets anything out of its way (memory that is not
+ * plain RAM or holds decoded code, tohost, a misaligned target) leaves its
+ * instruction to the general path, which runs one instruction at a time as
+ * execute() does everything else. */
+static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
+    const unsigned XLEN = RUN_XLEN;
+    const bool EMIT = RUN_EMIT, BLOCKS = RUN_BLOCKS, COUNT = RUN_COUNT;
+    rvt_machine *m = h->m;
+    const bool THREADED = !COUNT && (BLOCKS || !EMIT);
+    /* Decoded pages are shared with the physical memory they came from, so
+     * they serve fetches only while fetch addresses are physical and every
+     * extension is on. */
+    const bool cache_pages = (h->priv == PRV_M || satp_mode(h) == 0) && !h->misa_restricted;
+    /* The decoded page the last fetch came from (none: an impossible base). */
+    static const rvt_insn no_page[2048];
+    const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
+    uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
+    uint64_t done = 0;
+    int st = EXEC_OK;
+    /* The block being accumulated, in locals: the hart's fields are memory
+     * that every instruction's register writes might alias. A block is
+     * sequential code in one privilege (whatever changes the privilege
+     * ends it), so its start, the count of instructions retired when it
+     * started and the last instruction retired tell the rest: only the
+     * last is noted per instruction. The hart's block is brought up to date
+     * on the way out (traps flush it after the loop). */
+    struct retire_block blk = h->blk;
+    uint64_t blk_pc = blk.n ? blk.pc : h->pc;
+    unsigned blk_priv = blk.n ? blk.priv : h->priv;
+    uint64_t blk_base = 0 - (uint64_t)blk.n; /* done - blk_base: instructions in the block */
+    uint64_t last_pc = 0;
+    uint32_t last_raw = 0; /* 0: none retired in this run */
+    /* The pc and minstret in locals for the same reason; h->minstret is
+     * brought up to date before whatever reads it. */
+    uint64_t pc = h->pc;
+    const uint64_t instret_before = h->minstret;
+    uint64_t *const x = h->x;
+    /* What the code blocks' handlers take as fixed: it changes only through
+     * instructions that end the run (CSR writes) or that go the general way
+     * (xret, after which ctr_here is worked out again; loads and stores
+     * outside the last region, after which the region is taken again). */
+    const bool plain_ram = h->fast_mem && !h->fast_mem_observed;
+    const uint64_t ialign_mask = h->ialign_mask;
+    const uint64_t tohost = m->has_tohost ? m->tohost_addr : ~0ull;
+    bool ctr_here = (h->ctr_modes >> h->priv) & 1;
+    const mem_region *dreg = h->dreg;
+    const rvt_insn *in;
+    const struct code_block *cb = NULL;
+    const struct code_op *op = NULL;
+    uint64_t target = 0; /* where a block's last jump or branch went */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init" /* the handlers over the default */
+    static const void *const dispatch[CODE_OP_END + 1] = {
+        [0 ... CODE_OP_END] = &&op_leave,
+#define HANDLER_ENTRY(name, ...) [RVT_OP_##name] = &&op_##name,
+        HART_ALU(HANDLER_ENTRY) HART_BRANCHES(HANDLER_ENTRY) HART_LOADS(HANDLER_ENTRY) HART_STORES(HANDLER_ENTRY)
+#undef HANDLER_ENTRY
+        [RVT_OP_JAL] = &&op_JAL, [RVT_OP_JALR] = &&op_JALR, [CODE_OP_END] = &&op_end,
+    };
+#pragma GCC diagnostic pop
+
+next_insn:
+    if (done >= limit)
+        goto out;
+    {
+        uint64_t off = pc - page_base;
+        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
+            if (THREADED && plain_ram && dreg && !ctr_here) {
+                cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+                if (cb->pc != pc || cb->gen != m->code_gen)
+                    cb = code_block_make(m, page, page_base, pc);
+                /* Whole blocks only, and none that could take the record
+                 * block past its limit where one instruction at a time
+                 * would have cut it. */
+                if (cb->n && cb->n <= limit - done && (!BLOCKS || ((cb->end - blk_pc) >> 1) <= 0xff00)) {
+                    op = cb->ops;
+                    goto *dispatch[op->op];
+                }
+            }
+            in = &page[off >> 1];
+        } else {
+            h->pc = pc;
+            in = fetch(h);
+            if (in && cache_pages) {
+                /* Remember the decoded page for the following fetches. */
+                mem_region *r = phys_region(m, pc, 2);
+                rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
+                if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
+                    page = p;
+                    page_base = pc & ~0xfffull;
+                }
+            }
+            if (__builtin_expect(!in, 0)) {
+                st = EXEC_TRAP;
+                goto out;
+            }
+        }
+    }
+general: {
+    if (__builtin_expect(in->op == RVT_OP_ILLEGAL, 0)) {
+        h->cur_insn = in->raw;
+        h->cur_len = in->len;
+        st = illegal(h, in);
+        goto out;
+    }
+    unsigned priv = h->priv;
+    uint64_t next;
+    st = execute(h, in, pc, instret_before + done, &next, XLEN);
+    x[0] = 0;
+    if (__builtin_expect(st >= EXEC_TRAP, 0)) {
+        h->cur_insn = in->raw;
+        h->cur_len = in->len;
+        pc = next;
+        goto out;
+    }
+    done++;
+    if (in->cf != RVT_CF_NONE &&
+        (((h->ctr_modes >> priv) & 1) || (in->cf == RVT_CF_XRET && h->ctr_armed))) {
+        h->pc = next;
+        h->minstret = instret_before + done;
+        ctr_transfer(h, in, pc, priv);
+    }
+    if (COUNT) {
+        h->pc = next;
+        h->minstret = instret_before + done;
+        pmu_count(h, in, pc, priv);
+    }
+    if (BLOCKS) {
+        /* Multiple-retire interface: a block ends with its first
+         * control transfer. */
+        last_pc = pc;
+        last_raw = in->raw;
+        if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
+            bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
+            blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((pc + in->len - blk_pc) >> 1),
+                                        in->raw, in->len, (uint8_t)blk_priv};
+            write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
+                               h->id);
+            blk_pc = next;
+            blk_priv = h->priv;
+            blk_base = done;
+            if (m->stop) {
+                pc = next;
+                goto out;
+            }
+        }
+    } else if (EMIT) {
+        if (m->observer) {
+            h->cur_insn = in->raw;
+            h->cur_len = in->len;
+            h->pc = next;
+            h->minstret = instret_before + done;
+            if (h->observe_in_loop)
+                observe_step(h, RVT_STEP_RETIRED, pc, priv, 0, 0);
+        }
+        if (m->sink)
+            emit_retired(h, in, pc, next, priv);
+        if (m->stop) {
+            pc = next;
+            goto out;
+        }
+    }
+    pc = next;
+    if (__builtin_expect(st != EXEC_OK, 0))
+        goto out;
+    ctr_here = (h->ctr_modes >> h->priv) & 1;
+    dreg = h->dreg;
+    goto next_insn;
+}
+
+    /* The code blocks' handlers. The pc of an operation: cb->pc + 2 * op->at. */
+#define NEXT_OP()                                                                                                      \
+    do {                                                                                                               \
+        op++;                                                                                                          \
+        goto *dispatch[op->op];                                                                                        \
+    } while (0)
+#define ALU_HANDLER(name, value)                                                                                       \
+    op_##name : {                                                                                                      \
+        uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
+        int64_t imm = op->imm;                                                                                         \
+        (void)a, (void)b, (void)imm;                                                                                   \
+        pc = cb->pc + 2u * op->at;                                                                                     \
+        x[op->rd] = SEXTX(value);                                                                                      \
+        x[0] = 0;                                                                                                      \
+        NEXT_OP();                                                                                                     \
+    }
+    HART_ALU(ALU_HANDLER)
+#undef ALU_HANDLER
+#define LOAD_HANDLER(name, nbytes, extend)                                                                             \
+    op_##name : {                                                                                                      \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off = va - dreg->base;                         \
+        if (off > dreg->size - nbytes || (va & (nbytes - 1)))                                                          \
+            goto op_leave;                                                                                             \
+        uint64_t v = 0;                                                                                                \
+        copy_small(&v, dreg->data + off, nbytes);                                                                      \
+        x[op->rd] = SEXTX(extend);                                                                                     \
+        x[0] = 0;                                                                                                      \
+        NEXT_OP();                                                                                                     \
+    }
+    HART_LOADS(LOAD_HANDLER)
+#undef LOAD_HANDLER
+    /* Stores that could change decoded code or reach tohost go the general way. */
+#define STORE_HANDLER(name, nbytes)                                                                                    \
+    op_##name : {                                                                                                      \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off = va - dreg->base;                         \
+        if (off > dreg->size - nbytes || (va & (nbytes - 1)) || dreg->icache[off >> 12] != NULL ||                     \
+            ((off & 0xfff) < 2 && off >= 2) || va == tohost)                                                           \
+            goto op_leave;                                                                                             \
+        copy_small(dreg->data + off, &x[op->rs2], nbytes);                                                             \
+        NEXT_OP();                                                                                                     \
+    }
+    HART_STORES(STORE_HANDLER)
+#undef STORE_HANDLER
+#define BRANCH_HANDLER(name, cond)                                                                                     \
+    op_##name : {                                                                                                      \
+        uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
+        if (!(cond))                                                                                                   \
+            goto op_end;                                                                                               \
+        target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;                                                    \
+        if (target & ialign_mask)                                                                                      \
+            goto op_leave;                                                                                             \
+        target = MASKX(target);                                                                                        \
+        goto block_done;                                                                                               \
+    }
+    HART_BRANCHES(BRANCH_HANDLER)
+#undef BRANCH_HANDLER
+op_JAL:
+    target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;
+    if (target & ialign_mask)
+        goto op_leave;
+    goto jumped;
+op_JALR:
+    target = (x[op->rs1] + (uint64_t)(int64_t)op->imm) & ~1ull;
+    if (target & ialign_mask)
+        goto op_leave;
+jumped:
+    target = MASKX(target);
+    x[op->rd] = SEXTX(cb->end);
+    x[0] = 0;
+    goto block_done;
+
+    /* The whole block retired: on to `target`, or on in sequence. */
+op_end:
+    target = MASKX(cb->end);
+block_done:
+    done += cb->n;
+    if (BLOCKS) {
+        last_pc = cb->last_pc;
+        last_raw = cb->last_raw;
+        if (cb->ends_in_transfer) { /* so does the record block */
+            bool taken = target != cb->end; /* never for a jump: its itypes are the same */
+            blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((cb->end - blk_pc) >> 1),
+                                        cb->last_raw, retired_length(cb->last_raw), (uint8_t)blk_priv};
+            write_block_record(m, &blk, taken ? cb->itype_taken : cb->itype_not, h->id);
+            blk_pc = target;
+            blk_base = done;
+            if (m->stop) {
+                pc = target;
+                goto out;
+            }
+        }
+    }
+    pc = target;
+    goto next_insn;
+
+    /* The operation `op` goes the general way: what came before it retired. */
+op_leave : {
+    uint32_t k = (uint32_t)(op - cb->ops);
+    pc = cb->pc + 2u * op->at;
+    if (k) {
+        done += k;
+        if (BLOCKS) {
+            last_pc = cb->pc + 2u * op[-1].at;
+            last_raw = page[(last_pc - page_base) >> 1].raw;
+        }
+    }
+    in = &page[(pc - page_base) >> 1];
+    goto general;
+}
+#undef NEXT_OP
+
+out:
+    h->pc = pc;
+    h->minstret = instret_before + done;
+    if (BLOCKS) {
+        uint32_t n = (uint32_t)(done - blk_base);
+        if (!n)
+            blk.n = blk.hw = 0;
+        else if (last_raw) /* else the block from before, with nothing added */
+            blk = (struct retire_block){blk_pc, n, (uint32_t)((last_pc + retired_length(last_raw) - blk_pc) >> 1),
+                                        last_raw, retired_length(last_raw), (uint8_t)blk_priv};
+        h->blk = blk;
+    }
+    *retired = done;
+    h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
+    h->fetch_page_base = page_base;
+    return st;
+}
+
+#undef RUN_NAME
+#undef RUN_XLEN
+#undef RUN_EMIT
+#undef RUN_BLOCKS
+#undef RUN_COUNT
