@@ -2,6 +2,9 @@
 # Runs one program on the hart model and compares, byte for byte, the spike
 # CSV it writes with spike's trace of it; the program must exit 0 as it did
 # under spike, and where spike's console output was kept, ours must equal it.
+# A second run without outputs (the interpreter's code-block path, which a
+# run writing a row per instruction does not take) must exit 0 with the same
+# console output too.
 # Serves the corpus (programs/NAME.riscv, stdout/NAME.txt) and the ISA
 # suites (programs/NAME, no console output).
 # usage: spike_trace.sh RVTRACE DIR NAME WORK_DIR
@@ -33,6 +36,16 @@ if [ -f "$DIR/stdout/$NAME.txt" ]; then
     fi
     console=", console output identical"
 fi
+"$RVTRACE" run $opts "$program" > "$out.plain"
+rc=$?
+if [ $rc -ne 0 ]; then
+    echo "$NAME: exit code $rc without outputs, spike's was 0"
+    status=1
+fi
+if [ -f "$DIR/stdout/$NAME.txt" ] && ! cmp "$DIR/stdout/$NAME.txt" "$out.plain"; then
+    echo "$NAME: console output without outputs differs"
+    status=1
+fi
 [ $status -eq 0 ] && echo "$NAME: $(($(wc -l < "$csv") - 1)) rows identical$console"
-rm -f "$csv" "$out"
+rm -f "$csv" "$out" "$out.plain"
 exit $status
