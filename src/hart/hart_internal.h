@@ -192,10 +192,11 @@ typedef struct hart {
  * long as m->code_gen does, which every change of decoded code moves on. */
 #define CODE_BLOCK_MAX 32
 #define CODE_BLOCK_SLOTS 4096u
-#define CODE_OP_END RVT_OP_COUNT /* the operation after a block's last */
+#define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
+#define CODE_OP_NOP (RVT_OP_COUNT + 1) /* a register operation that writes x0 */
 struct code_op {
     int32_t imm;
-    uint16_t op; /* enum rvt_op, or CODE_OP_END */
+    uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
 };

@@ -52,25 +52,28 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     uint64_t *const x = h->x;
     /* What the code blocks' handlers take as fixed: it changes only through
      * instructions that end the run (CSR writes) or that go the general way
-     * (xret, after which ctr_here is worked out again; loads and stores
+     * (xret, after which CTR's mode is looked at again; loads and stores
      * outside the last region, after which the region is taken again). */
     const bool plain_ram = h->fast_mem && !h->fast_mem_observed;
     const uint64_t ialign_mask = h->ialign_mask;
     const uint64_t tohost = m->has_tohost ? m->tohost_addr : ~0ull;
-    bool ctr_here = (h->ctr_modes >> h->priv) & 1;
     const mem_region *dreg = h->dreg;
+    bool blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
     const rvt_insn *in;
     const struct code_block *cb = NULL;
+    /* Whole blocks only, and none that could take the record block past
+     * its limit where one instruction at a time would have cut it. */
+#define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init" /* the handlers over the default */
-    static const void *const dispatch[CODE_OP_END + 1] = {
-        [0 ... CODE_OP_END] = &&op_leave,
+    static const void *const dispatch[CODE_OP_NOP + 1] = {
+        [0 ... CODE_OP_NOP] = &&op_leave,
 #define HANDLER_ENTRY(name, ...) [RVT_OP_##name] = &&op_##name,
         HART_ALU(HANDLER_ENTRY) HART_BRANCHES(HANDLER_ENTRY) HART_LOADS(HANDLER_ENTRY) HART_STORES(HANDLER_ENTRY)
 #undef HANDLER_ENTRY
-        [RVT_OP_JAL] = &&op_JAL, [RVT_OP_JALR] = &&op_JALR, [CODE_OP_END] = &&op_end,
+        [RVT_OP_JAL] = &&op_JAL, [RVT_OP_JALR] = &&op_JALR, [CODE_OP_END] = &&op_end, [CODE_OP_NOP] = &&op_nop,
     };
 #pragma GCC diagnostic pop
 
@@ -79,19 +82,17 @@ next_insn:
         goto out;
     {
         uint64_t off = pc - page_base;
-        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
-            if (THREADED && plain_ram && dreg && !ctr_here) {
-                cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-                if (cb->pc != pc || cb->gen != m->code_gen)
-                    cb = code_block_make(m, page, page_base, pc);
-                /* Whole blocks only, and none that could take the record
-                 * block past its limit where one instruction at a time
-                 * would have cut it. */
-                if (cb->n && cb->n <= limit - done && (!BLOCKS || ((cb->end - blk_pc) >> 1) <= 0xff00)) {
+        if (THREADED && off < 4096 && blocks_here && page != no_page) {
+            /* A block of this page decoded since the last change of code
+             * holds without looking at the page's slots again. */
+            cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+            if ((cb->pc == pc && cb->gen == m->code_gen) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc))))
+                if (BLOCK_FITS(cb)) {
                     op = cb->ops;
                     goto *dispatch[op->op];
                 }
-            }
+        }
+        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
             h->pc = pc;
@@ -178,8 +179,8 @@ general: {
     pc = next;
     if (__builtin_expect(st != EXEC_OK, 0))
         goto out;
-    ctr_here = (h->ctr_modes >> h->priv) & 1;
     dreg = h->dreg;
+    blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
     goto next_insn;
 }
 
@@ -195,12 +196,13 @@ general: {
         int64_t imm = op->imm;                                                                                         \
         (void)a, (void)b, (void)imm;                                                                                   \
         pc = cb->pc + 2u * op->at;                                                                                     \
-        x[op->rd] = SEXTX(value);                                                                                      \
-        x[0] = 0;                                                                                                      \
+        x[op->rd] = SEXTX(value); /* never x0: that is op_nop */                                                      \
         NEXT_OP();                                                                                                     \
     }
     HART_ALU(ALU_HANDLER)
 #undef ALU_HANDLER
+op_nop:
+    NEXT_OP();
 #define LOAD_HANDLER(name, nbytes, extend)                                                                             \
     op_##name : {                                                                                                      \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off = va - dreg->base;                         \
@@ -276,6 +278,13 @@ block_done:
         }
     }
     pc = target;
+    if (pc - page_base < 4096) { /* the next block straight away, if there is one */
+        cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+        if (cb->pc == pc && cb->gen == m->code_gen && BLOCK_FITS(cb)) {
+            op = cb->ops;
+            goto *dispatch[op->op];
+        }
+    }
     goto next_insn;
 
     /* The operation `op` goes the general way: what came before it retired. */
@@ -293,6 +302,7 @@ op_leave : {
     goto general;
 }
 #undef NEXT_OP
+#undef BLOCK_FITS
 
 out:
     h->pc = pc;
