@@ -942,10 +942,12 @@ static const bool in_code_blocks[RVT_OP_COUNT] = {
     [RVT_OP_JAL] = true, [RVT_OP_JALR] = true,
 };
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc) {
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
+                                         bool through_branches) {
     struct code_block *cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
     cb->pc = pc;
     cb->gen = m->code_gen;
+    cb->through_branches = through_branches;
     cb->ends_in_transfer = false;
     uint32_t n = 0;
     uint64_t at = pc;
@@ -970,7 +972,7 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         cb->last_raw = in->raw;
         n++;
         at += in->len;
-        if (in->cf != RVT_CF_NONE) {
+        if (in->cf != RVT_CF_NONE && !(through_branches && in->cf == RVT_CF_BRANCH)) {
             cb->ends_in_transfer = true;
             cb->itype_not = (uint8_t)rvt_itype(in, false, 4, false);
             cb->itype_taken = in->cf == RVT_CF_BRANCH ? (uint8_t)rvt_itype(in, true, 4, false) : cb->itype_not;

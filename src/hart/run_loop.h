@@ -64,6 +64,9 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* Whole blocks only, and none that could take the record block past
      * its limit where one instruction at a time would have cut it. */
 #define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
+    /* The block in cb's slot is the one at pc, of this variant's kind, and
+     * the code it was decoded from has not changed since. */
+#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->through_branches == !BLOCKS)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
@@ -86,7 +89,7 @@ next_insn:
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
             cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-            if ((cb->pc == pc && cb->gen == m->code_gen) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc))))
+            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc, !BLOCKS))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
                     goto *dispatch[op->op];
@@ -232,11 +235,16 @@ op_nop:
     op_##name : {                                                                                                      \
         uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
         if (!(cond))                                                                                                   \
-            goto op_end;                                                                                               \
+            NEXT_OP(); /* the end of the block, unless it goes through branches */                                    \
         target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;                                                    \
         if (target & ialign_mask)                                                                                      \
             goto op_leave;                                                                                             \
         target = MASKX(target);                                                                                        \
+        if (!BLOCKS) { /* out of the block here, wherever it is in it */                                               \
+            done += (uint32_t)(op - cb->ops) + 1;                                                                      \
+            pc = target;                                                                                               \
+            goto next_block;                                                                                           \
+        }                                                                                                              \
         goto block_done;                                                                                               \
     }
     HART_BRANCHES(BRANCH_HANDLER)
@@ -278,9 +286,10 @@ block_done:
         }
     }
     pc = target;
+next_block:
     if (pc - page_base < 4096) { /* the next block straight away, if there is one */
         cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-        if (cb->pc == pc && cb->gen == m->code_gen && BLOCK_FITS(cb)) {
+        if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS(cb)) {
             op = cb->ops;
             goto *dispatch[op->op];
         }
@@ -303,6 +312,7 @@ op_leave : {
 }
 #undef NEXT_OP
 #undef BLOCK_FITS
+#undef BLOCK_HOLDS
 
 out:
     h->pc = pc;
