@@ -942,13 +942,11 @@ static const bool in_code_blocks[RVT_OP_COUNT] = {
     [RVT_OP_JAL] = true, [RVT_OP_JALR] = true,
 };
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
-                                         bool through_branches) {
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc) {
     struct code_block *cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
     cb->pc = pc;
     cb->gen = m->code_gen;
-    cb->through_branches = through_branches;
-    cb->ends_in_transfer = false;
+    cb->ends_in_jump = false;
     uint32_t n = 0;
     uint64_t at = pc;
     while (n < CODE_BLOCK_MAX && at - page_base < 4096) {
@@ -972,14 +970,14 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         cb->last_raw = in->raw;
         n++;
         at += in->len;
-        if (in->cf != RVT_CF_NONE && !(through_branches && in->cf == RVT_CF_BRANCH)) {
-            cb->ends_in_transfer = true;
-            cb->itype_not = (uint8_t)rvt_itype(in, false, 4, false);
-            cb->itype_taken = in->cf == RVT_CF_BRANCH ? (uint8_t)rvt_itype(in, true, 4, false) : cb->itype_not;
+        if (in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR) {
+            cb->ends_in_jump = true;
+            cb->jump_itype = (uint8_t)rvt_itype(in, false, 4, false);
             break;
         }
     }
     cb->ops[n].op = CODE_OP_END;
+    cb->ops[n].at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
     cb->n = n;
     cb->end = at;
     return cb;

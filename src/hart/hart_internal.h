@@ -184,15 +184,13 @@ typedef struct hart {
     bool hpm_exit_valid;
 } hart;
 
-/* A code block: straight-line integer code from `pc` up to and with its first
- * jump or branch (or up to CODE_BLOCK_MAX instructions, an instruction the
- * block cannot hold, or the end of its 4 KiB page; `through_branches`: past
- * conditional branches, which leave the block where taken, for runs that
- * emit no records, whose blocks need not end where a record block does),
- * decoded from the page's
- * slots into compact operations for the interpreter's threaded loop
- * (run_loop.h). Blocks live in a direct-mapped table keyed by pc and hold as
- * long as m->code_gen does, which every change of decoded code moves on. */
+/* A code block: integer code from `pc` up to and with its first jump (or up
+ * to CODE_BLOCK_MAX instructions, an instruction the block cannot hold, or
+ * the end of its 4 KiB page), conditional branches included: a branch taken
+ * leaves the block there. Decoded from the page's slots into compact
+ * operations for the interpreter's threaded loop (run_loop.h). Blocks live
+ * in a direct-mapped table keyed by pc and hold as long as m->code_gen
+ * does, which every change of decoded code moves on. */
 #define CODE_BLOCK_MAX 32
 #define CODE_BLOCK_SLOTS 4096u
 #define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
@@ -209,8 +207,8 @@ struct code_block {
     uint64_t last_pc;   /* the last instruction */
     uint32_t n;         /* instructions (0: the first is not one a block holds) */
     uint32_t last_raw;  /* its bits */
-    bool ends_in_transfer, through_branches;
-    uint8_t itype_taken, itype_not; /* its itype (a jump's: the same) */
+    bool ends_in_jump;  /* the last is a jump */
+    uint8_t jump_itype; /* and its itype */
     struct code_op ops[CODE_BLOCK_MAX + 1];
 };
 
@@ -451,8 +449,7 @@ void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, 
 void machine_flush_icache(struct rvt_machine *m);
 /* Decodes the code block at `pc` from `page` (the decoded page at
  * `page_base` that fetches at pc come from) into its slot of m->code_blocks. */
-const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
-                                         bool through_branches);
+const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc);
 /* mip's timer and software bits from the CLINT's state. */
 void update_timer_irq(struct rvt_machine *m);
 

@@ -64,9 +64,9 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* Whole blocks only, and none that could take the record block past
      * its limit where one instruction at a time would have cut it. */
 #define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
-    /* The block in cb's slot is the one at pc, of this variant's kind, and
-     * the code it was decoded from has not changed since. */
-#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->through_branches == !BLOCKS)
+    /* The block in cb's slot is the one at pc, and the code it was decoded
+     * from has not changed since. */
+#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
@@ -89,7 +89,7 @@ next_insn:
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
             cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc, !BLOCKS))))
+            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
                     goto *dispatch[op->op];
@@ -231,24 +231,51 @@ op_nop:
     }
     HART_STORES(STORE_HANDLER)
 #undef STORE_HANDLER
+    /* With block records, a branch ends the record block: its record is
+     * written where it retires, taken or not (`to`: where it went). */
+#define BRANCH_RECORD(to)                                                                                              \
+    do {                                                                                                               \
+        uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)(op - cb->ops) + 1;                              \
+        uint32_t raw_ = page[(at_ - page_base) >> 1].raw;                                                              \
+        unsigned len_ = retired_length(raw_);                                                                          \
+        blk = (struct retire_block){blk_pc, (uint32_t)(done_ - blk_base), (uint32_t)((at_ + len_ - blk_pc) >> 1),     \
+                                    raw_, (uint8_t)len_, (uint8_t)blk_priv};                                           \
+        write_block_record(m, &blk, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN, h->id); \
+        blk_pc = (to);                                                                                                 \
+        blk_base = done_;                                                                                              \
+        last_pc = at_;                                                                                                 \
+        last_raw = raw_;                                                                                               \
+    } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
         uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
-        if (!(cond))                                                                                                   \
-            NEXT_OP(); /* the end of the block, unless it goes through branches */                                    \
+        if (!(cond)) {                                                                                                 \
+            if (BLOCKS) {                                                                                              \
+                target = MASKX(cb->pc + 2u * op[1].at);                                                                \
+                BRANCH_RECORD(target);                                                                                 \
+                if (m->stop) {                                                                                         \
+                    done += (uint32_t)(op - cb->ops) + 1;                                                              \
+                    pc = target;                                                                                       \
+                    goto out;                                                                                          \
+                }                                                                                                      \
+            }                                                                                                          \
+            NEXT_OP();                                                                                                 \
+        }                                                                                                              \
         target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;                                                    \
         if (target & ialign_mask)                                                                                      \
             goto op_leave;                                                                                             \
         target = MASKX(target);                                                                                        \
-        if (!BLOCKS) { /* out of the block here, wherever it is in it */                                               \
-            done += (uint32_t)(op - cb->ops) + 1;                                                                      \
-            pc = target;                                                                                               \
-            goto next_block;                                                                                           \
-        }                                                                                                              \
-        goto block_done;                                                                                               \
+        if (BLOCKS)                                                                                                    \
+            BRANCH_RECORD(target);                                                                                     \
+        done += (uint32_t)(op - cb->ops) + 1; /* out of the block here */                                              \
+        pc = target;                                                                                                   \
+        if (BLOCKS && m->stop)                                                                                         \
+            goto out;                                                                                                  \
+        goto next_block;                                                                                               \
     }
     HART_BRANCHES(BRANCH_HANDLER)
 #undef BRANCH_HANDLER
+#undef BRANCH_RECORD
 op_JAL:
     target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;
     if (target & ialign_mask)
@@ -272,11 +299,10 @@ block_done:
     if (BLOCKS) {
         last_pc = cb->last_pc;
         last_raw = cb->last_raw;
-        if (cb->ends_in_transfer) { /* so does the record block */
-            bool taken = target != cb->end; /* never for a jump: its itypes are the same */
+        if (cb->ends_in_jump) { /* so does the record block */
             blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((cb->end - blk_pc) >> 1),
                                         cb->last_raw, retired_length(cb->last_raw), (uint8_t)blk_priv};
-            write_block_record(m, &blk, taken ? cb->itype_taken : cb->itype_not, h->id);
+            write_block_record(m, &blk, cb->jump_itype, h->id);
             blk_pc = target;
             blk_base = done;
             if (m->stop) {
