@@ -9,11 +9,11 @@
  *
  * Where nothing is wanted per instruction (no per-instruction records, no
  * counters counting, CTR not recording, loads and stores to plain RAM), code
- * runs a code block at a time (struct code_block, exec.c): straight-line
- * integer code up to its first jump or branch, decoded once into compact
+ * runs a code block at a time (struct code_block, hart_internal.h): integer
+ * code up to its first jump, branches included, decoded once into compact
  * operations that are dispatched threaded, each handler ending in the jump
  * to the next one's, with no fetch, limit or control-flow check between
- * them. A handler that meets anything out of its way (memory that is not
+ * them; a taken branch leaves the block. A handler that meets anything out of its way (memory that is not
  * plain RAM or holds decoded code, tohost, a misaligned target) leaves its
  * instruction to the general path, which runs one instruction at a time as
  * execute() does everything else. */
