@@ -57,7 +57,9 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     const bool plain_ram = h->fast_mem && !h->fast_mem_observed;
     const uint64_t ialign_mask = h->ialign_mask;
     const uint64_t tohost = m->has_tohost ? m->tohost_addr : ~0ull;
-    const mem_region *dreg = h->dreg;
+    /* The data region of the last access, and the one before it: code
+     * that goes between two (a stack in one, tables in another) keeps both. */
+    const mem_region *dreg = h->dreg, *dreg_alt = h->dreg;
     bool blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
     const rvt_insn *in;
     const struct code_block *cb = NULL;
@@ -182,7 +184,10 @@ general: {
     pc = next;
     if (__builtin_expect(st != EXEC_OK, 0))
         goto out;
-    dreg = h->dreg;
+    if (h->dreg != dreg) {
+        dreg_alt = dreg ? dreg : h->dreg;
+        dreg = h->dreg;
+    }
     blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
     goto next_insn;
 }
@@ -206,10 +211,25 @@ general: {
 #undef ALU_HANDLER
 op_nop:
     NEXT_OP();
+    /* `off`: where [va, va + nbytes) is in dreg, which becomes the region
+     * before it when only that one holds it; else the general path. */
+#define IN_DATA_REGION(va, nbytes, off)                                                                                \
+    do {                                                                                                               \
+        off = (va) - dreg->base;                                                                                       \
+        if (off > dreg->size - (nbytes)) {                                                                             \
+            const mem_region *other_ = dreg_alt;                                                                       \
+            off = (va) - other_->base;                                                                                 \
+            if (off > other_->size - (nbytes))                                                                         \
+                goto op_leave;                                                                                         \
+            dreg_alt = dreg;                                                                                           \
+            dreg = other_;                                                                                             \
+        }                                                                                                              \
+    } while (0)
 #define LOAD_HANDLER(name, nbytes, extend)                                                                             \
     op_##name : {                                                                                                      \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off = va - dreg->base;                         \
-        if (off > dreg->size - nbytes || (va & (nbytes - 1)))                                                          \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                           \
+        IN_DATA_REGION(va, nbytes, off);                                                                               \
+        if (va & (nbytes - 1))                                                                                         \
             goto op_leave;                                                                                             \
         uint64_t v = 0;                                                                                                \
         copy_small(&v, dreg->data + off, nbytes);                                                                      \
@@ -222,15 +242,16 @@ op_nop:
     /* Stores that could change decoded code or reach tohost go the general way. */
 #define STORE_HANDLER(name, nbytes)                                                                                    \
     op_##name : {                                                                                                      \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off = va - dreg->base;                         \
-        if (off > dreg->size - nbytes || (va & (nbytes - 1)) || dreg->icache[off >> 12] != NULL ||                     \
-            ((off & 0xfff) < 2 && off >= 2) || va == tohost)                                                           \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                           \
+        IN_DATA_REGION(va, nbytes, off);                                                                               \
+        if ((va & (nbytes - 1)) || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) || va == tohost) \
             goto op_leave;                                                                                             \
         copy_small(dreg->data + off, &x[op->rs2], nbytes);                                                             \
         NEXT_OP();                                                                                                     \
     }
     HART_STORES(STORE_HANDLER)
 #undef STORE_HANDLER
+#undef IN_DATA_REGION
     /* With block records, a branch ends the record block: its record is
      * written where it retires, taken or not (`to`: where it went). */
 #define BRANCH_RECORD(to)                                                                                              \
