@@ -33,6 +33,15 @@ build() { # name source
     echo "$1: exits with code $rc on the hart model (its check $rc failed; 124: it did not end): $(cat "$work/$1.err")"
     status=1
   fi
+  # Without outputs the model runs its code blocks (a tandem trace observes
+  # every instruction, which takes the general path): the checks must pass
+  # there too.
+  "$rvtrace" run --max-insns 20000000 "$elf" > /dev/null 2> "$work/$1.err"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "$1: exits with code $rc on the hart model without outputs: $(cat "$work/$1.err")"
+    status=1
+  fi
   # Its tandem trace verifies against a fresh model without divergence.
   if ! "$rvtrace" verify --max-errors 3 --elf "$elf" "$work/$1.tv" > "$work/$1.verify" 2>&1; then
     echo "$1: tandem verification of its own trace fails:"
