@@ -30,6 +30,10 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     static const rvt_insn no_page[2048];
     const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
     uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
+    /* The decoded page before it: code that goes between two pages keeps
+     * both at hand. What made a page usable holds for the whole run. */
+    const rvt_insn *alt_page = no_page;
+    uint64_t alt_page_base = 1;
     uint64_t done = 0;
     int st = EXEC_OK;
     /* The block being accumulated, in locals: the hart's fields are memory
@@ -87,6 +91,15 @@ next_insn:
         goto out;
     {
         uint64_t off = pc - page_base;
+        if (off >= 4096 && alt_page != no_page && pc - alt_page_base < 4096) { /* back to the page before */
+            const rvt_insn *p = page;
+            uint64_t b = page_base;
+            page = alt_page;
+            page_base = alt_page_base;
+            alt_page = p;
+            alt_page_base = b;
+            off = pc - page_base;
+        }
         if (THREADED && off < 4096 && blocks_here && page != no_page) {
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
@@ -107,8 +120,16 @@ next_insn:
                 mem_region *r = phys_region(m, pc, 2);
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
+                    if (page != no_page) {
+                        alt_page = page;
+                        alt_page_base = page_base;
+                    }
                     page = p;
                     page_base = pc & ~0xfffull;
+                    /* Its blocks, now that the page is at hand (its slot
+                     * at pc is decoded: no second trip here). */
+                    if (THREADED && in)
+                        goto next_insn;
                 }
             }
             if (__builtin_expect(!in, 0)) {
