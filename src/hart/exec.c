@@ -417,9 +417,9 @@ static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va
 }
 
 static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t va, const void *in, unsigned len) {
-    mem_region *r = h->dreg;
+    mem_region *r = h->dreg; /* a load may have left the boot ROM there */
     uint64_t off = va - (r ? r->base : 0);
-    if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
+    if (__builtin_expect(h->fast_mem && r && !r->rom && off <= r->size - len && !(va & (len - 1)), 1)) {
         if (__builtin_expect(h->fast_mem_observed, 0))
             note_fast(h, RVT_ACCESS_STORE, va, in, len, r->data + off);
         copy_small(r->data + off, in, len);

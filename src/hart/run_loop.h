@@ -260,12 +260,14 @@ op_nop:
     }
     HART_LOADS(LOAD_HANDLER)
 #undef LOAD_HANDLER
-    /* Stores that could change decoded code or reach tohost go the general way. */
+    /* Stores into the boot ROM, or that could change decoded code or reach
+     * tohost, go the general way. */
 #define STORE_HANDLER(name, nbytes)                                                                                    \
     op_##name : {                                                                                                      \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                           \
         IN_DATA_REGION(va, nbytes, off);                                                                               \
-        if ((va & (nbytes - 1)) || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) || va == tohost) \
+        if ((va & (nbytes - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) ||  \
+            va == tohost)                                                                                              \
             goto op_leave;                                                                                             \
         copy_small(dreg->data + off, &x[op->rs2], nbytes);                                                             \
         NEXT_OP();                                                                                                     \

@@ -57,6 +57,19 @@ _start:
     LREG t2, 0(t1)
     CHECK_EQ(10, t2, 7)
 
+    /* 15-16: a store into the boot ROM, right after a load from it: a
+     * store access fault, and the ROM keeps its word */
+    la t1, last_cause
+    SREG zero, 0(t1)
+    li s1, 0x1000
+    lw s4, 0(s1)
+    sw zero, 0(s1)
+    la t1, last_cause
+    LREG t2, 0(t1)
+    CHECK_EQ(15, t2, 7)
+    lw t2, 0(s1)
+    CHECK_EQ_REG(16, t2, s4)
+
     /* 11-14: delegate user ecalls to S; go to U through S */
     li t0, (1 << 8)
     csrw medeleg, t0
