@@ -73,6 +73,17 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* The block in cb's slot is the one at pc, and the code it was decoded
      * from has not changed since. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen)
+    /* The record block ends with the instruction at `at` (bits `raw`, `len`
+     * bytes, `itype`), `retired` instructions into the run; the next one
+     * starts at `to`. */
+#define CLOSE_RECORD_BLOCK(at, raw, len, itype, retired, to)                                                           \
+    do {                                                                                                               \
+        blk = (struct retire_block){blk_pc, (uint32_t)((retired) - blk_base), (uint32_t)(((at) + (len) - blk_pc) >> 1), \
+                                    (raw), (uint8_t)(len), (uint8_t)blk_priv};                                         \
+        write_block_record(m, &blk, (itype), h->id);                                                                   \
+        blk_pc = (to);                                                                                                 \
+        blk_base = (retired);                                                                                          \
+    } while (0)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
@@ -174,13 +185,9 @@ general: {
         last_raw = in->raw;
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
-            blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((pc + in->len - blk_pc) >> 1),
-                                        in->raw, in->len, (uint8_t)blk_priv};
-            write_block_record(m, &blk, in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false),
-                               h->id);
-            blk_pc = next;
+            CLOSE_RECORD_BLOCK(pc, in->raw, in->len,
+                               in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
-            blk_base = done;
             if (m->stop) {
                 pc = next;
                 goto out;
@@ -282,11 +289,8 @@ op_nop:
         uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)(op - cb->ops) + 1;                              \
         uint32_t raw_ = page[(at_ - page_base) >> 1].raw;                                                              \
         unsigned len_ = retired_length(raw_);                                                                          \
-        blk = (struct retire_block){blk_pc, (uint32_t)(done_ - blk_base), (uint32_t)((at_ + len_ - blk_pc) >> 1),     \
-                                    raw_, (uint8_t)len_, (uint8_t)blk_priv};                                           \
-        write_block_record(m, &blk, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN, h->id); \
-        blk_pc = (to);                                                                                                 \
-        blk_base = done_;                                                                                              \
+        CLOSE_RECORD_BLOCK(at_, raw_, len_, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN,  \
+                           done_, to);                                                                                 \
         last_pc = at_;                                                                                                 \
         last_raw = raw_;                                                                                               \
     } while (0)
@@ -344,11 +348,7 @@ block_done:
         last_pc = cb->last_pc;
         last_raw = cb->last_raw;
         if (cb->ends_in_jump) { /* so does the record block */
-            blk = (struct retire_block){blk_pc, (uint32_t)(done - blk_base), (uint32_t)((cb->end - blk_pc) >> 1),
-                                        cb->last_raw, retired_length(cb->last_raw), (uint8_t)blk_priv};
-            write_block_record(m, &blk, cb->jump_itype, h->id);
-            blk_pc = target;
-            blk_base = done;
+            CLOSE_RECORD_BLOCK(cb->last_pc, cb->last_raw, retired_length(cb->last_raw), cb->jump_itype, done, target);
             if (m->stop) {
                 pc = target;
                 goto out;
@@ -383,6 +383,7 @@ op_leave : {
 #undef NEXT_OP
 #undef BLOCK_FITS
 #undef BLOCK_HOLDS
+#undef CLOSE_RECORD_BLOCK
 
 out:
     h->pc = pc;
