@@ -15,6 +15,7 @@ struct rvt_etrace_encoder {
     int error;
 
     rvt_retire ring[4];  /* the records of the three stages (previous, current, next) */
+    uint8_t calm[4];     /* CALM_* of the record in each ring slot, set as it joins the stages */
     rvt_code_fetch fetch; /* the code, to take multiple-retire blocks apart where it matters */
     void *fetch_user;
     rvt_retire block; /* with `fetch`: a block waiting for the record after it */
@@ -48,6 +49,7 @@ struct rvt_etrace_encoder {
      * whether a selected trap handler runs. */
     bool qualified, latch, in_handler;
     bool filtering; /* any filter is set (else only sideband records are not traced) */
+    bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -291,27 +293,85 @@ static void emit_support(rvt_etrace_encoder *e, bool enable, unsigned qual_statu
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
                    bool prev_predicted);
 
-/* A plain instruction between plain or classified ones, in the same
- * privilege and context, with no sync, count or notification due: every
- * rule of decide() says "no packet", so most records stop here. */
-static bool nothing_to_decide(const rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
-                              const rvt_retire *next) {
-    return cur->itype == RVT_ITYPE_NONE && cur->ninsns && prev && prev->itype == RVT_ITYPE_NONE && prev->ninsns &&
-           next && next->ninsns && e->started && prev->priv == cur->priv && next->priv == cur->priv &&
-           prev->context == cur->context && next->context == cur->context && e->resync_cnt < e->max_resync &&
-           !e->fail_pending && e->branches != 31 && e->o.filter.nnotify == 0;
+/* Instruction types after which the next address is always inferable and
+ * that are no exception, whatever the options: neither a sync nor an
+ * address follows them (branches, inferable jumps and calls, plain ones). */
+enum {
+    INFERABLE_ITYPES = 1u << RVT_ITYPE_NONE | 1u << RVT_ITYPE_BRANCH_NOT_TAKEN | 1u << RVT_ITYPE_BRANCH_TAKEN |
+                       1u << RVT_ITYPE_INFERABLE_CALL | 1u << RVT_ITYPE_INFERABLE_TAIL | 1u << RVT_ITYPE_OTHER_INFERABLE,
+};
+
+/* What a step needs to know of each record in the ring, worked out once as
+ * it is staged: it retires, it retires an inferable instruction (so
+ * neither a sync nor an address follows it), it has the privilege and
+ * context of the record staged before it. */
+enum { CALM_RETIRES = 1, CALM_INFERABLE = 2, CALM_JOINS = 4 };
+
+/* An inferable instruction after another one, in the same privilege and
+ * context as the records either side, with no sync or notification due:
+ * every rule of decide() but the branch bookkeeping says "no packet", so
+ * most records stop here. The three are consecutive ring slots, by index. */
+static bool quiet(const rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
+    unsigned fp = e->calm[prev], fc = e->calm[cur], fn = e->calm[next];
+    return (fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && e->started &&
+           e->resync_cnt < e->max_resync && e->o.filter.nnotify == 0;
 }
 
-static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
-    if (nothing_to_decide(e, prev, cur, next)) {
-        e->prev_mispredicted = e->last_mispredicted;
-        e->last_mispredicted = -1;
-        e->last_predicted = false;
-        return;
+/* A branch of `cur` joins the map, the predictor or the count. */
+static void record_branch(rvt_etrace_encoder *e, const rvt_retire *cur) {
+    bool taken = cur->itype == RVT_ITYPE_BRANCH_TAKEN;
+    bool correct = use_bpred(e) && rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, cur->iaddr, taken);
+    if (e->counting) {
+        if (correct)
+            e->bp_count++;
+        else
+            e->fail_pending = true; /* reported after this step's address decision */
+    } else {
+        e->map_all_correct &= correct;
+        e->branch_map |= (uint32_t)!taken << e->branches;
+        e->branches++;
     }
-    bool prev_predicted = e->last_predicted;
-    e->prev_mispredicted = e->last_mispredicted;
-    decide(e, prev, cur, next, prev_predicted);
+}
+
+/* With no address packet in the step: a count a failed prediction ended
+ * goes out, and a full branch map goes out or turns into a count. */
+static void settle_branches(rvt_etrace_encoder *e) {
+    if (e->fail_pending) {
+        /* The count of correct predictions; the next branch failed. */
+        rvt_te_inst pkt = {0};
+        pkt.format = 0;
+        pkt.f0_subformat = 0;
+        pkt.branch_count = (uint32_t)(e->bp_count - 31);
+        pkt.branch_fmt = 0;
+        emit(e, &pkt);
+        e->counting = e->fail_pending = false;
+        e->bp_count = 0;
+        e->map_all_correct = true;
+        e->resync_cnt++;
+    }
+    if (e->branches == 31) {
+        if (use_bpred(e) && e->map_all_correct) {
+            /* 31 correct predictions in a row: count them instead. */
+            e->counting = true;
+            e->bp_count = 31;
+        } else {
+            rvt_te_inst pkt = {0};
+            pkt.format = 1;
+            pkt.branches = 0;
+            pkt.branch_map = e->branch_map;
+            emit(e, &pkt);
+            e->resync_cnt++;
+        }
+        e->branches = 0;
+        e->branch_map = 0;
+        e->map_all_correct = true;
+    }
+}
+
+/* A step that quiet() does not settle. */
+static void __attribute__((noinline)) step_decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
+                                                  const rvt_retire *next) {
+    decide(e, prev, cur, next, e->last_predicted);
     if (prev && e->started && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context) {
         /* A context change that may be reported imprecisely: format 3
          * subformat 2 (the decoder's path does not depend on it). */
@@ -325,6 +385,32 @@ static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire
     }
     /* After the packet decision: a sync in it must not drop this call. */
     e->last_predicted = predict_return(e, cur, next);
+}
+
+static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
+    e->prev_mispredicted = e->last_mispredicted;
+    step_decide(e, prev, cur, next);
+}
+
+/* The step of the record in ring slot `cur`, between those in the slots
+ * before and after it. */
+static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
+    e->prev_mispredicted = e->last_mispredicted;
+    const rvt_retire *c = &e->ring[cur];
+    if (!quiet(e, prev, cur, next)) {
+        step_decide(e, &e->ring[prev], c, &e->ring[next]);
+        return;
+    }
+    if (is_branch(c))
+        record_branch(e, c);
+    if (__builtin_expect(e->fail_pending || e->branches == 31, 0))
+        settle_branches(e);
+    if (c->itype == RVT_ITYPE_INFERABLE_CALL) {
+        e->last_predicted = predict_return(e, c, &e->ring[next]);
+    } else { /* what predict_return does for an instruction that neither calls nor returns */
+        e->last_mispredicted = -1;
+        e->last_predicted = false;
+    }
 }
 
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
@@ -351,21 +437,8 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
         }
         return;
     }
-    if (is_branch(cur)) {
-        bool taken = cur->itype == RVT_ITYPE_BRANCH_TAKEN;
-        bool correct = use_bpred(e) && rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, cur->iaddr, taken);
-        if (e->counting) {
-            if (correct)
-                e->bp_count++;
-            else
-                e->fail_pending = true; /* reported after this step's address decision */
-        } else {
-            e->map_all_correct &= correct;
-            if (!taken)
-                e->branch_map |= 1u << e->branches;
-            e->branches++;
-        }
-    }
+    if (is_branch(cur))
+        record_branch(e, cur);
     if (prev && is_exception(prev) && e->started) {
         if (e->sync_after_trap) {
             e->sync_after_trap = false;
@@ -403,36 +476,7 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
         emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
         return;
     }
-    if (e->fail_pending) {
-        /* The count of correct predictions; the next branch failed. */
-        rvt_te_inst pkt = {0};
-        pkt.format = 0;
-        pkt.f0_subformat = 0;
-        pkt.branch_count = (uint32_t)(e->bp_count - 31);
-        pkt.branch_fmt = 0;
-        emit(e, &pkt);
-        e->counting = e->fail_pending = false;
-        e->bp_count = 0;
-        e->map_all_correct = true;
-        e->resync_cnt++;
-    }
-    if (e->branches == 31) {
-        if (use_bpred(e) && e->map_all_correct) {
-            /* 31 correct predictions in a row: count them instead. */
-            e->counting = true;
-            e->bp_count = 31;
-        } else {
-            rvt_te_inst pkt = {0};
-            pkt.format = 1;
-            pkt.branches = 0;
-            pkt.branch_map = e->branch_map;
-            emit(e, &pkt);
-            e->resync_cnt++;
-        }
-        e->branches = 0;
-        e->branch_map = 0;
-        e->map_all_correct = true;
-    }
+    settle_branches(e);
 }
 
 int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
@@ -555,10 +599,6 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     return ok;
 }
 
-void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
-    e->fetch = fetch;
-    e->fetch_user = user;
-}
 
 static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next);
 
@@ -569,8 +609,16 @@ static bool every_instruction_matters(const rvt_etrace_encoder *e) {
     return e->o.si_jump || e->filtering || e->o.filter.nnotify;
 }
 
+void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
+    e->fetch = fetch;
+    e->fetch_user = user;
+    e->blocks_in_two = fetch && !every_instruction_matters(e);
+}
+
 static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r);
 static void commit_staged(rvt_etrace_encoder *e);
+static inline void commit_calm(rvt_etrace_encoder *e, unsigned calm);
+static unsigned calm_of(const rvt_retire *before, const rvt_retire *r);
 
 /* One instruction of a block as its own plain record, made in its ring slot
  * (see push_records for why not on the stack); `insn` NULL when its size
@@ -622,11 +670,18 @@ static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint6
  * count says whether the rest can matter. Nothing decided about a plain
  * instruction depends on its size, so the code is read only when the
  * instructions after the first go in one by one. */
+static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr, bool staged);
+
 static void push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
     bool staged = push_block_insn(e, in, in->iaddr, NULL);
     /* deciding about the first instruction sends a few packets at most */
-    if (in->ninsns == 2 || e->resync_cnt + 4 < e->max_resync || e->error)
-        return;
+    if (in->ninsns != 2 && e->resync_cnt + 4 >= e->max_resync && !e->error)
+        push_block_rest(e, in, last_addr, staged);
+}
+
+/* The instructions after a block's first (`staged`: it went in), one at a
+ * time while a resynchronisation can fall due among them. */
+static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr, bool staged) {
     uint64_t a = in->iaddr;
     rvt_insn insn;
     if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
@@ -648,6 +703,43 @@ static void push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64
     }
 }
 
+/* What push_records does with a block no interrupt follows, when it is
+ * qualified, the stages are full and only the block's first and last
+ * instructions can matter (e->blocks_in_two): the same records staged the
+ * same way, without the checks that cannot apply. */
+static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
+    uint64_t last_iaddr = rvt_retire_last_iaddr(in);
+    e->qualified = true;
+    rvt_retire *r = SLOT(e, 3);
+    *r = *in;
+    r->ninsns = 1;
+    r->itype = RVT_ITYPE_NONE;
+    r->iretire = 1;
+    r->ilastsize = 0;
+    r->sijump = 0;
+    commit_calm(e, calm_of(SLOT(e, 2), r));
+    if (in->ninsns != 2 && e->resync_cnt + 4 >= e->max_resync && !e->error)
+        push_block_rest(e, in, last_iaddr, true);
+    if (e->error)
+        return;
+    r = SLOT(e, 3);
+    *r = *in;
+    r->iaddr = last_iaddr;
+    r->ninsns = 1;
+    r->iretire = (uint16_t)(in->ilastsize + 1);
+    /* (the privilege and context of the block's first) */
+    commit_calm(e, CALM_RETIRES | CALM_JOINS | ((INFERABLE_ITYPES >> (in->itype & 31)) & 1) * CALM_INFERABLE);
+}
+
+/* A block, once the record after it (`next`) is known. */
+static void push_held_block(rvt_etrace_encoder *e, const rvt_retire *block, const rvt_retire *next) {
+    bool interrupt_next = is_trap(next) && next->itype == RVT_ITYPE_INTERRUPT;
+    if (!interrupt_next && e->blocks_in_two && e->nstaged == 3 && !block->sideband)
+        push_plain_block(e, block);
+    else
+        push_records(e, block, 1, interrupt_next);
+}
+
 /* A block waits for the record after it: an interrupt there takes back the
  * block's last instruction (see push_records), and the one before it must
  * then be known. */
@@ -657,13 +749,15 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
     for (size_t i = 0; i < n && !e->error; i++) {
         if (e->has_block) {
             e->has_block = false;
-            push_records(e, &e->block, 1, is_trap(&recs[i]) && recs[i].itype == RVT_ITYPE_INTERRUPT);
+            push_held_block(e, &e->block, &recs[i]);
         }
-        if (recs[i].ninsns > 1) {
+        if (recs[i].ninsns <= 1) {
+            push_records(e, &recs[i], 1, false);
+        } else if (i + 1 < n) {
+            push_held_block(e, &recs[i], &recs[i + 1]);
+        } else {
             e->block = recs[i];
             e->has_block = true;
-        } else {
-            push_records(e, &recs[i], 1, false);
         }
     }
     return e->error;
@@ -692,15 +786,31 @@ static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r) {
 
 /* The record in the ring's free slot joins the stages: the one before it
  * is now final and steps. */
-static void commit_staged(rvt_etrace_encoder *e) {
-    e->nstaged++;
-    if (e->nstaged == 3) {
-        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
-    } else if (e->nstaged == 4) {
-        step(e, SLOT(e, 0), SLOT(e, 1), SLOT(e, 2));
-        e->head = (e->head + 1) & 3;
-        e->nstaged = 3;
+/* The staged record in the ring's free slot, whose CALM_* flags are `calm`,
+ * joins the stages: the one before it is now final and steps. */
+static inline void commit_calm(rvt_etrace_encoder *e, unsigned calm) {
+    unsigned h = e->head, n = e->nstaged;
+    e->calm[(h + n) & 3] = (uint8_t)calm;
+    if (n == 3) {
+        step_slots(e, h, (h + 1) & 3, (h + 2) & 3);
+        e->head = (h + 1) & 3;
+        return;
     }
+    e->nstaged = n + 1;
+    if (n == 2)
+        step(e, NULL, SLOT(e, 0), SLOT(e, 1));
+}
+
+/* The flags of record r staged after `before` (NULL: the first staged). */
+static unsigned calm_of(const rvt_retire *before, const rvt_retire *r) {
+    unsigned calm = r->ninsns ? CALM_RETIRES | ((INFERABLE_ITYPES >> (r->itype & 31)) & 1) * CALM_INFERABLE : 0;
+    if (before && before->priv == r->priv && before->context == r->context)
+        calm |= CALM_JOINS;
+    return calm;
+}
+
+static void commit_staged(rvt_etrace_encoder *e) {
+    commit_calm(e, calm_of(e->nstaged ? SLOT(e, e->nstaged - 1) : NULL, SLOT(e, e->nstaged)));
 }
 
 static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next) {
@@ -718,6 +828,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
             held->ninsns = 0;
             held->iretire = 0;
             held->itype = RVT_ITYPE_INTERRUPT;
+            e->calm[held - e->ring] &= CALM_JOINS;
             held->cause = in->cause;
             held->tval = 0;
             continue;
