@@ -318,9 +318,8 @@ static bool quiet(const rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsi
 }
 
 /* A branch of `cur` joins the map, the predictor or the count. */
-static void record_branch(rvt_etrace_encoder *e, const rvt_retire *cur) {
-    bool taken = cur->itype == RVT_ITYPE_BRANCH_TAKEN;
-    bool correct = use_bpred(e) && rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, cur->iaddr, taken);
+static void record_branch_at(rvt_etrace_encoder *e, uint64_t iaddr, bool taken) {
+    bool correct = use_bpred(e) && rvt_bpred_update(e->bpred, e->p.bpred_size, e->p.iaddress_lsb, iaddr, taken);
     if (e->counting) {
         if (correct)
             e->bp_count++;
@@ -331,6 +330,10 @@ static void record_branch(rvt_etrace_encoder *e, const rvt_retire *cur) {
         e->branch_map |= (uint32_t)!taken << e->branches;
         e->branches++;
     }
+}
+
+static void record_branch(rvt_etrace_encoder *e, const rvt_retire *cur) {
+    record_branch_at(e, cur->iaddr, cur->itype == RVT_ITYPE_BRANCH_TAKEN);
 }
 
 /* With no address packet in the step: a count a failed prediction ended
@@ -392,25 +395,34 @@ static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire
     step_decide(e, prev, cur, next);
 }
 
-/* The step of the record in ring slot `cur`, between those in the slots
- * before and after it. */
-static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
+/* A quiet step's effect: the branch bookkeeping of the current record
+ * (itype, address) and the call bookkeeping (`call`: the record, when it is
+ * a call). */
+static void quiet_step(rvt_etrace_encoder *e, unsigned itype, uint64_t iaddr, const rvt_retire *call) {
     e->prev_mispredicted = e->last_mispredicted;
-    const rvt_retire *c = &e->ring[cur];
-    if (!quiet(e, prev, cur, next)) {
-        step_decide(e, &e->ring[prev], c, &e->ring[next]);
-        return;
+    if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
+        record_branch_at(e, iaddr, itype == RVT_ITYPE_BRANCH_TAKEN);
+        if (__builtin_expect(e->fail_pending || e->branches == 31, 0))
+            settle_branches(e);
     }
-    if (is_branch(c))
-        record_branch(e, c);
-    if (__builtin_expect(e->fail_pending || e->branches == 31, 0))
-        settle_branches(e);
-    if (c->itype == RVT_ITYPE_INFERABLE_CALL) {
-        e->last_predicted = predict_return(e, c, &e->ring[next]);
+    if (itype == RVT_ITYPE_INFERABLE_CALL) {
+        e->last_predicted = predict_return(e, call, NULL); /* (only a return looks at the next) */
     } else { /* what predict_return does for an instruction that neither calls nor returns */
         e->last_mispredicted = -1;
         e->last_predicted = false;
     }
+}
+
+/* The step of the record in ring slot `cur`, between those in the slots
+ * before and after it. */
+static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
+    const rvt_retire *c = &e->ring[cur];
+    if (quiet(e, prev, cur, next)) {
+        quiet_step(e, c->itype, c->iaddr, c);
+        return;
+    }
+    e->prev_mispredicted = e->last_mispredicted;
+    step_decide(e, &e->ring[prev], c, &e->ring[next]);
 }
 
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
@@ -672,10 +684,19 @@ static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint6
  * instructions after the first go in one by one. */
 static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr, bool staged);
 
+/* Whether the instructions after a block's first can matter, once the
+ * first is staged. Two steps come before the second instruction's (those
+ * of the record staged before the first, and of the first), and a step
+ * sends at most one packet that counts towards a resynchronisation: an
+ * address, or else one of a failed count and a full map (no map fills while
+ * counting). The inner instructions send one only at that count. */
+static bool inner_may_matter(const rvt_etrace_encoder *e, const rvt_retire *in) {
+    return in->ninsns != 2 && e->resync_cnt + 2 >= e->max_resync && !e->error;
+}
+
 static void push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
     bool staged = push_block_insn(e, in, in->iaddr, NULL);
-    /* deciding about the first instruction sends a few packets at most */
-    if (in->ninsns != 2 && e->resync_cnt + 4 >= e->max_resync && !e->error)
+    if (inner_may_matter(e, in))
         push_block_rest(e, in, last_addr, staged);
 }
 
@@ -703,32 +724,142 @@ static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_
     }
 }
 
+/* A staged record described by the input record it comes from: the record
+ * itself, or its block's first or last instruction (as push_records makes
+ * them), and its CALM_* flags. */
+enum { AS_IS, FIRST_OF, LAST_OF };
+struct staged_ref {
+    const rvt_retire *src;
+    unsigned kind, calm;
+};
+
+static void make_staged(const struct staged_ref *d, rvt_retire *out) {
+    *out = *d->src;
+    if (d->kind == FIRST_OF) {
+        out->ninsns = 1;
+        out->itype = RVT_ITYPE_NONE;
+        out->iretire = 1;
+        out->ilastsize = 0;
+        out->sijump = 0;
+    } else if (d->kind == LAST_OF) {
+        out->iaddr = rvt_retire_last_iaddr(d->src);
+        out->ninsns = 1;
+        out->iretire = (uint16_t)(d->src->ilastsize + 1);
+    }
+}
+
+/* The flags of a block's last instruction (with the privilege and context
+ * of the block's first). */
+static unsigned last_of_calm(const rvt_retire *block) {
+    return CALM_RETIRES | CALM_JOINS | ((INFERABLE_ITYPES >> (block->itype & 31)) & 1) * CALM_INFERABLE;
+}
+
+/* The rest of push_plain_block once the block's first instruction is in. */
+static void push_plain_block_rest(rvt_etrace_encoder *e, const rvt_retire *in) {
+    if (inner_may_matter(e, in))
+        push_block_rest(e, in, rvt_retire_last_iaddr(in), true);
+    if (e->error)
+        return;
+    make_staged(&(struct staged_ref){in, LAST_OF, 0}, SLOT(e, 3));
+    commit_calm(e, last_of_calm(in));
+}
+
 /* What push_records does with a block no interrupt follows, when it is
  * qualified, the stages are full and only the block's first and last
  * instructions can matter (e->blocks_in_two): the same records staged the
  * same way, without the checks that cannot apply. */
 static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
-    uint64_t last_iaddr = rvt_retire_last_iaddr(in);
     e->qualified = true;
-    rvt_retire *r = SLOT(e, 3);
-    *r = *in;
-    r->ninsns = 1;
-    r->itype = RVT_ITYPE_NONE;
-    r->iretire = 1;
-    r->ilastsize = 0;
-    r->sijump = 0;
-    commit_calm(e, calm_of(SLOT(e, 2), r));
-    if (in->ninsns != 2 && e->resync_cnt + 4 >= e->max_resync && !e->error)
-        push_block_rest(e, in, last_iaddr, true);
-    if (e->error)
+    make_staged(&(struct staged_ref){in, FIRST_OF, 0}, SLOT(e, 3));
+    commit_calm(e, calm_of(SLOT(e, 2), SLOT(e, 3)));
+    push_plain_block_rest(e, in);
+}
+
+/* ---- Records staged as descriptors ----
+ * Where push_plain_block applies, and for single records, the stages need
+ * not hold copies while the input records are at hand: push_run_lazily
+ * stages descriptors of a batch's records and makes ring records of the
+ * last three where the run ends. A step whose records are calm takes what
+ * it needs from the descriptors; any other step is made from copies. */
+
+/* The step of st[1], between st[0] and st[2] (see step_slots). */
+static void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
+    unsigned fp = st[0].calm, fc = st[1].calm, fn = st[2].calm;
+    /* (as quiet(), with nothing to notify about: blocks_in_two) */
+    if (!((fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && e->started &&
+          e->resync_cnt < e->max_resync)) {
+        rvt_retire r[3];
+        for (unsigned k = 0; k < 3; k++)
+            make_staged(&st[k], &r[k]);
+        e->prev_mispredicted = e->last_mispredicted;
+        step_decide(e, &r[0], &r[1], &r[2]);
         return;
-    r = SLOT(e, 3);
-    *r = *in;
-    r->iaddr = last_iaddr;
-    r->ninsns = 1;
-    r->iretire = (uint16_t)(in->ilastsize + 1);
-    /* (the privilege and context of the block's first) */
-    commit_calm(e, CALM_RETIRES | CALM_JOINS | ((INFERABLE_ITYPES >> (in->itype & 31)) & 1) * CALM_INFERABLE);
+    }
+    const struct staged_ref *cur = &st[1];
+    unsigned itype = cur->kind == FIRST_OF ? RVT_ITYPE_NONE : cur->src->itype;
+    if (itype == RVT_ITYPE_INFERABLE_CALL) {
+        rvt_retire r;
+        make_staged(cur, &r);
+        quiet_step(e, itype, r.iaddr, &r);
+    } else {
+        quiet_step(e, itype, cur->kind == LAST_OF ? rvt_retire_last_iaddr(cur->src) : cur->src->iaddr, NULL);
+    }
+}
+
+/* Stages `d` after a step, as commit_calm does. */
+static void lazy_commit(rvt_etrace_encoder *e, struct staged_ref st[3], struct staged_ref d) {
+    lazy_step(e, st);
+    st[0] = st[1];
+    st[1] = st[2];
+    st[2] = d;
+}
+
+/* The descriptors' records into the ring. */
+static void lazy_end(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
+    rvt_retire made[3];
+    for (unsigned k = 0; k < 3; k++)
+        make_staged(&st[k], &made[k]);
+    for (unsigned k = 0; k < 3; k++) {
+        *SLOT(e, k) = made[k];
+        e->calm[(e->head + k) & 3] = (uint8_t)st[k].calm;
+    }
+}
+
+/* Takes recs[i..) while they are instructions (a block only with the record
+ * after it in the batch and no interrupt there); returns where it stopped. */
+static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, size_t i, size_t n) {
+    struct staged_ref st[3];
+    for (unsigned k = 0; k < 3; k++)
+        st[k] = (struct staged_ref){SLOT(e, k), AS_IS, e->calm[(e->head + k) & 3]};
+    const rvt_retire *before = SLOT(e, 2);
+    size_t start = i;
+    for (; i < n && !e->error; i++) {
+        const rvt_retire *r = &recs[i];
+        if (!r->ninsns || r->sideband)
+            break;
+        unsigned joins = before->priv == r->priv && before->context == r->context ? CALM_JOINS : 0;
+        if (r->ninsns == 1) {
+            lazy_commit(e, st, (struct staged_ref){r, AS_IS, calm_of(NULL, r) | joins});
+        } else {
+            if (i + 1 == n || (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
+                break;
+            lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins});
+            if (inner_may_matter(e, r)) {
+                /* its inner instructions may matter: the rest as push_plain_block goes on */
+                e->qualified = true;
+                lazy_end(e, st);
+                push_plain_block_rest(e, r);
+                return i + 1;
+            }
+            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)});
+        }
+        before = r;
+    }
+    if (i > start) {
+        e->qualified = true;
+        lazy_end(e, st);
+    }
+    return i;
 }
 
 /* A block, once the record after it (`next`) is known. */
@@ -751,6 +882,8 @@ int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_
             e->has_block = false;
             push_held_block(e, &e->block, &recs[i]);
         }
+        if (e->blocks_in_two && e->nstaged == 3 && (i = push_run_lazily(e, recs, i, n)) == n)
+            break;
         if (recs[i].ninsns <= 1) {
             push_records(e, &recs[i], 1, false);
         } else if (i + 1 < n) {

@@ -2,7 +2,8 @@
 # rvtrace run feeds the encoders multiple-retire blocks when they are its only
 # outputs; with --pcs the same run goes one record per instruction. Both must
 # give the same E-Trace and N-Trace bytes, for every corpus program, in the
-# golden E-Trace configurations and several N-Trace option sets (blocks
+# golden E-Trace configurations, with branch prediction and the jump target
+# cache, and several N-Trace option sets (blocks
 # taken apart where a resynchronisation, an interrupt or the final row falls
 # inside them).
 # usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR
@@ -11,15 +12,28 @@ R=$1 SHARED=$2 W=$3
 mkdir -p "$W" || exit 1
 fail=0 count=0
 G=$SHARED/golden/etrace
+# branch prediction and the jump target cache, which no golden set has: the
+# call-stack set with both tables in the hardware and both options on
+for x in 32 64; do
+    sed -e 's/^bpred_size_p=0/bpred_size_p=5/; s/^cache_size_p=0/cache_size_p=5/; s/^f0s_width_p=0/f0s_width_p=2/' \
+        "$G/itype4_call_stack/hw$x.scf" > "$W/bpred_hw$x.scf"
+done
+sed -e 's/^branch-prediction *= *false/branch-prediction = true/; s/^jump-target-cache *= *false/jump-target-cache = true/' \
+    "$G/itype4_call_stack/encoder.ucf" > "$W/bpred.ucf"
+grep -q '^bpred_size_p=5' "$W/bpred_hw64.scf" && grep -q '^branch-prediction = true' "$W/bpred.ucf" || {
+    echo "run blocks: cannot derive the branch prediction configuration"
+    exit 1
+}
 for elf in "$SHARED"/corpus/programs/*.riscv; do
     name=$(basename "$elf" .riscv)
     opts=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/#.*/, ""); print }' "$(dirname "$0")/spike_trace_options.txt")
     scf=hw64.scf
     [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && scf=hw32.scf
-    for case in default itype4_call_stack itype3_debug; do
+    for case in default itype4_call_stack itype3_debug bpred_jtc; do
         case $case in
             default) eopts="" nopts="" ;;
             itype4_call_stack) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--call-stack 8 --repeat-history 2" ;;
+            bpred_jtc) eopts="--scf $W/bpred_$scf --ucf $W/bpred.ucf" nopts="--call-stack 0 --repeat-history 0" ;;
             *) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--btm --sync-max 1 --seq-jump" ;;
         esac
         count=$((count + 1))

@@ -7,7 +7,8 @@
 # TOOLS is a file of shell assignments (rvgen, gcc, link_ld, rvtrace,
 # etrace_roundtrip, ntrace_roundtrip) that CMake writes. Each program is
 # built, must pass its own checks on the hart model (exit 0), its tandem
-# trace must verify against a fresh model, and then it goes through every
+# trace must verify against a fresh model, `run`'s encoders must write the
+# same bytes from blocks as from single records, and then it goes through every
 # E-Trace and every N-Trace option set, encoder to decoder, against the
 # executed flow. A failure names the seed (the program stays as
 # WORKDIR/seed-N.S and .elf) and the first instruction where the flows part.
@@ -42,6 +43,17 @@ build() { # name source
     echo "$1: exits with code $rc on the hart model without outputs: $(cat "$work/$1.err")"
     status=1
   fi
+  # The encoders behind `run` write the same bytes fed multiple-retire
+  # blocks (their only outputs) as fed a record per instruction (beside
+  # --pcs), traps, privilege changes and interrupts included.
+  t=$work/$1
+  "$rvtrace" run --max-insns 20000000 --etrace "$t.b.te" --ntrace "$t.b.nex" "$elf" > /dev/null 2>&1
+  "$rvtrace" run --max-insns 20000000 --etrace "$t.s.te" --ntrace "$t.s.nex" --pcs "$t.pcs" "$elf" > /dev/null 2>&1
+  if ! cmp -s "$t.b.te" "$t.s.te" || ! cmp -s "$t.b.nex" "$t.s.nex" || [ ! -s "$t.b.te" ] || [ ! -s "$t.b.nex" ]; then
+    echo "$1: the E-Trace or N-Trace of run from blocks differs from the one from single records"
+    status=1
+  fi
+  rm -f "$t.b.te" "$t.s.te" "$t.b.nex" "$t.s.nex" "$t.pcs"
   # Its tandem trace verifies against a fresh model without divergence.
   if ! "$rvtrace" verify --max-errors 3 --elf "$elf" "$work/$1.tv" > "$work/$1.verify" 2>&1; then
     echo "$1: tandem verification of its own trace fails:"

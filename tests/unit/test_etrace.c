@@ -302,6 +302,143 @@ static void test_branch_predictor(void **state) {
     assert_int_equal(rvt_jtc_index(4, 1, 0x80000040), 0x0);
 }
 
+/* Multiple-retire blocks with the code at hand (as `rvtrace run` feeds the
+ * encoder) give the same bytes as the same instructions one record each,
+ * without the code: random streams of blocks, single instructions of every
+ * type, traps, interrupts after blocks and privilege changes, pushed in
+ * uneven pieces, under several option sets with frequent resynchronisation
+ * (so that syncs fall due inside blocks). */
+static bool fetch_nop(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    (void)addr;
+    rvt_decode(0x00000013, 64, out); /* every instruction of the code is a 4-byte nop */
+    return true;
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len, cap;
+} byte_buf;
+
+static int keep_bytes(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)pkt;
+    byte_buf *b = user;
+    if (b->len + len + 1 > b->cap) {
+        b->cap = 2 * (b->len + len + 1);
+        b->bytes = realloc(b->bytes, b->cap);
+        assert_non_null(b->bytes);
+    }
+    b->bytes[b->len++] = (uint8_t)len; /* packet boundaries count too */
+    memcpy(b->bytes + b->len, payload, len);
+    b->len += len;
+    return 0;
+}
+
+static uint64_t next_random(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Encodes recs[0..n) in pieces of random size; with `code`, blocks are
+ * taken apart by fetching the code. */
+static void encode_pieces(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_retire *recs, size_t n,
+                          bool code, uint64_t seed, byte_buf *out) {
+    rvt_etrace_encoder *e;
+    assert_int_equal(rvt_etrace_encoder_new(&e, p, o, keep_bytes, out), 0);
+    if (code)
+        rvt_etrace_encoder_set_code(e, fetch_nop, NULL);
+    for (size_t at = 0; at < n;) {
+        size_t len = 1 + next_random(&seed) % 300;
+        if (len > n - at)
+            len = n - at;
+        assert_int_equal(rvt_etrace_encoder_push(e, recs + at, len), 0);
+        at += len;
+    }
+    assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+}
+
+static void test_blocks_equal_singles(void **state) {
+    (void)state;
+    static const uint8_t ends[] = {
+        RVT_ITYPE_BRANCH_TAKEN,     RVT_ITYPE_BRANCH_NOT_TAKEN, RVT_ITYPE_BRANCH_TAKEN, RVT_ITYPE_BRANCH_NOT_TAKEN,
+        RVT_ITYPE_INFERABLE_CALL,   RVT_ITYPE_UNINFERABLE_CALL, RVT_ITYPE_RETURN,       RVT_ITYPE_INFERABLE_TAIL,
+        RVT_ITYPE_UNINFERABLE_TAIL, RVT_ITYPE_XRET,             RVT_ITYPE_NONE,         RVT_ITYPE_OTHER_INFERABLE,
+    };
+    enum { RECORDS = 6000, SETS = 5 };
+    rvt_retire *blocks = calloc(RECORDS, sizeof *blocks), *singles = calloc(RECORDS * 8, sizeof *singles);
+    assert_non_null(blocks);
+    assert_non_null(singles);
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        uint64_t x = 0x9e3779b97f4a7c15ull * seed, a = 0x80000000, calls[16];
+        unsigned ncalls = 0, priv = 3;
+        size_t nb = 0, ns = 0;
+        while (nb < RECORDS) {
+            unsigned roll = (unsigned)(next_random(&x) % 100);
+            rvt_retire *b = &blocks[nb++];
+            if (roll < 3) { /* a trap, then its handler */
+                *b = (rvt_retire){.iaddr = a, .itype = roll ? RVT_ITYPE_EXCEPTION : RVT_ITYPE_INTERRUPT,
+                                  .cause = roll ? 2 : (1ull << 63) | 7, .priv = (uint8_t)priv};
+                singles[ns++] = *b;
+                priv = roll == 2 ? 1 : 3;
+                a = 0x80004000 + 4 * (next_random(&x) % 16);
+                continue;
+            }
+            unsigned k = 1 + (unsigned)(next_random(&x) % 7), itype = ends[next_random(&x) % sizeof ends];
+            if (roll < 6)
+                priv = priv == 3 ? 1 : 3; /* a privilege change without a trap */
+            uint64_t last = a + 4 * (k - 1);
+            *b = (rvt_retire){.iaddr = a, .ninsns = k, .iretire = (uint16_t)(2 * k), .ilastsize = 1,
+                              .itype = (uint8_t)itype, .insn = 0x00000013, .priv = (uint8_t)priv};
+            for (unsigned i = 0; i + 1 < k; i++)
+                singles[ns++] = (rvt_retire){.iaddr = a + 4 * i, .ninsns = 1, .iretire = 2, .ilastsize = 1,
+                                             .insn = 0x00000013, .priv = (uint8_t)priv};
+            singles[ns] = *b;
+            singles[ns].iaddr = last;
+            singles[ns].ninsns = 1;
+            singles[ns++].iretire = 2;
+            a = last + 4;
+            if (itype == RVT_ITYPE_INFERABLE_CALL || itype == RVT_ITYPE_UNINFERABLE_CALL) {
+                calls[ncalls++ % 16] = a;
+                a = 0x80002000 + 4 * (next_random(&x) % 256);
+            } else if (itype == RVT_ITYPE_RETURN) { /* mostly where the call stack says */
+                a = ncalls && next_random(&x) % 8 ? calls[--ncalls % 16] : 0x80003000 + 4 * (next_random(&x) % 64);
+            } else if (itype == RVT_ITYPE_BRANCH_TAKEN || (itype >= RVT_ITYPE_UNINFERABLE_CALL && itype != RVT_ITYPE_OTHER_INFERABLE)) {
+                a = 0x80000000 + 4 * (next_random(&x) % 1024);
+            }
+        }
+        for (unsigned set = 0; set < SETS; set++) {
+            rvt_etrace_params p;
+            rvt_etrace_options o;
+            rvt_etrace_params_default(&p);
+            rvt_etrace_options_default(&o);
+            p.itype_width = 4;
+            o.resync_max = 0; /* a sync every 16 packets */
+            o.full_address = set == 1;
+            o.implicit_return = set >= 2;
+            p.return_stack_size = set == 2 || set == 4 ? 3 : 0;
+            p.call_counter_size = set == 3 ? 3 : 0;
+            if (set == 4) {
+                p.bpred_size = p.cache_size = 4;
+                p.f0s_width = 2;
+                o.branch_prediction = o.jump_target_cache = true;
+            }
+            byte_buf from_blocks = {0}, from_singles = {0};
+            encode_pieces(&p, &o, blocks, nb, true, seed, &from_blocks);
+            encode_pieces(&p, &o, singles, ns, false, seed + 100, &from_singles);
+            if (from_blocks.len != from_singles.len || memcmp(from_blocks.bytes, from_singles.bytes, from_blocks.len))
+                fail_msg("seed %u, option set %u: %zu bytes from blocks, %zu from single records", (unsigned)seed, set,
+                         from_blocks.len, from_singles.len);
+            assert_true(from_blocks.len > 2000); /* many packets, syncs among them */
+            free(from_blocks.bytes);
+            free(from_singles.bytes);
+        }
+    }
+    free(blocks);
+    free(singles);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_jal),
@@ -314,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_branch_predictor),
+        cmocka_unit_test(test_blocks_equal_singles),
     };
     return cmocka_run_group_tests_name("etrace", tests, NULL, NULL);
 }
