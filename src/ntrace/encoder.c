@@ -27,7 +27,8 @@ typedef struct nx_builder {
     size_t start;           /* first byte of the message being built */
 } nx_builder;
 
-#define DECODED_SLOTS 1024 /* power of two */
+#define DECODED_SLOT_BITS 10
+#define DECODED_SLOTS (1u << DECODED_SLOT_BITS)
 
 struct rvt_ntrace_encoder {
     rvt_ntrace_options o;
@@ -554,7 +555,9 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             continue;
         }
         uint64_t messages = e->stats.messages;
-        before(e, r->iaddr, false, r);
+        /* (before() does nothing for most records: no message waits) */
+        if (!e->started || !(e->check_ret & 1) || e->pending || e->o.ownership)
+            before(e, r->iaddr, false, r);
         bool quiet = messages == e->stats.messages; /* this record starts no new message */
         e->pending_time = r->time;
         if (r->ninsns == 0) {
@@ -568,7 +571,8 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             const rvt_insn *in = NULL;
             bool decoded = r->itype != RVT_ITYPE_NONE || e->o.seq_jump;
             if (decoded) {
-                struct decoded *d = &e->decoded[(r->insn ^ (r->insn >> 12)) & (DECODED_SLOTS - 1)];
+                /* (a multiplicative hash: branches differ mostly in their top bits) */
+                struct decoded *d = &e->decoded[(uint32_t)(r->insn * 0x9e3779b1u) >> (32 - DECODED_SLOT_BITS)];
                 if (!d->filled || d->in.raw != r->insn) {
                     rvt_decode(r->insn, e->xlen, &d->in);
                     d->flags = rvt_nexus_classify(&d->in);
