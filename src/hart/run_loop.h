@@ -75,12 +75,15 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen)
     /* The record block ends with the instruction at `at` (bits `raw`, `len`
      * bytes, `itype`), `retired` instructions into the run; the next one
-     * starts at `to`. */
+     * starts at `to`. (A block of its own, not `blk`: only the way out
+     * needs that, and keeping it up to date here kept it on the stack.) */
+    const unsigned hart_id = h->id;
 #define CLOSE_RECORD_BLOCK(at, raw, len, itype, retired, to)                                                           \
     do {                                                                                                               \
-        blk = (struct retire_block){blk_pc, (uint32_t)((retired) - blk_base), (uint32_t)(((at) + (len) - blk_pc) >> 1), \
-                                    (raw), (uint8_t)(len), (uint8_t)blk_priv};                                         \
-        write_block_record(m, &blk, (itype), h->id);                                                                   \
+        const struct retire_block closed_ = {blk_pc, (uint32_t)((retired) - blk_base),                                 \
+                                             (uint32_t)(((at) + (len) - blk_pc) >> 1), (raw), (uint8_t)(len),         \
+                                             (uint8_t)blk_priv};                                                       \
+        write_block_record(m, &closed_, (itype), hart_id);                                                             \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
     } while (0)
