@@ -398,7 +398,8 @@ static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire
 /* A quiet step's effect: the branch bookkeeping of the current record
  * (itype, address) and the call bookkeeping (`call`: the record, when it is
  * a call). */
-static void quiet_step(rvt_etrace_encoder *e, unsigned itype, uint64_t iaddr, const rvt_retire *call) {
+static inline __attribute__((always_inline)) void quiet_step(rvt_etrace_encoder *e, unsigned itype, uint64_t iaddr,
+                                                         const rvt_retire *call) {
     e->prev_mispredicted = e->last_mispredicted;
     if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
         record_branch_at(e, iaddr, itype == RVT_ITYPE_BRANCH_TAKEN);
@@ -783,7 +784,7 @@ static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
  * it needs from the descriptors; any other step is made from copies. */
 
 /* The step of st[1], between st[0] and st[2] (see step_slots). */
-static void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
+static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
     unsigned fp = st[0].calm, fc = st[1].calm, fn = st[2].calm;
     /* (as quiet(), with nothing to notify about: blocks_in_two) */
     if (!((fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && e->started &&
@@ -807,7 +808,7 @@ static void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
 }
 
 /* Stages `d` after a step, as commit_calm does. */
-static void lazy_commit(rvt_etrace_encoder *e, struct staged_ref st[3], struct staged_ref d) {
+static inline __attribute__((always_inline)) void lazy_commit(rvt_etrace_encoder *e, struct staged_ref st[3], struct staged_ref d) {
     lazy_step(e, st);
     st[0] = st[1];
     st[1] = st[2];
