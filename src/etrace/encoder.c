@@ -371,9 +371,11 @@ static void settle_branches(rvt_etrace_encoder *e) {
     }
 }
 
-/* A step that quiet() does not settle. */
-static void __attribute__((noinline)) step_decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
-                                                  const rvt_retire *next) {
+/* One step of the algorithm for the current record (all of it: quiet steps
+ * go the short way, see step_slots). */
+static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
+                                           const rvt_retire *next) {
+    e->prev_mispredicted = e->last_mispredicted;
     decide(e, prev, cur, next, e->last_predicted);
     if (prev && e->started && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context) {
         /* A context change that may be reported imprecisely: format 3
@@ -388,11 +390,6 @@ static void __attribute__((noinline)) step_decide(rvt_etrace_encoder *e, const r
     }
     /* After the packet decision: a sync in it must not drop this call. */
     e->last_predicted = predict_return(e, cur, next);
-}
-
-static void step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next) {
-    e->prev_mispredicted = e->last_mispredicted;
-    step_decide(e, prev, cur, next);
 }
 
 /* A quiet step's effect: the branch bookkeeping of the current record
@@ -422,8 +419,7 @@ static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur
         quiet_step(e, c->itype, c->iaddr, c);
         return;
     }
-    e->prev_mispredicted = e->last_mispredicted;
-    step_decide(e, &e->ring[prev], c, &e->ring[next]);
+    step(e, &e->ring[prev], c, &e->ring[next]);
 }
 
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
@@ -792,8 +788,7 @@ static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *
         rvt_retire r[3];
         for (unsigned k = 0; k < 3; k++)
             make_staged(&st[k], &r[k]);
-        e->prev_mispredicted = e->last_mispredicted;
-        step_decide(e, &r[0], &r[1], &r[2]);
+        step(e, &r[0], &r[1], &r[2]);
         return;
     }
     const struct staged_ref *cur = &st[1];
