@@ -629,20 +629,42 @@ static void commit_staged(rvt_etrace_encoder *e);
 static inline void commit_calm(rvt_etrace_encoder *e, unsigned calm);
 static unsigned calm_of(const rvt_retire *before, const rvt_retire *r);
 
+/* A staged record described by the input record it comes from: the record
+ * itself, or its block's first or last instruction (as push_records makes
+ * them), and its CALM_* flags. */
+enum { AS_IS, FIRST_OF, LAST_OF };
+struct staged_ref {
+    const rvt_retire *src;
+    unsigned kind, calm;
+};
+
+static void make_staged(const struct staged_ref *d, rvt_retire *out) {
+    *out = *d->src;
+    if (d->kind == FIRST_OF) {
+        out->ninsns = 1;
+        out->itype = RVT_ITYPE_NONE;
+        out->iretire = 1;
+        out->ilastsize = 0;
+        out->sijump = 0;
+    } else if (d->kind == LAST_OF) {
+        out->iaddr = rvt_retire_last_iaddr(d->src);
+        out->ninsns = 1;
+        out->iretire = (uint16_t)(d->src->ilastsize + 1);
+    }
+}
+
 /* One instruction of a block as its own plain record, made in its ring slot
  * (see push_records for why not on the stack); `insn` NULL when its size
  * does not matter (it is then given as 16-bit). True when it was staged. */
 static bool push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
     rvt_retire *r = SLOT(e, e->nstaged);
-    *r = *block;
+    make_staged(&(struct staged_ref){block, FIRST_OF, 0}, r);
     r->iaddr = addr;
-    r->ninsns = 1;
-    r->itype = RVT_ITYPE_NONE;
-    r->iretire = insn ? (uint16_t)(insn->len / 2) : 1;
-    r->ilastsize = insn && insn->len == 4;
-    if (insn)
+    if (insn) {
+        r->iretire = (uint16_t)(insn->len / 2);
+        r->ilastsize = insn->len == 4;
         r->insn = insn->raw;
-    r->sijump = 0;
+    }
     /* neither a trap, a block nor a jump: staged as it is once qualified */
     if (!qualify(e, r))
         return false;
@@ -718,30 +740,6 @@ static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_
         a += insn.len;
         if (k == 1 && e->resync_cnt < e->max_resync)
             break;
-    }
-}
-
-/* A staged record described by the input record it comes from: the record
- * itself, or its block's first or last instruction (as push_records makes
- * them), and its CALM_* flags. */
-enum { AS_IS, FIRST_OF, LAST_OF };
-struct staged_ref {
-    const rvt_retire *src;
-    unsigned kind, calm;
-};
-
-static void make_staged(const struct staged_ref *d, rvt_retire *out) {
-    *out = *d->src;
-    if (d->kind == FIRST_OF) {
-        out->ninsns = 1;
-        out->itype = RVT_ITYPE_NONE;
-        out->iretire = 1;
-        out->ilastsize = 0;
-        out->sijump = 0;
-    } else if (d->kind == LAST_OF) {
-        out->iaddr = rvt_retire_last_iaddr(d->src);
-        out->ninsns = 1;
-        out->iretire = (uint16_t)(d->src->ilastsize + 1);
     }
 }
 
