@@ -297,6 +297,41 @@ static void test_bad_input(void **state) {
     const char version[] = {'R', 'V', 'T', 'I', 9, 64, 0, 0};
     expect_error(p, version, sizeof version, "version 9");
     expect_error(p, "hello\n", 6, "unknown retirement format");
+    /* a number wider than 64 bits is an error, not a saturated value */
+    const char wide[] = "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n1,1000,297,3,0,0,0,0\n"
+                        "1,10000000000000000,297,3,0,0,0,0\n";
+    expect_error(p, wide, sizeof wide - 1, "line 3");
+    const char wide_dec[] = "itype_0,priv,iaddr_0,iretire_0\n0,3,1000,1\n0,3,1004,18446744073709551616\n";
+    expect_error(p, wide_dec, sizeof wide_dec - 1, "line 3: column 4");
+}
+
+/* Hex fields with or without 0x/0X, in either case, up to 64 bits; decimal
+ * columns of the encoder input up to 2^64 - 1. */
+static void test_field_forms(void **state) {
+    (void)state;
+    const char *p = "/tmp/rvtrace-test-forms";
+    write_file(p, "VALID,ADDRESS,INSN,PRIVILEGE,EXCEPTION,ECAUSE,TVAL,INTERRUPT\n"
+                  "1,0X8000ABCD,0x00000297,3,0,0,0,0\n1,8000abd1,4501,1,0,0,0,0\n"
+                  "1,ffffffffffffff00,0x13,0,1,d,0xFFFFFFFFFFFFFFFF,0\n");
+    size_t n;
+    rvt_retire *recs = read_all(p, 64, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(recs[0].iaddr, 0x8000abcdull);
+    assert_int_equal(recs[0].insn, 0x297);
+    assert_int_equal(recs[1].iaddr, 0x8000abd1ull);
+    assert_int_equal(recs[1].insn, 0x4501);
+    assert_int_equal(recs[1].priv, 1);
+    assert_int_equal(recs[2].iaddr, 0xffffffffffffff00ull);
+    assert_int_equal(recs[2].cause, 13);
+    assert_int_equal(recs[2].tval, UINT64_MAX);
+    free(recs);
+    write_file(p, "itype_0,cause,priv,iaddr_0,iretire_0,time\n0,0,3,0x80000000,1,18446744073709551615\n");
+    recs = read_all(p, 64, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(recs[0].iaddr, 0x80000000ull);
+    assert_int_equal(recs[0].time, UINT64_MAX);
+    free(recs);
+    unlink(p);
 }
 
 int main(void) {
@@ -305,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_itype_from_csv),
         cmocka_unit_test(test_spike_log),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_field_forms),
         cmocka_unit_test(test_relay_keeps_order),
         cmocka_unit_test(test_relay_reports_failure),
     };
