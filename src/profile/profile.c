@@ -256,7 +256,7 @@ void rvt_profile_close_calls(rvt_profile *p) {
 /* The move from the previous instruction to `pc` (in function `sym`):
  * calls, returns and taken branches, and the call-stack node `pc` runs in,
  * which gets one instruction. p->total already counts `pc`. */
-static bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
+static inline __attribute__((always_inline)) bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
     uint32_t cur = p->cur;
     if (p->have_prev) {
         bool transfer = pc != p->prev_addr + p->prev_len;
@@ -338,12 +338,21 @@ static bool grow_runs(rvt_profile *p) {
 }
 
 static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
-    if (2 * (p->runs_used + 1) > p->runs_cap && !grow_runs(p))
-        return NULL;
-    size_t k = run_slot_index(start, n, p->runs_cap);
-    for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
-        if (p->runs[k].start == start && p->runs[k].n == n)
-            return &p->runs[k];
+    size_t k = 0;
+    if (p->runs_cap) {
+        k = run_slot_index(start, n, p->runs_cap);
+        for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
+            if (p->runs[k].start == start && p->runs[k].n == n)
+                return &p->runs[k];
+    }
+    /* a new run: the table grows first when it would be more than half full */
+    if (2 * (p->runs_used + 1) > p->runs_cap) {
+        if (!grow_runs(p))
+            return NULL;
+        k = run_slot_index(start, n, p->runs_cap);
+        while (p->runs[k].used)
+            k = (k + 1) & (p->runs_cap - 1);
+    }
     run_slot r = {.start = start, .n = n, .simple = true, .used = true};
     uint64_t pc = start;
     for (uint32_t i = 0; i < n; i++) {
