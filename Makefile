@@ -29,7 +29,8 @@ quick-test: build
 	cd build && ctest --output-on-failure -j $(JOBS) -L quick
 
 sanitize-test: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRVT_SANITIZE=ON
+	# -O1: the sanitizers' own advice for test runs (-O0 made this half of CI three times slower)
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DRVT_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE sweep
 
