@@ -243,9 +243,10 @@ int rvt_decode_pool_item(rvt_decode_pool *p, const void *item);
 int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text);
 /* Decodes what is left and hands it on; returns like rvt_decode_pool_item. */
 int rvt_decode_pool_finish(rvt_decode_pool *p);
-/* Segments decoded on the workers and kept, and those decoded again in
- * order (for tests and benchmarks). */
-void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *again);
+/* Segments decoded afresh on the workers and kept, those decoded there in
+ * order after the one before (no restarting sync between them), and those
+ * decoded again in order on the calling thread (for tests and benchmarks). */
+void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *chained, uint64_t *again);
 void rvt_decode_pool_free(rvt_decode_pool *p);
 
 #ifdef __cplusplus

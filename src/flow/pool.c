@@ -15,9 +15,10 @@ enum {
     PROBE = 16,
     MAX_WORKERS = 64,
     DEFAULT_MIN_SEGMENT = 2048, /* items: a few hundred thousand instructions of work */
-    /* items without a sync to end at: the segment ends anyway and the
-     * next one is decoded in order (what a segment holds stays bounded) */
-    LONG_SEGMENT = 1 << 16,
+    /* After this many times the least segment without a sync to end at, the
+     * segment ends anyway and the next one is chained to it (what a segment
+     * holds stays bounded, the consumers get their flow a segment behind) */
+    LONG_SEGMENT_FACTOR = 8,
 };
 
 /* SEG_IN_ORDER: closed, for the pool's own decoder only. */
@@ -31,8 +32,14 @@ typedef struct segment {
     /* How the segment starts: `fresh` (the trace's first items: decoded
      * from nothing, all of its output kept), `at_sync` (its first item is
      * also the previous segment's last: decoded afresh from the state that
-     * item leaves), or neither (decoded in order only). */
+     * item leaves), or neither. */
     bool fresh, at_sync;
+    /* Not decodable afresh, but without damage: a worker decodes it in order
+     * from where the segment before left the decoder, once that is known
+     * (the segment before done and kept for sure, or handed on). A trace
+     * without restarting syncs is decoded one segment ahead of the
+     * consumers this way instead of all on the reading thread. */
+    bool chained;
     char *damage; /* the reader's report of damaged bytes before the first item */
     rvt_flow_log *log;
     void *dec;   /* the worker's decoder, in the state after the last item */
@@ -61,7 +68,7 @@ struct rvt_decode_pool {
     pthread_mutex_t mu;
     pthread_cond_t queued, done;
     bool quit;
-    uint64_t parallel, again;
+    uint64_t parallel, again, chained;
     /* Segments decoded again in order one after the other (the syncs of this
      * trace keep state, as E-Trace's without counter or stack do): beyond
      * GIVE_UP the workers only try every PROBE-th segment, the rest goes
@@ -74,17 +81,25 @@ struct rvt_decode_pool {
 static segment *seg_at(rvt_decode_pool *p, uint64_t i) { return &p->ring[i % RING]; }
 static const void *item_at(const segment *s, size_t i) { return s->items + i * s->pool->codec->item_size; }
 
-/* A worker's part: the segment's items afresh into its log. */
+/* A worker's part: the segment's items into its log, afresh or (chained)
+ * from the decoder take_queued made. */
 static int decode_segment(segment *s, const worker *w) {
     const rvt_pool_codec *codec = s->pool->codec;
-    if (!s->log && rvt_flow_log_new(&s->log))
-        return RVT_E_NOMEM;
-    rvt_flow_log_clear(s->log);
-    if (codec->like(&s->dec, w->model, w->model, s->log))
-        return RVT_E_NOMEM;
     rvt_diag diag;
     size_t i = 0;
-    if (s->at_sync) { /* the previous segment's decoder lists what this item ends */
+    if (s->chained) {
+        if (s->status)
+            return s->status;
+        rvt_flow_log_clear(s->log);
+        i = s->at_sync; /* (its first item ended the segment before) */
+    } else {
+        if (!s->log && rvt_flow_log_new(&s->log))
+            return RVT_E_NOMEM;
+        rvt_flow_log_clear(s->log);
+        if (codec->like(&s->dec, w->model, w->model, s->log))
+            return RVT_E_NOMEM;
+    }
+    if (s->at_sync && !s->chained) { /* the previous segment's decoder lists what this item ends */
         codec->decode(s->dec, item_at(s, 0), &diag);
         if (codec->like(&s->start, w->model, w->model, s->log))
             return RVT_E_NOMEM;
@@ -102,13 +117,42 @@ static int decode_segment(segment *s, const worker *w) {
     return 0;
 }
 
-/* With the lock held: the oldest segment waiting for a worker, or NULL. */
-static segment *take_queued(rvt_decode_pool *p) {
-    for (uint64_t i = p->merged; i < p->filling; i++)
-        if (seg_at(p, i)->state == SEG_QUEUED) {
-            seg_at(p, i)->state = SEG_WORKING;
-            return seg_at(p, i);
+/* With the lock held: the state chained segment `i` starts from, or NULL
+ * while it is not known. A segment before it that is done, decoded without
+ * error and kept whatever the decoder before it did (fresh or chained
+ * itself) ends in it; once that one is handed on, the pool's decoder is in
+ * it (and stays so until this segment is handed on). */
+static const void *chain_source(rvt_decode_pool *p, uint64_t i) {
+    if (i == p->merged)
+        return p->cfg.decoder;
+    const segment *before = seg_at(p, i - 1);
+    if (before->state == SEG_DONE && before->status == 0 && !before->damage && (before->fresh || before->chained))
+        return before->dec;
+    return NULL;
+}
+
+/* With the lock held: the oldest segment a worker can decode now, or NULL;
+ * `w` takes it. A chained segment's decoder is made here, under the lock,
+ * from the state it starts from. */
+static segment *take_queued(rvt_decode_pool *p, const worker *w) {
+    for (uint64_t i = p->merged; i < p->filling; i++) {
+        segment *s = seg_at(p, i);
+        if (s->state != SEG_QUEUED)
+            continue;
+        if (s->chained) {
+            const void *from = chain_source(p, i);
+            if (!from)
+                continue;
+            if (!s->log && rvt_flow_log_new(&s->log))
+                s->status = RVT_E_NOMEM;
+            else if (p->codec->like(&s->dec, w->model, w->model, s->log))
+                s->status = RVT_E_NOMEM;
+            else
+                p->codec->copy_state(s->dec, from);
         }
+        s->state = SEG_WORKING;
+        return s;
+    }
     return NULL;
 }
 
@@ -120,6 +164,7 @@ static void work_on(rvt_decode_pool *p, segment *s, const worker *w) {
     s->status = status;
     s->state = SEG_DONE;
     pthread_cond_broadcast(&p->done);
+    pthread_cond_broadcast(&p->queued); /* a chained segment after it may start */
 }
 
 static void *worker_main(void *arg) {
@@ -127,7 +172,7 @@ static void *worker_main(void *arg) {
     rvt_decode_pool *p = w->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        segment *s = take_queued(p);
+        segment *s = take_queued(p, w);
         if (s)
             work_on(p, s, w);
         else if (p->quit)
@@ -146,7 +191,7 @@ static void seg_reset(segment *s) {
     free(s->damage);
     s->damage = NULL;
     s->n = 0;
-    s->fresh = s->at_sync = false;
+    s->fresh = s->at_sync = s->chained = false;
     s->status = 0;
     if (s->log)
         rvt_flow_log_clear(s->log);
@@ -174,7 +219,7 @@ static int merge_oldest(rvt_decode_pool *p) {
     /* Rather than wait, this thread decodes what no worker has taken yet:
      * --threads N decodes on N threads, the reading one included. */
     while (s->state == SEG_QUEUED || s->state == SEG_WORKING) {
-        segment *q = take_queued(p);
+        segment *q = take_queued(p, &p->helper);
         if (q)
             work_on(p, q, &p->helper);
         else
@@ -187,13 +232,17 @@ static int merge_oldest(rvt_decode_pool *p) {
         p->codec->resync(p->cfg.decoder);
     }
     bool keep = s->state == SEG_DONE && s->status == 0 &&
-                (s->fresh || p->codec->same_state(p->cfg.decoder, s->start));
+                (s->fresh || s->chained || p->codec->same_state(p->cfg.decoder, s->start));
     if (!rc && keep) {
         rc = rvt_flow_log_replay(s->log, &p->cfg.sinks, p->cfg.user);
         p->codec->copy_state(p->cfg.decoder, s->dec);
         p->codec->add_counts(p->cfg.decoder, s->dec);
-        p->parallel++;
-        p->again_in_a_row = 0;
+        if (s->chained) {
+            p->chained++;
+        } else {
+            p->parallel++;
+            p->again_in_a_row = 0;
+        }
     } else if (!rc) {
         rc = decode_in_order(p, s);
         p->again++;
@@ -203,6 +252,7 @@ static int merge_oldest(rvt_decode_pool *p) {
     pthread_mutex_lock(&p->mu);
     seg_reset(s);
     p->merged++;
+    pthread_cond_broadcast(&p->queued); /* the next one, if chained, may start from the pool's decoder */
     pthread_mutex_unlock(&p->mu);
     return rc;
 }
@@ -220,7 +270,8 @@ static int next_segment(rvt_decode_pool *p, bool at_sync) {
     segment *s = seg_at(p, p->filling);
     bool worth_trying = p->again_in_a_row < GIVE_UP || ++p->closed % PROBE == 0;
     pthread_mutex_lock(&p->mu);
-    s->state = s->fresh || (s->at_sync && worth_trying) ? SEG_QUEUED : SEG_IN_ORDER;
+    s->chained = !s->fresh && !(s->at_sync && worth_trying) && !s->damage;
+    s->state = s->fresh || (s->at_sync && worth_trying) || s->chained ? SEG_QUEUED : SEG_IN_ORDER;
     p->filling++;
     pthread_cond_signal(&p->queued);
     pthread_mutex_unlock(&p->mu);
@@ -260,7 +311,7 @@ int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
         if (!rc)
             rc = next_segment(p, true);
         s = seg_at(p, p->filling);
-    } else if (s->n >= LONG_SEGMENT && s->n >= 8 * p->cfg.min_segment) { /* no sync for long: on in order */
+    } else if (s->n >= LONG_SEGMENT_FACTOR * p->cfg.min_segment) { /* no sync for long: chained */
         rc = next_segment(p, false);
         s = seg_at(p, p->filling);
     }
@@ -288,8 +339,9 @@ int rvt_decode_pool_finish(rvt_decode_pool *p) {
     return p->failed = rc;
 }
 
-void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *again) {
+void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *chained, uint64_t *again) {
     *parallel = p->parallel;
+    *chained = p->chained;
     *again = p->again;
 }
 

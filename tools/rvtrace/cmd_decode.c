@@ -124,7 +124,7 @@ typedef struct {
     const char *trace; /* its file name, for the reports */
     unsigned threads;  /* --threads */
     uint64_t min_segment; /* --segment */
-    uint64_t segments, segments_again; /* decoded on the threads and kept / again in order */
+    uint64_t segments, segments_chained, segments_again; /* (rvt_decode_pool_counts) */
 } decode_ctx;
 
 /* More trace came in: the progress line follows the file position. */
@@ -623,7 +623,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
         status = rc && rc != POOL_STOP;
     }
     if (pool)
-        rvt_decode_pool_counts(pool, &c->segments, &c->segments_again);
+        rvt_decode_pool_counts(pool, &c->segments, &c->segments_chained, &c->segments_again);
     rvt_decode_pool_free(pool);
     free(data);
     return status;
@@ -765,7 +765,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
                 (uint64_t)rd.skipped);
     free(data);
     if (pool)
-        rvt_decode_pool_counts(pool, &c->segments, &c->segments_again);
+        rvt_decode_pool_counts(pool, &c->segments, &c->segments_chained, &c->segments_again);
     rvt_decode_pool_free(pool);
     for (unsigned i = nsources; i-- > 0;) /* decs[0] owns the shared run cache */
         rvt_ntrace_decoder_free(decs[i]);
@@ -1086,9 +1086,11 @@ done:
     if (stats) {
         fprintf(stderr, "Stat: %" PRIu64 " bytes, %" PRIu64 " %s, %" PRIu64 " instructions, %" PRIu64 " losses",
                 c.bytes, c.packets, ntrace ? "messages" : "packets", c.listed, c.losses);
-        if (c.segments || c.segments_again)
-            fprintf(stderr, ", %" PRIu64 " segments on %u threads, %" PRIu64 " decoded again in order",
-                    c.segments, threads, c.segments_again);
+        if (c.segments || c.segments_chained || c.segments_again)
+            fprintf(stderr,
+                    ", %" PRIu64 " segments on %u threads, %" PRIu64 " more there in order, %" PRIu64
+                    " decoded again in order",
+                    c.segments, threads, c.segments_chained, c.segments_again);
         fputc('\n', stderr);
     }
     if (c.losses)
