@@ -31,6 +31,13 @@ struct rvt_retire_reader {
     uint32_t fetched_insn;
     bool trap_awaits_tval; /* the last queued trap may still get its tval line */
     unsigned priv;
+    /* what release_held needs of an instruction word, by the word: decoding
+     * every row again was a fifth of reading a spike CSV */
+    struct held_class {
+        uint32_t raw;
+        bool valid, branch;
+        uint8_t len, itype, itype_taken;
+    } classes[1024];
 };
 
 static int next_line(rvt_retire_reader *r, char **line, rvt_diag *diag) {
@@ -117,10 +124,17 @@ enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r) { re
 static void release_held(rvt_retire_reader *r, bool have_next, uint64_t next) {
     if (!r->have_held)
         return;
-    rvt_insn in;
-    rvt_decode(r->held.insn, r->xlen, &in);
-    bool taken = have_next && in.cf == RVT_CF_BRANCH && next != r->held.iaddr + in.len;
-    r->held.itype = (uint8_t)rvt_itype(&in, taken, 4, false);
+    uint32_t raw = r->held.insn;
+    struct held_class *k = &r->classes[(raw * 0x9e3779b1u) >> 22];
+    if (!k->valid || k->raw != raw) {
+        rvt_insn in;
+        rvt_decode(raw, r->xlen, &in);
+        *k = (struct held_class){.raw = raw, .valid = true, .branch = in.cf == RVT_CF_BRANCH, .len = in.len,
+                                 .itype = (uint8_t)rvt_itype(&in, false, 4, false),
+                                 .itype_taken = (uint8_t)rvt_itype(&in, true, 4, false)};
+    }
+    bool taken = have_next && k->branch && next != r->held.iaddr + k->len;
+    r->held.itype = taken ? k->itype_taken : k->itype;
     r->queue[r->nqueue++] = r->held;
     r->have_held = false;
 }
@@ -145,29 +159,31 @@ static void add_trap(rvt_retire_reader *r, uint64_t epc, uint32_t insn, uint64_t
 /* Field parsers of our own: strtoull was half of the time spent reading a
  * spike CSV (locale, sign and whitespace handling, eight calls a line). A
  * number too wide for 64 bits is an error here, not a saturated value. */
-static inline unsigned hex_digit(unsigned char c) {
-    if ((unsigned)(c - '0') < 10u)
-        return c - '0';
-    c |= 0x20; /* lower case */
-    if ((unsigned)(c - 'a') < 6u)
-        return c - 'a' + 10u;
-    return 16;
-}
+#define X16 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+static const uint8_t hex_value[256] = {
+    X16, X16, X16,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,         /* '0'..'9' */
+    0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* 'A'..'F' */
+    X16,
+    0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* 'a'..'f' */
+    X16, X16, X16, X16, X16, X16, X16, X16, X16,
+};
+#undef X16
 
 static inline __attribute__((always_inline)) bool parse_hex(const char **p, uint64_t *v) {
     const unsigned char *s = (const unsigned char *)*p;
     if (s[0] == '0' && (s[1] | 0x20) == 'x')
         s += 2;
-    unsigned d = hex_digit(*s);
-    if (d > 15)
+    if (hex_value[*s] > 15)
         return false;
+    while (*s == '0')
+        s++;
+    const unsigned char *first = s;
     uint64_t x = 0;
-    do {
-        if (x >> 60)
-            return false;
+    for (unsigned d; (d = hex_value[*s]) < 16; s++)
         x = x << 4 | d;
-        d = hex_digit(*++s);
-    } while (d < 16);
+    if (s - first > 16)
+        return false;
     *v = x;
     *p = (const char *)s;
     return true;
