@@ -113,6 +113,7 @@ typedef struct {
     size_t pcs_len;
     struct listing_line *lines; /* --listing: the text of recently listed addresses */
     bool write_pcs;     /* --pcs or --listing */
+    rvt_run_cache *pc_runs; /* E-Trace --pcs without --listing: instruction sizes for whole blocks */
     rvt_profile *prof;  /* --profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report */
     FILE *traps;        /* --traps */
     uint64_t losses;    /* places where trace was lost */
@@ -429,6 +430,41 @@ static int profile_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
     return rvt_profile_block(c->prof, start, end, n);
 }
 
+static unsigned nothing_ends_a_run(const rvt_insn *in) {
+    (void)in;
+    return 0;
+}
+
+/* E-Trace into the PC list (and the profile): whole blocks, so that the
+ * decoder's kept walks serve the PC list too; the sizes of a block's
+ * instructions come a run of up to RVT_RUN_MAX at a time from c->pc_runs. */
+static int pcs_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    decode_ctx *c = user;
+    if (c->prof && rvt_profile_block(c->prof, start, end, n))
+        return 1;
+    c->listed += n;
+    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
+    uint64_t pc = start;
+    while (n) {
+        if (c->pcs_len > sizeof c->pcs_buf - 18 * (RVT_RUN_MAX + 1) - 6 && flush_pcs(c))
+            return 1;
+        const rvt_run *r = rvt_run_at(c->pc_runs, pc);
+        uint32_t k = r->n < n ? r->n : n;
+        for (uint32_t i = 0; i < k; i++) {
+            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
+            pc = (pc + ((r->wide >> i) & 1 ? 4 : 2)) & mask;
+        }
+        n -= k;
+        if (n && k < RVT_RUN_MAX) { /* code a walk does not pass (the decoder's size rule: 2 unknown) */
+            rvt_insn in;
+            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
+            pc = (pc + (fetch_code(c, pc, &in) ? in.len : 2)) & mask;
+            n--;
+        }
+    }
+    return 0;
+}
+
 /* N-Trace into the profile alone: whole blocks. As write_run, without the
  * addresses: the last instruction is held (an interrupt marked on it takes
  * it back), the profile gets the block one block late. */
@@ -560,7 +596,8 @@ static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_code
 static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_etrace_options *o,
                          const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
     rvt_decode_pool *pool = NULL;
-    if (c->threads > 1 && start_pool(c, &pool, &rvt_etrace_pool_codec, dec, profile_block, etrace_trap))
+    if (c->threads > 1 &&
+        start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? pcs_block : profile_block, etrace_trap))
         return 1;
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(chunk + 64);
@@ -1051,7 +1088,13 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
-    if (c.prof && !c.write_pcs)
+    if (c.write_pcs && !c.listing && rvt_run_cache_new(&c.pc_runs, fetch_code, &c, c.xlen, nothing_ends_a_run)) {
+        fprintf(stderr, "rvtrace decode: out of memory\n");
+        goto done;
+    }
+    if (c.pc_runs)
+        rvt_etrace_decoder_set_block_sink(dec, pcs_block);
+    else if (c.prof && !c.write_pcs)
         rvt_etrace_decoder_set_block_sink(dec, profile_block);
     else
         rvt_etrace_decoder_set_run_sink(dec, write_run);
@@ -1097,6 +1140,7 @@ done:
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
                 c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
     rvt_etrace_decoder_free(dec);
+    rvt_run_cache_free(c.pc_runs);
     if (c.out && flush_pcs(&c))
         status = 1;
     if (c.prof && (status == 0 || c.out)) {
