@@ -279,6 +279,60 @@ static inline __attribute__((always_inline)) size_t format_hex_line(char *out, u
     return n + 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The four hex digits of `v`, the first at the lowest address. */
+static uint32_t hex_digits4(uint32_t v) {
+    uint32_t x = v & 0xffff;
+    x = ((x & 0xff00u) << 8) | (x & 0xffu);
+    x = ((x & 0x00f000f0u) << 4) | (x & 0x000f000fu);
+    uint32_t letters = ((x + 0x06060606u) >> 4) & 0x01010101u;
+    x += 0x30303030u + letters * ('a' - '0' - 10);
+    return __builtin_bswap32(x);
+}
+#endif
+
+/* The lines of `k` instructions from *pc (bit i of `wide`: instruction i is
+ * 32-bit) at `out`, which has 18 * k + 6 bytes of room; returns the end,
+ * with *pc the address after them, *last the last one's address and *line
+ * where its line starts. Between 64 KiB boundaries the lines share all but
+ * their last four digits: only those are formatted (addresses of 5 to 8
+ * digits, on little-endian hosts; others line by line). */
+static char *format_hex_lines(char *out, uint64_t *pc, uint64_t wide, uint32_t k, uint64_t mask, uint64_t *last,
+                              char **line) {
+    /* locals only: the byte stores could alias anything in memory */
+    uint64_t a = *pc, at = *last;
+    char *start = *line;
+    for (uint32_t i = 0; i < k;) {
+        start = out;
+        at = a;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (a >= 0x10000 && a <= 0xffffffffu) {
+            unsigned n = (67 - (unsigned)__builtin_clzll(a)) / 4, shift = 8 * (n - 4);
+            uint64_t top = a >> 16;
+            uint64_t prefix = skip_digits(hex_digits8((uint32_t)a), 8 - n) & ((UINT64_C(1) << shift) - 1);
+            do {
+                uint64_t word = prefix | (uint64_t)hex_digits4((uint32_t)a) << shift;
+                start = out;
+                at = a;
+                memcpy(out, &word, 8);
+                out[n] = '\n';
+                out += n + 1;
+                a += 2 + 2 * ((wide >> i) & 1); /* (masked below: leaving 32 bits ends the stretch) */
+            } while (++i < k && a >> 16 == top);
+            a &= mask;
+            continue;
+        }
+#endif
+        out += format_hex_line(out, a);
+        a = (a + ((wide >> i) & 1 ? 4 : 2)) & mask;
+        i++;
+    }
+    *pc = a;
+    *last = at;
+    *line = start;
+    return out;
+}
+
 static int flush_pcs(decode_ctx *c) {
     size_t n = c->pcs_len;
     c->pcs_len = 0;
@@ -435,34 +489,57 @@ static unsigned nothing_ends_a_run(const rvt_insn *in) {
     return 0;
 }
 
-/* E-Trace into the PC list (and the profile): whole blocks, so that the
- * decoder's kept walks serve the PC list too; the sizes of a block's
- * instructions come a run of up to RVT_RUN_MAX at a time from c->pc_runs. */
-static int pcs_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
-    decode_ctx *c = user;
-    if (c->prof && rvt_profile_block(c->prof, start, end, n))
-        return 1;
-    c->listed += n;
+/* The PC list of a block of n instructions from `start`, sizes a run of up
+ * to RVT_RUN_MAX at a time from c->pc_runs (a block sink lets the decoders'
+ * kept walks serve the PC list too). With `hold_last` the last one is held
+ * (decode_ctx.hold) instead of written. */
+static int list_block(decode_ctx *c, uint64_t start, uint32_t n, bool hold_last) {
     const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
-    uint64_t pc = start;
+    uint64_t pc = start, last = start;
     while (n) {
         if (c->pcs_len > sizeof c->pcs_buf - 18 * (RVT_RUN_MAX + 1) - 6 && flush_pcs(c))
             return 1;
         const rvt_run *r = rvt_run_at(c->pc_runs, pc);
         uint32_t k = r->n < n ? r->n : n;
-        for (uint32_t i = 0; i < k; i++) {
-            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
-            pc = (pc + ((r->wide >> i) & 1 ? 4 : 2)) & mask;
-        }
+        char *line = NULL, *out = format_hex_lines(c->pcs_buf + c->pcs_len, &pc, r->wide, k, mask, &last, &line);
         n -= k;
-        if (n && k < RVT_RUN_MAX) { /* code a walk does not pass (the decoder's size rule: 2 unknown) */
+        if (n && k < RVT_RUN_MAX) { /* code a walk does not pass (the decoders' size rule: 2 unknown) */
             rvt_insn in;
-            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
+            line = out;
+            last = pc;
+            out += format_hex_line(out, pc);
             pc = (pc + (fetch_code(c, pc, &in) ? in.len : 2)) & mask;
             n--;
         }
+        if (!n && hold_last) { /* the last line goes back: its address waits */
+            c->held = true;
+            c->held_pc = last;
+            out = line;
+        }
+        c->pcs_len = (size_t)(out - c->pcs_buf);
     }
     return 0;
+}
+
+/* E-Trace into the PC list (and the profile): whole blocks. */
+static int etrace_pcs_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    decode_ctx *c = user;
+    if (c->prof && rvt_profile_block(c->prof, start, end, n))
+        return 1;
+    c->listed += n;
+    return list_block(c, start, n, false);
+}
+
+/* N-Trace into the PC list (and the profile): as write_run, a block at a
+ * time; the last instruction is held. */
+static int ntrace_pcs_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    decode_ctx *c = user;
+    if (n == 0)
+        return 0;
+    if (flush_held(c) || profile_defer(c, start, n, end))
+        return 1;
+    c->listed += n - 1;
+    return list_block(c, start, n, true);
 }
 
 /* N-Trace into the profile alone: whole blocks. As write_run, without the
@@ -597,7 +674,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
                          const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 &&
-        start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? pcs_block : profile_block, etrace_trap))
+        start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? etrace_pcs_block : profile_block, etrace_trap))
         return 1;
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(chunk + 64);
@@ -688,15 +765,16 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         }
         rvt_ntrace_decoder_set_trap_sink(decs[i], ntrace_trap);
         rvt_ntrace_decoder_set_run_sink(decs[i], write_run);
-        if (c->prof && !c->write_pcs)
-            rvt_ntrace_decoder_set_block_sink(decs[i], ntrace_profile_block);
+        if (c->pc_runs || (c->prof && !c->write_pcs))
+            rvt_ntrace_decoder_set_block_sink(decs[i], c->pc_runs ? ntrace_pcs_block : ntrace_profile_block);
     }
     c->hold = true;
     /* Threads where the flow alone is written: the message listing and the
      * ITC text follow the decoder message by message. */
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
-        if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], ntrace_profile_block, ntrace_trap)) {
+        if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], c->pc_runs ? ntrace_pcs_block : ntrace_profile_block,
+                       ntrace_trap)) {
             for (unsigned k = nsources; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
@@ -1038,7 +1116,8 @@ int cmd_decode(int argc, char **argv) {
     c.listing = listing;
     c.write_pcs = pcs || listing;
     if ((profiling && rvt_profile_new(&c.prof, c.img)) ||
-        (listing && !(c.lines = calloc(LISTING_LINES, sizeof *c.lines)))) {
+        (listing && !(c.lines = calloc(LISTING_LINES, sizeof *c.lines))) ||
+        (pcs && !listing && rvt_run_cache_new(&c.pc_runs, fetch_code, &c, c.xlen, nothing_ends_a_run))) {
         fprintf(stderr, "rvtrace decode: out of memory\n");
         goto done;
     }
@@ -1088,12 +1167,8 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
-    if (c.write_pcs && !c.listing && rvt_run_cache_new(&c.pc_runs, fetch_code, &c, c.xlen, nothing_ends_a_run)) {
-        fprintf(stderr, "rvtrace decode: out of memory\n");
-        goto done;
-    }
     if (c.pc_runs)
-        rvt_etrace_decoder_set_block_sink(dec, pcs_block);
+        rvt_etrace_decoder_set_block_sink(dec, etrace_pcs_block);
     else if (c.prof && !c.write_pcs)
         rvt_etrace_decoder_set_block_sink(dec, profile_block);
     else
