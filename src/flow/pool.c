@@ -306,7 +306,10 @@ int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
         return p->failed;
     segment *s = seg_at(p, p->filling);
     int rc = 0;
-    if (s->n >= p->cfg.min_segment && p->codec->restarts(item)) {
+    /* A segment that did not start at a sync (cut for length, or after
+     * damage) ends at the first one: a sync is where work can go apart. */
+    bool may_end = s->n >= p->cfg.min_segment || (s->n && !s->fresh && !s->at_sync);
+    if (may_end && p->codec->restarts(item)) {
         rc = append(s, item); /* the last item of this segment, the first of the next */
         if (!rc)
             rc = next_segment(p, true);
