@@ -113,7 +113,7 @@ typedef struct {
     size_t pcs_len;
     struct listing_line *lines; /* --listing: the text of recently listed addresses */
     bool write_pcs;     /* --pcs or --listing */
-    rvt_run_cache *pc_runs; /* E-Trace --pcs without --listing: instruction sizes for whole blocks */
+    rvt_run_cache *pc_runs; /* --pcs without --listing: instruction sizes for whole blocks (list_block) */
     rvt_profile *prof;  /* --profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report */
     FILE *traps;        /* --traps */
     uint64_t losses;    /* places where trace was lost */
