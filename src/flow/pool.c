@@ -87,18 +87,13 @@ static int decode_segment(segment *s, const worker *w) {
     const rvt_pool_codec *codec = s->pool->codec;
     rvt_diag diag;
     size_t i = 0;
-    if (s->chained) {
-        if (s->status)
-            return s->status;
-        rvt_flow_log_clear(s->log);
+    if (s->status)
+        return s->status;
+    rvt_flow_log_clear(s->log);
+    if (s->chained)
         i = s->at_sync; /* (its first item ended the segment before) */
-    } else {
-        if (!s->log && rvt_flow_log_new(&s->log))
-            return RVT_E_NOMEM;
-        rvt_flow_log_clear(s->log);
-        if (codec->like(&s->dec, w->model, w->model, s->log))
-            return RVT_E_NOMEM;
-    }
+    else if (codec->like(&s->dec, w->model, w->model, s->log))
+        return RVT_E_NOMEM;
     if (s->at_sync && !s->chained) { /* the previous segment's decoder lists what this item ends */
         codec->decode(s->dec, item_at(s, 0), &diag);
         if (codec->like(&s->start, w->model, w->model, s->log))
@@ -132,24 +127,22 @@ static const void *chain_source(rvt_decode_pool *p, uint64_t i) {
 }
 
 /* With the lock held: the oldest segment a worker can decode now, or NULL;
- * `w` takes it. A chained segment's decoder is made here, under the lock,
- * from the state it starts from. */
+ * `w` takes it. Its log, and a chained segment's decoder (from the state it
+ * starts from, while the lock keeps that still), are made here. */
 static segment *take_queued(rvt_decode_pool *p, const worker *w) {
     for (uint64_t i = p->merged; i < p->filling; i++) {
         segment *s = seg_at(p, i);
         if (s->state != SEG_QUEUED)
             continue;
-        if (s->chained) {
-            const void *from = chain_source(p, i);
-            if (!from)
-                continue;
-            if (!s->log && rvt_flow_log_new(&s->log))
-                s->status = RVT_E_NOMEM;
-            else if (p->codec->like(&s->dec, w->model, w->model, s->log))
-                s->status = RVT_E_NOMEM;
-            else
-                p->codec->copy_state(s->dec, from);
-        }
+        const void *from = NULL;
+        if (s->chained && !(from = chain_source(p, i)))
+            continue;
+        if (!s->log && rvt_flow_log_new(&s->log))
+            s->status = RVT_E_NOMEM;
+        else if (from && p->codec->like(&s->dec, w->model, w->model, s->log))
+            s->status = RVT_E_NOMEM;
+        else if (from)
+            p->codec->copy_state(s->dec, from);
         s->state = SEG_WORKING;
         return s;
     }

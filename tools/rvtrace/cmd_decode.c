@@ -454,14 +454,7 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     uint32_t now = c->hold ? n - 1 : n; /* what goes out now */
     c->listed += now;
     uint64_t pc = start;
-    if (c->write_pcs && !c->listing) { /* the plain PC list: straight into the buffer */
-        if (c->pcs_len > sizeof c->pcs_buf - 18 * RVT_RUN_MAX - 6 && flush_pcs(c))
-            return 1;
-        for (uint32_t i = 0; i < now; i++) {
-            c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
-            pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
-        }
-    } else if (c->listing) {
+    if (c->listing) { /* (the plain PC list takes blocks: list_block) */
         for (uint32_t i = 0; i < now; i++) {
             if (output_pc(c, pc))
                 return 1;
