@@ -103,7 +103,7 @@ void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     rvt_machine *m = h->m;
     unsigned priv_before = h->priv;
-    h->fetch_page = NULL;
+    forget_fetch_pages(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
     uint64_t code = cause & ~xlen_msb(h);
     h->last_trap_cause = cause;
@@ -378,7 +378,7 @@ bool hart_emulate_misaligned(hart *h, uint64_t va, uint64_t epc) {
         }
     }
     h->pc = mask_xlen(h, epc + in.len);
-    h->fetch_page = NULL;
+    forget_fetch_pages(h);
     return true;
 }
 

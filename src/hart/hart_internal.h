@@ -161,6 +161,13 @@ typedef struct hart {
      * only ways privilege, translation, misa or PMP change); NULL: none. */
     const rvt_insn *fetch_page;
     uint64_t fetch_page_base;
+    /* Decoded pages fetched from before, under the same condition, by page
+     * number: code that calls between more than two pages (a loop and the
+     * library functions it calls) finds them without a fetch and PMP check. */
+    struct known_page {
+        const rvt_insn *page; /* NULL: none */
+        uint64_t base;
+    } fetch_pages[8];
 
     /* Control transfer records (ctr.c); NULL when the machine has none.
      * ctr_armed: some mode is enabled and CTR is not frozen, so a transfer
@@ -183,6 +190,12 @@ typedef struct hart {
     uint64_t hpm_exit[32];
     bool hpm_exit_valid;
 } hart;
+
+/* Whatever changed may change what fetches see: no decoded page is kept. */
+static inline void forget_fetch_pages(hart *h) {
+    h->fetch_page = NULL;
+    memset(h->fetch_pages, 0, sizeof h->fetch_pages);
+}
 
 /* A code block: integer code from `pc` up to and with its first jump (or up
  * to CODE_BLOCK_MAX instructions, an instruction the block cannot hold, or

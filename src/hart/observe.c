@@ -365,7 +365,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
     } else {
         ok = false;
     }
-    h->fetch_page = NULL;
+    forget_fetch_pages(h);
     if (elem < 0x1000)
         machine_flush_icache(m); /* misa, satp or PMP may have changed what fetches see */
     if (m->obs)

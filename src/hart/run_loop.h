@@ -127,6 +127,16 @@ next_insn:
         if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
+            struct known_page *known = &h->fetch_pages[(pc >> 12) & 7];
+            if (cache_pages && known->page && known->base == (pc & ~0xfffull) && known->page[(pc & 0xfff) >> 1].len) {
+                if (page != no_page) {
+                    alt_page = page;
+                    alt_page_base = page_base;
+                }
+                page = known->page;
+                page_base = known->base;
+                goto next_insn;
+            }
             h->pc = pc;
             in = fetch(h);
             if (in && cache_pages) {
@@ -140,6 +150,8 @@ next_insn:
                     }
                     page = p;
                     page_base = pc & ~0xfffull;
+                    known->page = p;
+                    known->base = page_base;
                     /* Its blocks, now that the page is at hand (its slot
                      * at pc is decoded: no second trip here). */
                     if (THREADED && in)
@@ -401,8 +413,12 @@ out:
         h->blk = blk;
     }
     *retired = done;
-    h->fetch_page = st == EXEC_OK && page != no_page ? page : NULL;
-    h->fetch_page_base = page_base;
+    if (st == EXEC_OK && page != no_page) {
+        h->fetch_page = page;
+        h->fetch_page_base = page_base;
+    } else {
+        forget_fetch_pages(h);
+    }
     return st;
 }
 

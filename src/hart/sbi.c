@@ -98,7 +98,7 @@ static void enter_s_mode(hart *h, uint64_t pc, uint64_t a1) {
     h->x[11] = a1;
     h->satp = 0;
     h->mstatus &= ~MSTATUS_SIE;
-    h->fetch_page = NULL;
+    forget_fetch_pages(h);
 }
 
 /* Every hart as the environment hands it to the payload: every exception
@@ -708,5 +708,5 @@ void sbi_take_call(hart *h) {
     h->x[10] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.error : (uint64_t)r.error;
     h->x[11] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.value : r.value;
     h->pc = h->xlen == 32 ? (uint32_t)(epc + 4) : epc + 4;
-    h->fetch_page = NULL;
+    forget_fetch_pages(h);
 }

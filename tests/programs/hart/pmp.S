@@ -4,7 +4,8 @@
  * fail once entries exist, M-mode passes unlocked entries but not locked
  * ones, MPRV makes M-mode loads and stores use MPP's permissions, locked
  * entries (and the base of a locked TOR entry) ignore writes, and R = 0,
- * W = 1 is not kept. The handler records mcause/mepc/mtval in s2/s3/s4,
+ * W = 1 is not kept, and code fetched before a change of entries is
+ * fetched again under the new ones. The handler records mcause/mepc/mtval in s2/s3/s4,
  * counts traps in s5 and resumes in M-mode at s11. */
 #include "test_macros.h"
 
@@ -192,6 +193,16 @@ _start:
     srli t1, t1, HI_SHIFT(6)
     andi t1, t1, 0xff
     CHECK_EQ(22, t1, CFG_L | CFG_TOR | CFG_R)
+
+    /* 23-25: S-mode code that ran before faults once entry 7 is gone:
+     * what was fetched under the old entries does not outlive them */
+    li t0, 0xff << HI_SHIFT(7)
+    csrc CFG_HI, t0
+    li s5, 0
+    RUN_S_CODE(7f)
+7:  CHECK_EQ(23, s2, 1)
+    CHECK_EQ_REG(24, s3, s6)
+    CHECK_EQ(25, s5, 1)
     j pass
 
 s_code:
