@@ -330,6 +330,8 @@ static bool grow_runs(rvt_profile *p) {
             k = (k + 1) & (cap - 1);
         r[k] = p->runs[i];
     }
+    for (size_t i = 0; i < cap; i++)
+        r[i].next = NULL; /* they point into the old table */
     free(p->runs);
     p->runs = r;
     p->runs_cap = cap;
@@ -373,12 +375,17 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
     return &p->runs[k];
 }
 
-static int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
+/* Every run add_run does not take straight away. */
+static __attribute__((noinline)) int add_run_slowly(rvt_profile *p, uint64_t start, uint32_t n) {
     if (n <= 1)
         return n && !add(p, start) ? RVT_E_NOMEM : 0;
-    run_slot *r = run_for(p, start, n);
-    if (!r)
-        return RVT_E_NOMEM;
+    run_slot *prev = p->prev_run, *r = prev ? prev->next : NULL;
+    if (!r || r->start != start || r->n != n) {
+        if (!(r = run_for(p, start, n)))
+            return RVT_E_NOMEM;
+        if (p->prev_run) /* (the table did not move) */
+            p->prev_run->next = r;
+    }
     if (!r->simple) {
         for (uint64_t pc = start; n-- > 0;) {
             const addr_slot *s = add(p, pc);
@@ -399,6 +406,27 @@ static int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
     p->prev_addr = r->last;
     p->prev_run = r;
     return 0;
+}
+
+/* Most runs follow the run that followed the previous one last time, in
+ * the same function, after a branch or in sequence: what step_to would do
+ * then is only to count a taken branch, and the lookup is a pointer. */
+static inline __attribute__((always_inline)) int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
+    run_slot *prev = p->prev_run, *r;
+    uint32_t cur = p->cur;
+    if (prev && (r = prev->next) != NULL && r->start == start && r->n == n && r->simple && cur != 0 &&
+        p->frames[cur].sym == r->sym && (prev->last_kind == KIND_PLAIN || prev->last_kind == KIND_BRANCH)) {
+        prev->taken += prev->last_kind == KIND_BRANCH && start != prev->last + prev->last_len;
+        r->pending++;
+        p->total += n;
+        p->frames[cur].self += n;
+        p->prev_kind = r->last_kind;
+        p->prev_len = r->last_len;
+        p->prev_addr = r->last;
+        p->prev_run = r;
+        return 0;
+    }
+    return add_run_slowly(p, start, n);
 }
 
 void rvt_profile_settle(rvt_profile *p) {

@@ -47,6 +47,7 @@ typedef struct run_slot {
     uint8_t last_kind, last_len;
     bool simple;         /* one function, no return before the last instruction */
     bool used;
+    struct run_slot *next; /* the run that followed it last time (loops repeat theirs): no lookup */
 } run_slot;
 
 typedef struct open_call {
