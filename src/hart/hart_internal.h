@@ -213,7 +213,9 @@ struct code_op {
     uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
+    uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
 };
+_Static_assert(sizeof(struct code_op) == 12, "a code operation stays 12 bytes");
 struct code_block {
     uint64_t pc, end;   /* the first instruction; the address after the last */
     uint64_t gen;       /* m->code_gen when decoded (0: never) */

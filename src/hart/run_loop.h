@@ -301,7 +301,7 @@ op_nop:
      * written where it retires, taken or not (`to`: where it went). */
 #define BRANCH_RECORD(to)                                                                                              \
     do {                                                                                                               \
-        uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)(op - cb->ops) + 1;                              \
+        uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)op->index + 1;                                   \
         uint32_t raw_ = page[(at_ - page_base) >> 1].raw;                                                              \
         unsigned len_ = retired_length(raw_);                                                                          \
         CLOSE_RECORD_BLOCK(at_, raw_, len_, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN,  \
@@ -317,7 +317,7 @@ op_nop:
                 target = MASKX(cb->pc + 2u * op[1].at);                                                                \
                 BRANCH_RECORD(target);                                                                                 \
                 if (m->stop) {                                                                                         \
-                    done += (uint32_t)(op - cb->ops) + 1;                                                              \
+                    done += (uint32_t)op->index + 1;                                                                   \
                     pc = target;                                                                                       \
                     goto out;                                                                                          \
                 }                                                                                                      \
@@ -330,7 +330,7 @@ op_nop:
         target = MASKX(target);                                                                                        \
         if (BLOCKS)                                                                                                    \
             BRANCH_RECORD(target);                                                                                     \
-        done += (uint32_t)(op - cb->ops) + 1; /* out of the block here */                                              \
+        done += (uint32_t)op->index + 1; /* out of the block here */                                                   \
         pc = target;                                                                                                   \
         if (BLOCKS && m->stop)                                                                                         \
             goto out;                                                                                                  \
@@ -383,7 +383,7 @@ next_block:
 
     /* The operation `op` goes the general way: what came before it retired. */
 op_leave : {
-    uint32_t k = (uint32_t)(op - cb->ops);
+    uint32_t k = (uint32_t)op->index;
     pc = cb->pc + 2u * op->at;
     if (k) {
         done += k;
