@@ -819,6 +819,24 @@ static void lazy_end(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
     }
 }
 
+/* inner_may_matter for push_run_lazily, once block r's first is staged
+ * (st: the records before it and the first). Where both steps still to come
+ * before the second instruction's are quiet, only the earlier one can send
+ * a packet, and only when its record is a branch (settle_branches); if the
+ * resynchronisation count stays below its limit through both, no inner
+ * instruction can send one either. That holds up to the count's last two
+ * values, where inner_may_matter alone would take every block apart. */
+static bool lazy_inner_may_matter(const rvt_etrace_encoder *e, const struct staged_ref st[3], const rvt_retire *r) {
+    if (!inner_may_matter(e, r))
+        return false;
+    unsigned fb = st[0].calm, fc = st[1].calm, ff = st[2].calm;
+    unsigned itype = st[1].kind == FIRST_OF ? RVT_ITYPE_NONE : st[1].src->itype;
+    bool branch = itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN;
+    bool both_quiet = (fb & fc & CALM_INFERABLE) && (fc & ff & CALM_JOINS) && (fc & CALM_INFERABLE) && e->started &&
+                      e->o.filter.nnotify == 0;
+    return !(both_quiet && e->resync_cnt + branch < e->max_resync);
+}
+
 /* Takes recs[i..) while they are instructions (a block only with the record
  * after it in the batch and no interrupt there); returns where it stopped. */
 static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, size_t i, size_t n) {
@@ -838,7 +856,7 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
             if (i + 1 == n || (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
                 break;
             lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins});
-            if (inner_may_matter(e, r)) {
+            if (lazy_inner_may_matter(e, st, r)) {
                 /* its inner instructions may matter: the rest as push_plain_block goes on */
                 e->qualified = true;
                 lazy_end(e, st);
