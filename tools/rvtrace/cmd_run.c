@@ -165,6 +165,23 @@ static bool outside_image(struct fanout *f, const rvt_retire *r) {
     return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
 
+/* How many of recs, from the first, outside_image passes: the segment the
+ * last block was in is held in locals, so that a block inside it costs
+ * two comparisons (every block of an E-Trace run goes through here). */
+static size_t inside_image_prefix(struct fanout *f, const rvt_retire *recs, size_t n) {
+    uint64_t base = f->code[f->code_at].vaddr, size = f->code[f->code_at].memsz;
+    for (size_t k = 0; k < n; k++) {
+        const rvt_retire *r = &recs[k];
+        if (r->ninsns < 2 || (r->iaddr - base < size && rvt_retire_last_iaddr(r) - base < size))
+            continue;
+        if (outside_image(f, r))
+            return k;
+        base = f->code[f->code_at].vaddr;
+        size = f->code[f->code_at].memsz;
+    }
+    return n;
+}
+
 /* The hart writes its records straight into the relay's batches. */
 static rvt_retire *run_record_space(void *user, size_t *cap) {
     struct fanout *f = user;
@@ -199,9 +216,7 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     if (!f->filter)
         return rc;
     if (f->relay) {
-        size_t k = f->etrace ? 0 : n;
-        while (k < n && !outside_image(f, &recs[k]))
-            k++;
+        size_t k = f->etrace ? inside_image_prefix(f, recs, n) : n;
         rc |= rvt_retire_relay_sink(f->relay, recs, k);
         if (k == n)
             return rc;
