@@ -200,6 +200,7 @@ general: {
         last_raw = in->raw;
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
+            machine_make_room(m);
             CLOSE_RECORD_BLOCK(pc, in->raw, in->len,
                                in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
@@ -298,16 +299,17 @@ op_nop:
 #undef STORE_HANDLER
 #undef IN_DATA_REGION
     /* With block records, a branch ends the record block: its record is
-     * written where it retires, taken or not (`to`: where it went). */
+     * written where it retires, taken or not (`to`: where it went). The
+     * record block is empty after it, so last_pc and last_raw (what the way
+     * out needs of a block left open) wait for the next instruction. */
 #define BRANCH_RECORD(to)                                                                                              \
     do {                                                                                                               \
+        machine_make_room(m);                                                                                          \
         uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)op->index + 1;                                   \
         uint32_t raw_ = page[(at_ - page_base) >> 1].raw;                                                              \
         unsigned len_ = retired_length(raw_);                                                                          \
         CLOSE_RECORD_BLOCK(at_, raw_, len_, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN,  \
                            done_, to);                                                                                 \
-        last_pc = at_;                                                                                                 \
-        last_raw = raw_;                                                                                               \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
@@ -363,6 +365,7 @@ block_done:
         last_pc = cb->last_pc;
         last_raw = cb->last_raw;
         if (cb->ends_in_jump) { /* so does the record block */
+            machine_make_room(m);
             CLOSE_RECORD_BLOCK(cb->last_pc, cb->last_raw, retired_length(cb->last_raw), cb->jump_itype, done, target);
             if (m->stop) {
                 pc = target;
