@@ -13,6 +13,9 @@ R=$1
 shift
 RUNS=${RUNS:-5}
 THREADS=${THREADS:-1}
+case $THREADS in
+'' | *[!0-9]* | 0) echo "consumers.sh: THREADS is one number of threads (1 is always run too), not '$THREADS'" >&2; exit 2 ;;
+esac
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
