@@ -479,14 +479,6 @@ static inline void machine_emit(struct rvt_machine *m, const rvt_retire *r);
 /* Emits the block a hart is accumulating, if any (exec.c). */
 void hart_flush_block(hart *h);
 
-static inline rvt_retire *machine_slot(rvt_machine *m) {
-    if (m->nbuf == m->buf_cap)
-        machine_flush_records(m);
-    return &m->buf[m->nbuf++];
-}
-
-static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_slot(m) = *r; }
-
 /* Room for one more record: a full buffer goes to the sink first. The
  * interpreter's loop makes room before it works out a record's fields, so
  * that none of them lives across the call. */
@@ -494,6 +486,13 @@ static inline void machine_make_room(rvt_machine *m) {
     if (__builtin_expect(m->nbuf == m->buf_cap, 0))
         machine_flush_records(m);
 }
+
+static inline rvt_retire *machine_slot(rvt_machine *m) {
+    machine_make_room(m);
+    return &m->buf[m->nbuf++];
+}
+
+static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_slot(m) = *r; }
 
 static inline uint64_t sext_xlen(const hart *h, uint64_t v) {
     return h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)v : v;

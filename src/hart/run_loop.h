@@ -100,6 +100,18 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     };
 #pragma GCC diagnostic pop
 
+    /* The decoded page at `base` becomes the one at hand, the one before it
+     * the alternative. */
+#define TAKE_PAGE(p, base)                                                                                             \
+    do {                                                                                                               \
+        if (page != no_page) {                                                                                         \
+            alt_page = page;                                                                                           \
+            alt_page_base = page_base;                                                                                 \
+        }                                                                                                              \
+        page = (p);                                                                                                    \
+        page_base = (base);                                                                                            \
+    } while (0)
+
 next_insn:
     if (done >= limit)
         goto out;
@@ -129,12 +141,7 @@ next_insn:
         } else {
             struct known_page *known = &h->fetch_pages[(pc >> 12) & 7];
             if (cache_pages && known->page && known->base == (pc & ~0xfffull) && known->page[(pc & 0xfff) >> 1].len) {
-                if (page != no_page) {
-                    alt_page = page;
-                    alt_page_base = page_base;
-                }
-                page = known->page;
-                page_base = known->base;
+                TAKE_PAGE(known->page, known->base);
                 goto next_insn;
             }
             h->pc = pc;
@@ -144,12 +151,7 @@ next_insn:
                 mem_region *r = phys_region(m, pc, 2);
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
-                    if (page != no_page) {
-                        alt_page = page;
-                        alt_page_base = page_base;
-                    }
-                    page = p;
-                    page_base = pc & ~0xfffull;
+                    TAKE_PAGE(p, pc & ~0xfffull);
                     known->page = p;
                     known->base = page_base;
                     /* Its blocks, now that the page is at hand (its slot
@@ -399,6 +401,7 @@ op_leave : {
     goto general;
 }
 #undef NEXT_OP
+#undef TAKE_PAGE
 #undef BLOCK_FITS
 #undef BLOCK_HOLDS
 #undef CLOSE_RECORD_BLOCK

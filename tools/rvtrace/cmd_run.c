@@ -166,18 +166,17 @@ static bool outside_image(struct fanout *f, const rvt_retire *r) {
 }
 
 /* How many of recs, from the first, outside_image passes: the segment the
- * last block was in is held in locals, so that a block inside it costs
+ * last block was in is held in a local, so that a block inside it costs
  * two comparisons (every block of an E-Trace run goes through here). */
 static size_t inside_image_prefix(struct fanout *f, const rvt_retire *recs, size_t n) {
-    uint64_t base = f->code[f->code_at].vaddr, size = f->code[f->code_at].memsz;
+    rvt_segment_info last = f->code[f->code_at];
     for (size_t k = 0; k < n; k++) {
         const rvt_retire *r = &recs[k];
-        if (r->ninsns < 2 || (r->iaddr - base < size && rvt_retire_last_iaddr(r) - base < size))
+        if (r->ninsns < 2 || segment_holds(&last, r->iaddr, rvt_retire_last_iaddr(r)))
             continue;
         if (outside_image(f, r))
             return k;
-        base = f->code[f->code_at].vaddr;
-        size = f->code[f->code_at].memsz;
+        last = f->code[f->code_at];
     }
     return n;
 }
