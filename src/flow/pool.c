@@ -75,6 +75,12 @@ struct rvt_decode_pool {
      * straight to the in-order decoder instead of being decoded twice. */
     unsigned again_in_a_row;
     uint64_t closed;
+    /* Logs of segments handed on, for the next ones a worker takes (last
+     * in, first out: its pages are in memory already). A trace read faster
+     * than it decodes fills the ring, but only the segments being decoded
+     * or waiting to be handed on need a log. */
+    rvt_flow_log *spare_logs[RING];
+    unsigned nspare_logs;
     int failed; /* a sink or callback stopped decoding: what it returned */
 };
 
@@ -137,6 +143,8 @@ static segment *take_queued(rvt_decode_pool *p, const worker *w) {
         const void *from = NULL;
         if (s->chained && !(from = chain_source(p, i)))
             continue;
+        if (!s->log && p->nspare_logs)
+            s->log = p->spare_logs[--p->nspare_logs];
         if (!s->log && rvt_flow_log_new(&s->log))
             s->status = RVT_E_NOMEM;
         else if (from && p->codec->like(&s->dec, w->model, w->model, s->log))
@@ -177,6 +185,7 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+/* With the lock held (or no worker left). */
 static void seg_reset(segment *s) {
     s->pool->codec->free(s->dec);
     s->pool->codec->free(s->start);
@@ -186,8 +195,11 @@ static void seg_reset(segment *s) {
     s->n = 0;
     s->fresh = s->at_sync = s->chained = false;
     s->status = 0;
-    if (s->log)
+    if (s->log) {
         rvt_flow_log_clear(s->log);
+        s->pool->spare_logs[s->pool->nspare_logs++] = s->log; /* (at most RING logs exist) */
+        s->log = NULL;
+    }
     s->state = SEG_FREE;
 }
 
@@ -401,8 +413,9 @@ void rvt_decode_pool_free(rvt_decode_pool *p) {
     for (unsigned i = 0; i < RING; i++) {
         seg_reset(&p->ring[i]);
         free(p->ring[i].items);
-        rvt_flow_log_free(p->ring[i].log);
     }
+    for (unsigned i = 0; i < p->nspare_logs; i++)
+        rvt_flow_log_free(p->spare_logs[i]);
     pthread_cond_destroy(&p->queued);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->mu);
