@@ -313,7 +313,7 @@ static uint64_t load_le64(const uint8_t *b) {
 
 /* A field is read a word at a time; beyond the payload every bit is a copy of
  * its last one (the sign-based compression), and bits past 64 are dropped. */
-static bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
+static inline __attribute__((always_inline)) bool get_field(void *ctx, rvt_te_inst *pkt, enum field f, unsigned width) {
     bitsrc *s = ctx;
     if (f == F_ADDRESS && s->compact_address) {
         get_compact_address(s, pkt);
