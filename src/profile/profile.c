@@ -316,6 +316,10 @@ static size_t run_slot_index(uint64_t start, uint32_t n, size_t cap) {
     return (size_t)(h >> (64 - __builtin_ctzll(cap)));
 }
 
+static size_t recent_run_index(uint64_t start, uint32_t n) {
+    return (size_t)((start >> 1) ^ (uint64_t)n << 5) & (RECENT_RUNS - 1);
+}
+
 static bool grow_runs(rvt_profile *p) {
     size_t cap = p->runs_cap ? 2 * p->runs_cap : 1024;
     run_slot *r = aligned_alloc(_Alignof(run_slot), cap * sizeof *r);
@@ -336,6 +340,7 @@ static bool grow_runs(rvt_profile *p) {
     p->runs = r;
     p->runs_cap = cap;
     p->prev_run = NULL; /* moved: the next taken branch is counted on its address */
+    memset(p->recent_runs, 0, sizeof p->recent_runs);
     return true;
 }
 
@@ -345,7 +350,7 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
         k = run_slot_index(start, n, p->runs_cap);
         for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
             if (p->runs[k].start == start && p->runs[k].n == n)
-                return &p->runs[k];
+                return p->recent_runs[recent_run_index(start, n)] = &p->runs[k];
     }
     /* a new run: the table grows first when it would be more than half full */
     if (2 * (p->runs_used + 1) > p->runs_cap) {
@@ -372,7 +377,7 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
     }
     p->runs[k] = r;
     p->runs_used++;
-    return &p->runs[k];
+    return p->recent_runs[recent_run_index(start, n)] = &p->runs[k];
 }
 
 /* Every run add_run does not take straight away. */
@@ -408,23 +413,32 @@ static __attribute__((noinline)) int add_run_slowly(rvt_profile *p, uint64_t sta
     return 0;
 }
 
-/* Most runs follow the run that followed the previous one last time, in
- * the same function, after a branch or in sequence: what step_to would do
- * then is only to count a taken branch, and the lookup is a pointer. */
+/* Most runs follow the run that followed the previous one last time, or
+ * one found lately, in the same function, after a branch or in sequence:
+ * what step_to would do then is only to count a taken branch, and the
+ * lookup is a pointer or two. */
 static inline __attribute__((always_inline)) int add_run(rvt_profile *p, uint64_t start, uint32_t n) {
     run_slot *prev = p->prev_run, *r;
     uint32_t cur = p->cur;
-    if (prev && (r = prev->next) != NULL && r->start == start && r->n == n && r->simple && cur != 0 &&
-        p->frames[cur].sym == r->sym && (prev->last_kind == KIND_PLAIN || prev->last_kind == KIND_BRANCH)) {
-        prev->taken += prev->last_kind == KIND_BRANCH && start != prev->last + prev->last_len;
-        r->pending++;
-        p->total += n;
-        p->frames[cur].self += n;
-        p->prev_kind = r->last_kind;
-        p->prev_len = r->last_len;
-        p->prev_addr = r->last;
-        p->prev_run = r;
-        return 0;
+    if (prev && cur != 0 && (prev->last_kind == KIND_PLAIN || prev->last_kind == KIND_BRANCH)) {
+        r = prev->next;
+        if (!r || r->start != start || r->n != n) {
+            r = p->recent_runs[recent_run_index(start, n)];
+            if (!r || r->start != start || r->n != n)
+                return add_run_slowly(p, start, n);
+            prev->next = r;
+        }
+        if (r->simple && p->frames[cur].sym == r->sym) {
+            prev->taken += prev->last_kind == KIND_BRANCH && start != prev->last + prev->last_len;
+            r->pending++;
+            p->total += n;
+            p->frames[cur].self += n;
+            p->prev_kind = r->last_kind;
+            p->prev_len = r->last_len;
+            p->prev_addr = r->last;
+            p->prev_run = r;
+            return 0;
+        }
     }
     return add_run_slowly(p, start, n);
 }

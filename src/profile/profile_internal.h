@@ -50,6 +50,8 @@ typedef struct run_slot {
     struct run_slot *next; /* the run that followed it last time (loops repeat theirs): no lookup */
 } run_slot;
 
+enum { RECENT_RUNS = 4096 };
+
 typedef struct open_call {
     uint32_t arc;
     uint64_t start; /* instructions retired before the callee's first one */
@@ -72,6 +74,10 @@ struct rvt_profile {
     size_t arc_index_cap;
     run_slot *runs;
     size_t runs_cap, runs_used;
+    /* The run last found for a (start, length), by a cheap index of the two
+     * (NULL: none since the table last moved): a run that did not follow its
+     * predecessor last time is found without the table's probe. */
+    run_slot *recent_runs[RECENT_RUNS];
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
