@@ -100,11 +100,21 @@ typedef struct rvt_nexus_msg {
     rvt_nexus_field fields[RVT_NEXUS_MAX_FIELDS];
 } rvt_nexus_msg;
 
-/* Field `id` of `m`, or NULL when the message has none. */
-const rvt_nexus_field *rvt_nexus_find(const rvt_nexus_msg *m, rvt_nexus_field_id id);
+/* Field `id` of `m`, or NULL when the message has none. (Inline: decoders
+ * ask a message for several fields, and a call each cost more than the
+ * search through a dozen.) */
+static inline const rvt_nexus_field *rvt_nexus_find(const rvt_nexus_msg *m, rvt_nexus_field_id id) {
+    for (unsigned i = 0; i < m->nfields; i++)
+        if (m->fields[i].id == id)
+            return &m->fields[i];
+    return NULL;
+}
 /* Value of field `id` in `m`, or `fallback` when the message has none. */
-uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id id, uint64_t fallback);
-int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id);
+static inline uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id id, uint64_t fallback) {
+    const rvt_nexus_field *f = rvt_nexus_find(m, id);
+    return f ? f->value : fallback;
+}
+static inline int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id) { return rvt_nexus_find(m, id) != NULL; }
 
 /* Name as printed in dumps ("ICNT", "FADDR", ...). */
 const char *rvt_nexus_field_name(rvt_nexus_field_id id);

@@ -94,20 +94,6 @@ static int layout_extra(const rvt_nexus_msg *m) {
     return -1;
 }
 
-const rvt_nexus_field *rvt_nexus_find(const rvt_nexus_msg *m, rvt_nexus_field_id id) {
-    for (unsigned i = 0; i < m->nfields; i++)
-        if (m->fields[i].id == id)
-            return &m->fields[i];
-    return NULL;
-}
-
-uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id id, uint64_t fallback) {
-    const rvt_nexus_field *f = rvt_nexus_find(m, id);
-    return f ? f->value : fallback;
-}
-
-int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id) { return rvt_nexus_find(m, id) != NULL; }
-
 void rvt_nexus_reader_init(rvt_nexus_reader *r, const rvt_nexus_config *cfg, const void *data, size_t size) {
     memset(r, 0, sizeof *r);
     r->data = data;

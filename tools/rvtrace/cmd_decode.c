@@ -166,11 +166,13 @@ static int profile_defer(decode_ctx *c, uint64_t start, uint32_t n, uint64_t end
         c->prof_end = end;
         return 0;
     }
-    int rc = profile_flush(c);
+    /* The waiting run goes out last, a tail call: this runs once a block. */
+    uint64_t waiting = c->prof_start;
+    uint32_t waiting_n = c->prof_n;
     c->prof_start = start;
     c->prof_n = n;
     c->prof_end = end;
-    return rc;
+    return waiting_n ? rvt_profile_run(c->prof, waiting, waiting_n, 0) : 0;
 }
 
 static int write_pc(void *user, uint64_t pc) {
