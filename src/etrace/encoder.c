@@ -822,19 +822,23 @@ static void lazy_end(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
 /* inner_may_matter for push_run_lazily, once block r's first is staged
  * (st: the records before it and the first). Where both steps still to come
  * before the second instruction's are quiet, only the earlier one can send
- * a packet, and only when its record is a branch (settle_branches); if the
- * resynchronisation count stays below its limit through both, no inner
- * instruction can send one either. That holds up to the count's last two
- * values, where inner_may_matter alone would take every block apart. */
+ * a packet, and only when its record is a branch that settles the branches
+ * (settle_branches: the map fills, or a count may end in a failed
+ * prediction); if the resynchronisation count stays below its limit through
+ * both, no inner instruction can send one either. That holds up to the
+ * count's last two values, where inner_may_matter alone would take every
+ * block apart; at the last but one, it takes apart only the blocks after a
+ * settling branch, not every block after a branch (a ninth of coremark's). */
 static bool lazy_inner_may_matter(const rvt_etrace_encoder *e, const struct staged_ref st[3], const rvt_retire *r) {
     if (!inner_may_matter(e, r))
         return false;
     unsigned fb = st[0].calm, fc = st[1].calm, ff = st[2].calm;
     unsigned itype = st[1].kind == FIRST_OF ? RVT_ITYPE_NONE : st[1].src->itype;
-    bool branch = itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN;
+    bool settles = (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) &&
+                   (e->counting || e->branches + 1 == 31);
     bool both_quiet = (fb & fc & CALM_INFERABLE) && (fc & ff & CALM_JOINS) && (fc & CALM_INFERABLE) && e->started &&
                       e->o.filter.nnotify == 0;
-    return !(both_quiet && e->resync_cnt + branch < e->max_resync);
+    return !(both_quiet && e->resync_cnt + settles < e->max_resync);
 }
 
 /* Takes recs[i..) while they are instructions (a block only with the record
