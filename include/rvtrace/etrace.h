@@ -160,8 +160,10 @@ typedef struct rvt_te_transport {
 
 #define RVT_RV_TRACER_RECORD 40u
 
-/* The reference flow's raw packet. */
+/* The reference flow's raw packet: written to f, or framed in `out` (the
+ * frame's length returned, 0 when len is not 1..31). */
 int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);
+size_t rvt_te_raw_frame(const uint8_t *payload, size_t len, uint8_t out[32]);
 
 /* Writer of the example encapsulation; counts packets for the alignment runs. */
 typedef struct rvt_te_encap_writer {

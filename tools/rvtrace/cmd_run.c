@@ -189,7 +189,9 @@ static rvt_retire *run_record_space(void *user, size_t *cap) {
 
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
-    return rvt_te_raw_write(user, payload, len);
+    uint8_t frame[32];
+    size_t n = rvt_te_raw_frame(payload, len, frame);
+    return n ? byte_file_sink(user, frame, n) : RVT_E_RANGE;
 }
 
 /* The code the hart runs, for the encoders and the reference filter. */
@@ -203,9 +205,6 @@ static bool fetch_run_code(void *user, uint64_t addr, rvt_insn *out) {
     return rvt_program_insn(c->img, c->m, addr, out);
 }
 
-static int write_nexus_bytes(void *user, const uint8_t *bytes, size_t len) {
-    return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
-}
 
 static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     struct fanout *f = user;
@@ -595,7 +594,8 @@ int cmd_run(int argc, char **argv) {
                         (!etrace_path || ep.notime || !ep.time_width) && !nopt.timestamps && !nopt.icnt_bits;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
-    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *te = NULL, *tv = NULL, *nex = NULL;
+    FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *tv = NULL;
+    byte_file *te = NULL, *nex = NULL;
     rvt_ntrace_encoder *nenc = NULL;
     rvt_tv_writer *tv_w = NULL;
     struct sampler sampler = {0};
@@ -670,7 +670,7 @@ int cmd_run(int argc, char **argv) {
             ep.iaddress_width = rvt_image_xlen(img);
             ep.itype_width = 4;
         }
-        if (!(te = fopen(etrace_path, "wb")) || rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
+        if (!(te = byte_file_open(etrace_path)) || rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
             fprintf(stderr, "rvtrace run: %s: %s\n", etrace_path, strerror(errno));
             goto out;
         }
@@ -693,8 +693,8 @@ int cmd_run(int argc, char **argv) {
             goto out;
         }
     }
-    if (ntrace_path && (!(nex = fopen(ntrace_path, "wb")) ||
-                        rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), write_nexus_bytes, nex))) {
+    if (ntrace_path && (!(nex = byte_file_open(ntrace_path)) ||
+                        rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), byte_file_sink, nex))) {
         fprintf(stderr, "rvtrace run: %s: %s\n", ntrace_path, nex ? "cannot start the N-Trace encoder" : strerror(errno));
         goto out;
     }
@@ -801,10 +801,14 @@ out:
     if (nenc)
         rvt_ntrace_encoder_finish(nenc, NULL);
     rvt_tv_writer_free(tv_w);
-    if (te && fclose(te) != 0)
+    if (byte_file_close(te)) {
+        fprintf(stderr, "rvtrace run: %s: write failed\n", etrace_path);
         status = 1;
-    if (nex && fclose(nex) != 0)
+    }
+    if (byte_file_close(nex)) {
+        fprintf(stderr, "rvtrace run: %s: write failed\n", ntrace_path);
         status = 1;
+    }
     if (sampler.out && fclose(sampler.out) != 0) {
         fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));
         status = 1;

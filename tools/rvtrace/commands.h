@@ -31,6 +31,21 @@ extern const char *const tandem_param_help;
 /* An rvt_tv_byte_sink writing to a FILE *. */
 int file_byte_sink(void *user, const uint8_t *bytes, size_t len);
 
+/* A FILE * written 64 KiB at a time: an encoder's packets are a few bytes
+ * each, and an fwrite per packet (the stream's lock, its buffer logic) cost
+ * more than making the packet. byte_file_sink is a byte sink (user: the
+ * byte_file); byte_file_close writes what is left and closes the file,
+ * returning RVT_E_IO when any write failed. */
+typedef struct byte_file {
+    FILE *f;
+    size_t n;
+    bool failed;
+    uint8_t buf[1 << 16];
+} byte_file;
+byte_file *byte_file_open(const char *path);
+int byte_file_sink(void *user, const uint8_t *bytes, size_t len);
+int byte_file_close(byte_file *b);
+
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {
     bool enabled;

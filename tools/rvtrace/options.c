@@ -87,6 +87,46 @@ int file_byte_sink(void *user, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
 }
 
+byte_file *byte_file_open(const char *path) {
+    byte_file *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    b->n = 0;
+    b->failed = false;
+    if (!(b->f = fopen(path, "wb"))) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static void byte_file_drain(byte_file *b) {
+    if (b->n && fwrite(b->buf, 1, b->n, b->f) != b->n)
+        b->failed = true;
+    b->n = 0;
+}
+
+int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
+    byte_file *b = user;
+    if (b->n + len > sizeof b->buf) {
+        byte_file_drain(b);
+        if (len > sizeof b->buf)
+            return file_byte_sink(b->f, bytes, len);
+    }
+    memcpy(b->buf + b->n, bytes, len);
+    b->n += len;
+    return b->failed ? RVT_E_IO : RVT_OK;
+}
+
+int byte_file_close(byte_file *b) {
+    if (!b)
+        return RVT_OK;
+    byte_file_drain(b);
+    bool failed = b->failed | (fclose(b->f) != 0);
+    free(b);
+    return failed ? RVT_E_IO : RVT_OK;
+}
+
 bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) {
     const char *a = argv[*i];
     bool value = *i + 1 < argc;
