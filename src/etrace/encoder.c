@@ -142,11 +142,10 @@ static bool is_branch(const rvt_retire *r) {
     return !is_trap(r) && (r->itype == RVT_ITYPE_BRANCH_TAKEN || r->itype == RVT_ITYPE_BRANCH_NOT_TAKEN);
 }
 
-static void emit(rvt_etrace_encoder *e, rvt_te_inst *pkt) {
+/* A packet and its payload (n: its length, or the packer's error). */
+static void emit_packed(rvt_etrace_encoder *e, rvt_te_inst *pkt, const uint8_t *payload, int n) {
     if (e->error)
         return;
-    uint8_t payload[64];
-    int n = rvt_te_inst_pack(&e->p, &e->o, pkt, payload, sizeof payload);
     if (n < 0) {
         e->error = n;
         return;
@@ -154,6 +153,13 @@ static void emit(rvt_etrace_encoder *e, rvt_te_inst *pkt) {
     e->packets++;
     if (e->sink && e->sink(e->user, pkt, payload, (size_t)n) != 0)
         e->error = RVT_E_IO;
+}
+
+static void emit(rvt_etrace_encoder *e, rvt_te_inst *pkt) {
+    if (e->error)
+        return;
+    uint8_t payload[64];
+    emit_packed(e, pkt, payload, rvt_te_inst_pack(&e->p, &e->o, pkt, payload, sizeof payload));
 }
 
 static uint64_t addr_mask(const rvt_etrace_encoder *e) {
@@ -225,11 +231,16 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
             alt.irreport = (uint8_t)!top;
             alt.irdepth = (uint32_t)mispredicted_depth & ones;
         }
-        uint8_t buf[64];
-        if (rvt_te_inst_pack(&e->p, &e->o, &alt, buf, sizeof buf) < rvt_te_inst_pack(&e->p, &e->o, &pkt, buf, sizeof buf))
-            pkt = alt;
+        uint8_t by_index[64], by_address[64];
+        int n_index = rvt_te_inst_pack(&e->p, &e->o, &alt, by_index, sizeof by_index);
+        int n_address = rvt_te_inst_pack(&e->p, &e->o, &pkt, by_address, sizeof by_address);
+        if (n_index < n_address)
+            emit_packed(e, &alt, by_index, n_index);
+        else
+            emit_packed(e, &pkt, by_address, n_address);
+    } else {
+        emit(e, &pkt);
     }
-    emit(e, &pkt);
     e->last_addr = cur->iaddr;
     e->branches = 0;
     e->branch_map = 0;
