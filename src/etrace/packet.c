@@ -239,8 +239,8 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
                      uint8_t *out, size_t cap) {
     bitbuf b;
     memset(&b, 0, sizeof b);
-    rvt_te_inst copy = *pkt;
-    walker wk = {p, o, &copy, put_field, &b};
+    /* the walk only reads the packet when packing (put_field) */
+    walker wk = {p, o, (rvt_te_inst *)pkt, put_field, &b};
     if (!walk(&wk) || b.n == 0)
         return RVT_E_RANGE;
     /* Sign compression: keep one copy of the run of top bits that equal the
@@ -267,8 +267,12 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
         uint64_t m = (end - i == 64 ? ~0ull : (1ull << (end - i)) - 1) << (i % 64);
         b.w[word] = msb ? b.w[word] | m : b.w[word] & ~m;
     }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, b.w, bytes);
+#else
     for (size_t i = 0; i < bytes; i++)
         out[i] = (uint8_t)(b.w[i / 8] >> (8 * (i % 8)));
+#endif
     return (int)bytes;
 }
 
