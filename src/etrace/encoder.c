@@ -318,14 +318,19 @@ enum {
  * context of the record staged before it. */
 enum { CALM_RETIRES = 1, CALM_INFERABLE = 2, CALM_JOINS = 4 };
 
+/* The part of quiet() that is the encoder's state rather than the records':
+ * it changes only where a packet may go out (a full step, settled
+ * branches), so push_run_lazily keeps it in a local. */
+static bool encoder_calm(const rvt_etrace_encoder *e) { return e->started && e->resync_cnt < e->max_resync; }
+
 /* An inferable instruction after another one, in the same privilege and
  * context as the records either side, with no sync or notification due:
  * every rule of decide() but the branch bookkeeping says "no packet", so
  * most records stop here. The three are consecutive ring slots, by index. */
 static bool quiet(const rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
     unsigned fp = e->calm[prev], fc = e->calm[cur], fn = e->calm[next];
-    return (fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && e->started &&
-           e->resync_cnt < e->max_resync && e->o.filter.nnotify == 0;
+    return (fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && encoder_calm(e) &&
+           e->o.filter.nnotify == 0;
 }
 
 /* A branch of `cur` joins the map, the predictor or the count. */
@@ -406,13 +411,17 @@ static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_reti
 /* A quiet step's effect: the branch bookkeeping of the current record
  * (itype, address) and the call bookkeeping (`call`: the record, when it is
  * a call). */
-static inline __attribute__((always_inline)) void quiet_step(rvt_etrace_encoder *e, unsigned itype, uint64_t iaddr,
+/* Returns whether it settled the branches (which may send a packet). */
+static inline __attribute__((always_inline)) bool quiet_step(rvt_etrace_encoder *e, unsigned itype, uint64_t iaddr,
                                                          const rvt_retire *call) {
+    bool settled = false;
     e->prev_mispredicted = e->last_mispredicted;
     if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
         record_branch_at(e, iaddr, itype == RVT_ITYPE_BRANCH_TAKEN);
-        if (__builtin_expect(e->fail_pending || e->branches == 31, 0))
+        if (__builtin_expect(e->fail_pending || e->branches == 31, 0)) {
             settle_branches(e);
+            settled = true;
+        }
     }
     if (itype == RVT_ITYPE_INFERABLE_CALL) {
         e->last_predicted = predict_return(e, call, NULL); /* (only a return looks at the next) */
@@ -420,6 +429,7 @@ static inline __attribute__((always_inline)) void quiet_step(rvt_etrace_encoder 
         e->last_mispredicted = -1;
         e->last_predicted = false;
     }
+    return settled;
 }
 
 /* The step of the record in ring slot `cur`, between those in the slots
@@ -788,32 +798,38 @@ static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
  * last three where the run ends. A step whose records are calm takes what
  * it needs from the descriptors; any other step is made from copies. */
 
-/* The step of st[1], between st[0] and st[2] (see step_slots). */
-static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
+/* The step of st[1], between st[0] and st[2] (see step_slots); `calm`:
+ * encoder_calm(e), brought up to date. */
+static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3],
+                                                        bool *calm) {
     unsigned fp = st[0].calm, fc = st[1].calm, fn = st[2].calm;
     /* (as quiet(), with nothing to notify about: blocks_in_two) */
-    if (!((fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && e->started &&
-          e->resync_cnt < e->max_resync)) {
+    if (!((fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && *calm)) {
         rvt_retire r[3];
         for (unsigned k = 0; k < 3; k++)
             make_staged(&st[k], &r[k]);
         step(e, &r[0], &r[1], &r[2]);
+        *calm = encoder_calm(e);
         return;
     }
     const struct staged_ref *cur = &st[1];
     unsigned itype = cur->kind == FIRST_OF ? RVT_ITYPE_NONE : cur->src->itype;
+    bool settled;
     if (itype == RVT_ITYPE_INFERABLE_CALL) {
         rvt_retire r;
         make_staged(cur, &r);
-        quiet_step(e, itype, r.iaddr, &r);
+        settled = quiet_step(e, itype, r.iaddr, &r);
     } else {
-        quiet_step(e, itype, cur->kind == LAST_OF ? rvt_retire_last_iaddr(cur->src) : cur->src->iaddr, NULL);
+        settled = quiet_step(e, itype, cur->kind == LAST_OF ? rvt_retire_last_iaddr(cur->src) : cur->src->iaddr, NULL);
     }
+    if (settled)
+        *calm = encoder_calm(e);
 }
 
 /* Stages `d` after a step, as commit_calm does. */
-static inline __attribute__((always_inline)) void lazy_commit(rvt_etrace_encoder *e, struct staged_ref st[3], struct staged_ref d) {
-    lazy_step(e, st);
+static inline __attribute__((always_inline)) void lazy_commit(rvt_etrace_encoder *e, struct staged_ref st[3],
+                                                          struct staged_ref d, bool *calm) {
+    lazy_step(e, st, calm);
     st[0] = st[1];
     st[1] = st[2];
     st[2] = d;
@@ -860,17 +876,18 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
         st[k] = (struct staged_ref){SLOT(e, k), AS_IS, e->calm[(e->head + k) & 3]};
     const rvt_retire *before = SLOT(e, 2);
     size_t start = i;
+    bool calm = encoder_calm(e);
     for (; i < n && !e->error; i++) {
         const rvt_retire *r = &recs[i];
         if (!r->ninsns || r->sideband)
             break;
         unsigned joins = before->priv == r->priv && before->context == r->context ? CALM_JOINS : 0;
         if (r->ninsns == 1) {
-            lazy_commit(e, st, (struct staged_ref){r, AS_IS, calm_of(NULL, r) | joins});
+            lazy_commit(e, st, (struct staged_ref){r, AS_IS, calm_of(NULL, r) | joins}, &calm);
         } else {
             if (i + 1 == n || (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
                 break;
-            lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins});
+            lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins}, &calm);
             if (lazy_inner_may_matter(e, st, r)) {
                 /* its inner instructions may matter: the rest as push_plain_block goes on */
                 e->qualified = true;
@@ -878,7 +895,7 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
                 push_plain_block_rest(e, r);
                 return i + 1;
             }
-            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)});
+            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, &calm);
         }
         before = r;
     }
