@@ -189,9 +189,9 @@ static rvt_retire *run_record_space(void *user, size_t *cap) {
 
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
-    uint8_t frame[32];
-    size_t n = rvt_te_raw_frame(payload, len, frame);
-    return n ? byte_file_sink(user, frame, n) : RVT_E_RANGE;
+    byte_file *out = user;
+    size_t n = rvt_te_raw_frame(payload, len, byte_file_room(out, 32));
+    return n ? byte_file_wrote(out, n) : RVT_E_RANGE;
 }
 
 /* The code the hart runs, for the encoders and the reference filter. */

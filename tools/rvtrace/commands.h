@@ -45,6 +45,19 @@ typedef struct byte_file {
 byte_file *byte_file_open(const char *path);
 int byte_file_sink(void *user, const uint8_t *bytes, size_t len);
 int byte_file_close(byte_file *b);
+/* Room for up to `len` (<= the buffer's size) more bytes, at the end of the
+ * buffer (written out first when full); byte_file_wrote says how many went
+ * there and returns RVT_E_IO once any write failed. */
+void byte_file_drain(byte_file *b);
+static inline uint8_t *byte_file_room(byte_file *b, size_t len) {
+    if (b->n + len > sizeof b->buf)
+        byte_file_drain(b);
+    return b->buf + b->n;
+}
+static inline int byte_file_wrote(byte_file *b, size_t len) {
+    b->n += len;
+    return b->failed ? RVT_E_IO : RVT_OK;
+}
 
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {

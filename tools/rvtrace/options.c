@@ -100,7 +100,7 @@ byte_file *byte_file_open(const char *path) {
     return b;
 }
 
-static void byte_file_drain(byte_file *b) {
+void byte_file_drain(byte_file *b) {
     if (b->n && fwrite(b->buf, 1, b->n, b->f) != b->n)
         b->failed = true;
     b->n = 0;
@@ -113,9 +113,8 @@ int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
         if (len > sizeof b->buf)
             return file_byte_sink(b->f, bytes, len);
     }
-    memcpy(b->buf + b->n, bytes, len);
-    b->n += len;
-    return b->failed ? RVT_E_IO : RVT_OK;
+    memcpy(byte_file_room(b, len), bytes, len);
+    return byte_file_wrote(b, len);
 }
 
 int byte_file_close(byte_file *b) {
