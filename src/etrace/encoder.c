@@ -855,7 +855,8 @@ static void lazy_end(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
  * both, no inner instruction can send one either. That holds up to the
  * count's last two values, where inner_may_matter alone would take every
  * block apart; at the last but one, it takes apart only the blocks after a
- * settling branch, not every block after a branch (a ninth of coremark's). */
+ * settling branch, not every block after a branch (on coremark, an eighth
+ * as many). */
 static bool lazy_inner_may_matter(const rvt_etrace_encoder *e, const struct staged_ref st[3], const rvt_retire *r) {
     if (!inner_may_matter(e, r))
         return false;

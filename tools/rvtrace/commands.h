@@ -34,8 +34,9 @@ int file_byte_sink(void *user, const uint8_t *bytes, size_t len);
 /* A FILE * written 64 KiB at a time: an encoder's packets are a few bytes
  * each, and an fwrite per packet (the stream's lock, its buffer logic) cost
  * more than making the packet. byte_file_sink is a byte sink (user: the
- * byte_file); byte_file_close writes what is left and closes the file,
- * returning RVT_E_IO when any write failed. */
+ * byte_file); byte_file_drain writes out what the buffer holds;
+ * byte_file_close writes what is left and closes the file, returning
+ * RVT_E_IO when any write failed. */
 typedef struct byte_file {
     FILE *f;
     size_t n;
@@ -45,10 +46,10 @@ typedef struct byte_file {
 byte_file *byte_file_open(const char *path);
 int byte_file_sink(void *user, const uint8_t *bytes, size_t len);
 int byte_file_close(byte_file *b);
+void byte_file_drain(byte_file *b);
 /* Room for up to `len` (<= the buffer's size) more bytes, at the end of the
  * buffer (written out first when full); byte_file_wrote says how many went
  * there and returns RVT_E_IO once any write failed. */
-void byte_file_drain(byte_file *b);
 static inline uint8_t *byte_file_room(byte_file *b, size_t len) {
     if (b->n + len > sizeof b->buf)
         byte_file_drain(b);

@@ -108,10 +108,9 @@ void byte_file_drain(byte_file *b) {
 
 int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
     byte_file *b = user;
-    if (b->n + len > sizeof b->buf) {
+    if (len > sizeof b->buf) {
         byte_file_drain(b);
-        if (len > sizeof b->buf)
-            return file_byte_sink(b->f, bytes, len);
+        return file_byte_sink(b->f, bytes, len);
     }
     memcpy(byte_file_room(b, len), bytes, len);
     return byte_file_wrote(b, len);
