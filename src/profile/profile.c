@@ -316,6 +316,9 @@ static size_t run_slot_index(uint64_t start, uint32_t n, size_t cap) {
     return (size_t)(h >> (64 - __builtin_ctzll(cap)));
 }
 
+/* Whether r (NULL: none) is the run of n instructions from start. */
+static inline bool run_is(const run_slot *r, uint64_t start, uint32_t n) { return r && r->start == start && r->n == n; }
+
 static size_t recent_run_index(uint64_t start, uint32_t n) {
     return (size_t)((start >> 1) ^ (uint64_t)n << 5) & (RECENT_RUNS - 1);
 }
@@ -349,7 +352,7 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
     if (p->runs_cap) {
         k = run_slot_index(start, n, p->runs_cap);
         for (; p->runs[k].used; k = (k + 1) & (p->runs_cap - 1))
-            if (p->runs[k].start == start && p->runs[k].n == n)
+            if (run_is(&p->runs[k], start, n))
                 return p->recent_runs[recent_run_index(start, n)] = &p->runs[k];
     }
     /* a new run: the table grows first when it would be more than half full */
@@ -385,7 +388,7 @@ static __attribute__((noinline)) int add_run_slowly(rvt_profile *p, uint64_t sta
     if (n <= 1)
         return n && !add(p, start) ? RVT_E_NOMEM : 0;
     run_slot *prev = p->prev_run, *r = prev ? prev->next : NULL;
-    if (!r || r->start != start || r->n != n) {
+    if (!run_is(r, start, n)) {
         if (!(r = run_for(p, start, n)))
             return RVT_E_NOMEM;
         if (p->prev_run) /* (the table did not move) */
@@ -422,9 +425,9 @@ static inline __attribute__((always_inline)) int add_run(rvt_profile *p, uint64_
     uint32_t cur = p->cur;
     if (prev && cur != 0 && (prev->last_kind == KIND_PLAIN || prev->last_kind == KIND_BRANCH)) {
         r = prev->next;
-        if (!r || r->start != start || r->n != n) {
+        if (!run_is(r, start, n)) {
             r = p->recent_runs[recent_run_index(start, n)];
-            if (!r || r->start != start || r->n != n)
+            if (!run_is(r, start, n))
                 return add_run_slowly(p, start, n);
             prev->next = r;
         }
