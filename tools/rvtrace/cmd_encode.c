@@ -55,10 +55,6 @@ static void encode_usage(FILE *out) {
             transport_help, ntrace_option_help);
 }
 
-static int write_bytes(void *user, const uint8_t *bytes, size_t len) {
-    return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
-}
-
 /* Stat line as NexRv prints it after a dump. */
 void print_nexus_stat(uint64_t bytes, uint64_t messages, uint64_t errors, uint64_t insns) {
     printf("Stat: %llu bytes, %llu messages, %llu error messages, %.2f bytes/message, %llu instr, %.3f "
@@ -128,7 +124,7 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         goto done;
     }
     rvt_ntrace_encoder *e;
-    if (rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, write_bytes, out)) {
+    if (rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, file_byte_sink, out)) {
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
         goto done;
     }
