@@ -951,7 +951,8 @@ static const bool in_code_blocks[RVT_OP_COUNT] = {
     [RVT_OP_JAL] = true, [RVT_OP_JALR] = true,
 };
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc) {
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
+                                         const void *const *dispatch) {
     struct code_block *cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
     cb->pc = pc;
     cb->gen = m->code_gen;
@@ -964,7 +965,7 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
             break;
         if (in->op >= RVT_OP_COUNT || !in_code_blocks[in->op] || in->imm != (int32_t)in->imm)
             break;
-        cb->ops[n] = (struct code_op){(int32_t)in->imm, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n};
+        cb->ops[n] = (struct code_op){NULL, (int32_t)in->imm, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n};
         switch (in->op) { /* the register operations' handlers need not clear x0 after them */
 #define ALU_CASE(name, ...) case RVT_OP_##name:
             HART_ALU(ALU_CASE)
@@ -988,6 +989,9 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
     cb->ops[n].op = CODE_OP_END;
     cb->ops[n].at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
     cb->ops[n].index = (uint8_t)n;
+    for (uint32_t k = 0; k <= n; k++)
+        cb->ops[k].go = dispatch[cb->ops[k].op];
+    cb->dispatch = dispatch;
     cb->n = n;
     cb->end = at;
     return cb;

@@ -209,13 +209,17 @@ static inline void forget_fetch_pages(hart *h) {
 #define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
 #define CODE_OP_NOP (RVT_OP_COUNT + 1) /* a register operation that writes x0 */
 struct code_op {
+    /* The handler in the loop variant that made the block (direct
+     * threading: the jump to the next handler is one indirect jump, with no
+     * table to index; see struct code_block's dispatch). */
+    const void *go;
     int32_t imm;
     uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
     uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
 };
-_Static_assert(sizeof(struct code_op) == 12, "a code operation stays 12 bytes");
+_Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
 struct code_block {
     uint64_t pc, end;   /* the first instruction; the address after the last */
     uint64_t gen;       /* m->code_gen when decoded (0: never) */
@@ -224,6 +228,9 @@ struct code_block {
     uint32_t last_raw;  /* its bits */
     bool ends_in_jump;  /* the last is a jump */
     uint8_t jump_itype; /* and its itype */
+    /* The handler table of the loop variant whose handlers the ops' `go`
+     * are: a block holds only for that variant (another one makes it again). */
+    const void *const *dispatch;
     struct code_op ops[CODE_BLOCK_MAX + 1];
 };
 
@@ -464,7 +471,8 @@ void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, 
 void machine_flush_icache(struct rvt_machine *m);
 /* Decodes the code block at `pc` from `page` (the decoded page at
  * `page_base` that fetches at pc come from) into its slot of m->code_blocks. */
-const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc);
+const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
+                                         const void *const *dispatch);
 /* mip's timer and software bits from the CLINT's state. */
 void update_timer_irq(struct rvt_machine *m);
 

@@ -72,7 +72,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 #define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
     /* The block in cb's slot is the one at pc, and the code it was decoded
      * from has not changed since. */
-#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen)
+#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
     /* The record block ends with the instruction at `at` (bits `raw`, `len`
      * bytes, `itype`), `retired` instructions into the run; the next one
      * starts at `to`. (A block of its own, not `blk`: only the way out
@@ -130,10 +130,10 @@ next_insn:
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
             cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc))))
+            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc, dispatch))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
-                    goto *dispatch[op->op];
+                    goto *op->go;
                 }
         }
         if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
@@ -242,7 +242,7 @@ general: {
 #define NEXT_OP()                                                                                                      \
     do {                                                                                                               \
         op++;                                                                                                          \
-        goto *dispatch[op->op];                                                                                        \
+        goto *op->go;                                                                                        \
     } while (0)
 #define ALU_HANDLER(name, value)                                                                                       \
     op_##name : {                                                                                                      \
@@ -382,7 +382,7 @@ next_block:
         cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
         if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS(cb)) {
             op = cb->ops;
-            goto *dispatch[op->op];
+            goto *op->go;
         }
     }
     goto next_insn;
