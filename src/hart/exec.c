@@ -965,7 +965,7 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
             break;
         if (in->op >= RVT_OP_COUNT || !in_code_blocks[in->op] || in->imm != (int32_t)in->imm)
             break;
-        cb->ops[n] = (struct code_op){NULL, (int32_t)in->imm, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n};
+        cb->ops[n] = (struct code_op){NULL, (int32_t)in->imm, in->raw, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n};
         switch (in->op) { /* the register operations' handlers need not clear x0 after them */
 #define ALU_CASE(name, ...) case RVT_OP_##name:
             HART_ALU(ALU_CASE)

@@ -214,6 +214,7 @@ struct code_op {
      * table to index; see struct code_block's dispatch). */
     const void *go;
     int32_t imm;
+    uint32_t raw; /* its bits, for the record a branch writes (no trip to the decoded page) */
     uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */

@@ -308,9 +308,8 @@ op_nop:
     do {                                                                                                               \
         machine_make_room(m);                                                                                          \
         uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)op->index + 1;                                   \
-        const rvt_insn *branch_ = &page[(at_ - page_base) >> 1];                                                       \
-        uint32_t raw_ = branch_->raw;                                                                                  \
-        unsigned len_ = branch_->len;                                                                                  \
+        uint32_t raw_ = op->raw;                                                                                       \
+        unsigned len_ = retired_length(raw_);                                                                          \
         CLOSE_RECORD_BLOCK(at_, raw_, len_, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN,  \
                            done_, to);                                                                                 \
     } while (0)
