@@ -245,6 +245,8 @@ typedef struct rvt_machine {
     bool has_tohost, has_fromhost;
     uint64_t mtime;
     struct code_block *code_blocks; /* CODE_BLOCK_SLOTS */
+    void *code_blocks_map;          /* the mapping they lie in (NULL: calloc'ed) */
+    size_t code_blocks_map_size;
     uint64_t code_gen;
     uint64_t mtimecmp[RVT_MAX_HARTS];
     uint32_t msip[RVT_MAX_HARTS];
