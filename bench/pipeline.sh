@@ -6,7 +6,9 @@
 #   dec E/N   rvtrace decode ... --profile 10 (the trace into a consumer)
 #   bits/i    trace bits per instruction
 # in millions of instructions per second; spike's run beside ours when spike
-# is installed ($SPIKE or PATH), NexRv's decoder when $NEXRV names it
+# is installed ($SPIKE or PATH), with how many times faster the hart runs
+# (x spike: wall-clock time; cpu: CPU time, steadier on a shared machine,
+# where bench/proctime is built), NexRv's decoder when $NEXRV names it
 # (run as: $NEXRV TRACE.nex ELF). No pass/fail: figures to compare.
 # usage: pipeline.sh RVTRACE PROGRAM...
 set -u
@@ -19,14 +21,24 @@ MEM=0x20010000:0x40000,0x80000000:0x400000
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
+PROCTIME=${PROCTIME:-$(dirname "$R")/bench/proctime}
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# seconds of one run of the command
-timed() { t0=$(now); "$@" > /dev/null 2>&1; t1=$(now); awk "BEGIN { print $t1 - $t0 }"; }
+# one run of the command: its wall-clock seconds and CPU seconds (- without proctime)
+timed() {
+    if [ -x "$PROCTIME" ]; then
+        "$PROCTIME" "$@"
+    else
+        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now); awk "BEGIN { print $t1 - $t0, \"-\" }"
+    fi
+}
+# the median of FILE's wall-clock (column 1) or CPU (column 2) times
+wall() { awk '{ print $1 }' "$1" | median; }
+cpu() { awk '{ print $2 }' "$1" | median; }
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t / 1e6; else print "-" }'; }
 
-printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' program insns hart run+E ratio run+N ratio \
-    "dec E" "dec N" "bits E" "bits N" "spike"
+printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' program insns hart run+E ratio run+N ratio \
+    "dec E" "dec N" "bits E" "bits N" "spike" "x spike" "cpu"
 for program in "$@"; do
     name=$(basename "$program")
     class=$(od -An -tu1 -j4 -N1 "$program" | tr -d ' ')
@@ -47,16 +59,22 @@ for program in "$@"; do
         [ -n "$NEXRV" ] && timed "$NEXRV" "$W/t.nex" "$program" >> "$W/nexrv"
         i=$((i + 1))
     done
-    hart=$(median < "$W/hart") runE=$(median < "$W/runE") runN=$(median < "$W/runN")
+    hart=$(wall "$W/hart") runE=$(wall "$W/runE") runN=$(wall "$W/runN")
     bitsE=$(awk -v b="$(stat -c %s "$W/t.te")" -v n="$insns" 'BEGIN { printf "%.3f", 8 * b / n }')
     bitsN=$(awk -v b="$(stat -c %s "$W/t.nex")" -v n="$insns" 'BEGIN { printf "%.3f", 8 * b / n }')
-    spike=-
-    [ -s "$W/spike" ] && spike="$(mips "$insns" "$(median < "$W/spike")")"
-    printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' "$name" "$insns" "$(mips "$insns" "$hart")" \
+    spike=- faster=- faster_cpu=-
+    if [ -s "$W/spike" ]; then
+        spike="$(mips "$insns" "$(wall "$W/spike")")"
+        faster=$(awk "BEGIN { printf \"%.2f\", $(wall "$W/spike") / $hart }")
+        [ -x "$PROCTIME" ] && faster_cpu=$(awk "BEGIN { printf \"%.2f\", $(cpu "$W/spike") / $(cpu "$W/hart") }")
+    fi
+    printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' "$name" "$insns" "$(mips "$insns" "$hart")" \
         "$(mips "$insns" "$runE")" "$(awk "BEGIN { printf \"%.2f\", $hart / $runE }")" \
         "$(mips "$insns" "$runN")" "$(awk "BEGIN { printf \"%.2f\", $hart / $runN }")" \
-        "$(mips "$insns" "$(median < "$W/decE")")" "$(mips "$insns" "$(median < "$W/decN")")" "$bitsE" "$bitsN" "$spike"
-    [ -s "$W/nexrv" ] && printf '%-24s NexRv decode: %s M instructions/s\n' "" "$(mips "$insns" "$(median < "$W/nexrv")")"
+        "$(mips "$insns" "$(wall "$W/decE")")" "$(mips "$insns" "$(wall "$W/decN")")" "$bitsE" "$bitsN" "$spike" \
+        "$faster" "$faster_cpu"
+    [ -s "$W/nexrv" ] && printf '%-24s NexRv decode: %s M instructions/s\n' "" "$(mips "$insns" "$(wall "$W/nexrv")")"
 done
 echo "(millions of instructions per second, whole processes, median of $RUNS; ratio: run+trace speed / hart speed;"
-echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ', not installed here'))"
+echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ', not installed here'); x spike: spike's time / the hart's,"
+echo " wall-clock; cpu: the same in CPU time$([ -x "$PROCTIME" ] || echo ', - without bench/proctime'))"
