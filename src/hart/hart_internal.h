@@ -473,7 +473,8 @@ mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
 void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, unsigned len);
 void machine_flush_icache(struct rvt_machine *m);
 /* Decodes the code block at `pc` from `page` (the decoded page at
- * `page_base` that fetches at pc come from) into its slot of m->code_blocks. */
+ * `page_base` that fetches at pc come from) into its slot of m->code_blocks,
+ * its operations pointing at the handlers in `dispatch` (by operation). */
 const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
                                          const void *const *dispatch);
 /* mip's timer and software bits from the CLINT's state. */

@@ -1,8 +1,8 @@
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 /* The machine around the harts, as spike builds it for a bare-metal program:
  * boot ROM with the reset stub at 0x1000, RAM regions, the CLINT, and the
  * HTIF host interface reached through the ELF's tohost/fromhost words, with
  * spike's scheduling (5000-step quanta per hart, host polling between them). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -389,7 +389,7 @@ static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *
 }
 
 /* Zeroed slots for the code blocks. The slots code reaches lie scattered
- * over 3 MiB, and each small page they touch costs a page fault the first
+ * over 3.4 MiB, and each small page they touch costs a page fault the first
  * time (hundreds per program, a few per cent of a short run): on 2 MiB
  * pages, where the kernel gives them for the asking, two faults. */
 static void alloc_code_blocks(rvt_machine *m) {

@@ -70,8 +70,8 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* Whole blocks only, and none that could take the record block past
      * its limit where one instruction at a time would have cut it. */
 #define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
-    /* The block in cb's slot is the one at pc, and the code it was decoded
-     * from has not changed since. */
+    /* The block in cb's slot is the one at pc, the code it was decoded from
+     * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
     /* The record block ends with the instruction at `at` (bits `raw`, `len`
      * bytes, `itype`), `retired` instructions into the run; the next one
@@ -242,7 +242,7 @@ general: {
 #define NEXT_OP()                                                                                                      \
     do {                                                                                                               \
         op++;                                                                                                          \
-        goto *op->go;                                                                                        \
+        goto *op->go;                                                                                                  \
     } while (0)
 #define ALU_HANDLER(name, value)                                                                                       \
     op_##name : {                                                                                                      \
