@@ -516,7 +516,9 @@ void ctr_note_exit(hart *h) {
     ctr_state *c = h->ctr;
     if (!c)
         return;
-    memcpy(c->exit_e, c->e, sizeof c->e);
+    /* (called for every store while a program loops on its exit store;
+     * the entries past the depth are never read from the copy) */
+    memcpy(c->exit_e, c->e, c->depth * sizeof c->e[0]);
     c->exit_wrptr = c->wrptr;
     c->exit_depth = c->depth;
 }

@@ -181,7 +181,9 @@ typedef struct hart {
      * value and event total at the last configuration change; the event
      * totals per privilege, kept while hpm_counting. */
     uint64_t hpm_event[PMU_COUNTERS];
+    uint8_t hpm_ev[PMU_COUNTERS]; /* pmu_event_of each one's event code, kept with it */
     uint64_t hpm_base[PMU_COUNTERS], hpm_snap[PMU_COUNTERS];
+    uint64_t hpm_gen; /* moved on whenever a counter starts afresh (rebase) */
     uint64_t ev[4][PMU_EV_COUNT];
     bool hpm_counting;
     uint64_t hpm_until_check; /* instructions that may run before an overflow check */
@@ -189,6 +191,7 @@ typedef struct hart {
      * program stored its exit code */
     uint64_t hpm_exit[32];
     bool hpm_exit_valid;
+    uint64_t hpm_exit_gen; /* hpm_gen when hpm_exit was taken */
 } hart;
 
 /* Whatever changed may change what fetches see: no decoded page is kept. */
