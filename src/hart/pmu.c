@@ -195,9 +195,9 @@ void pmu_reset(hart *h) {
     memset(h->hpm_event, 0, sizeof h->hpm_event);
     memset(h->hpm_ev, pmu_event_of(0), sizeof h->hpm_ev);
     memset(h->hpm_base, 0, sizeof h->hpm_base);
-    h->hpm_gen++;
     memset(h->hpm_snap, 0, sizeof h->hpm_snap);
     memset(h->ev, 0, sizeof h->ev);
+    h->hpm_gen++;
     refresh(h);
 }
 
@@ -211,10 +211,10 @@ static uint64_t read_counter(const hart *h, unsigned counter) {
 }
 
 /* Called while the exit store executes: it is counted too (an instruction
- * and a store), as spike's trace ends with it. */
-/* A program that loops on its exit store (riscv-tests do) calls this for
- * every store until the host looks: where no counter counts and none
- * started afresh since the last call, only mcycle and minstret moved. */
+ * and a store), as spike's trace ends with it. A program that loops on its
+ * exit store (riscv-tests do) calls this for every store until the host
+ * looks: where no counter counts and none started afresh since the last
+ * call, only mcycle and minstret moved. */
 void pmu_note_exit(hart *h) {
     bool others_as_noted = h->hpm_exit_valid && !h->hpm_counting && h->hpm_exit_gen == h->hpm_gen;
     for (unsigned c = 0; c < 32; c++) {
