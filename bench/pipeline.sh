@@ -64,8 +64,9 @@ for program in "$@"; do
     bitsN=$(awk -v b="$(stat -c %s "$W/t.nex")" -v n="$insns" 'BEGIN { printf "%.3f", 8 * b / n }')
     spike=- faster=- faster_cpu=-
     if [ -s "$W/spike" ]; then
-        spike="$(mips "$insns" "$(wall "$W/spike")")"
-        faster=$(awk "BEGIN { printf \"%.2f\", $(wall "$W/spike") / $hart }")
+        spike_wall=$(wall "$W/spike")
+        spike="$(mips "$insns" "$spike_wall")"
+        faster=$(awk "BEGIN { printf \"%.2f\", $spike_wall / $hart }")
         [ -x "$PROCTIME" ] && faster_cpu=$(awk "BEGIN { printf \"%.2f\", $(cpu "$W/spike") / $(cpu "$W/hart") }")
     fi
     printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' "$name" "$insns" "$(mips "$insns" "$hart")" \

@@ -217,9 +217,7 @@ static uint64_t read_counter(const hart *h, unsigned counter) {
  * call, only mcycle and minstret moved. */
 void pmu_note_exit(hart *h) {
     bool others_as_noted = h->hpm_exit_valid && !h->hpm_counting && h->hpm_exit_gen == h->hpm_gen;
-    for (unsigned c = 0; c < 32; c++) {
-        if (c == 3 && others_as_noted)
-            break;
+    for (unsigned c = 0, end = others_as_noted ? 3 : 32; c < end; c++) {
         uint64_t v = c == 1 ? 0 : read_counter(h, c);
         if (c == 0 || c == 2) {
             v++;
