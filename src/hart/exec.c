@@ -4,6 +4,7 @@
  * (when interrupts are sampled, what ends a scheduling quantum). */
 #include "ctr_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
@@ -37,12 +38,32 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
-/* Straight into the buffer: a record put together on the stack would be
- * copied with wide loads of its fresh narrow stores (no forwarding). The
- * interpreter's loop calls this with the block in its locals, once it made
- * room (machine_make_room) before working out the record's fields. */
-static inline __attribute__((always_inline)) void write_block_record(rvt_machine *m, const struct retire_block *b,
-                                                                      unsigned itype, unsigned hart_id) {
+/* A block record is written as eight words straight into the buffer: a
+ * record put together on the stack would be copied with wide loads of its
+ * fresh narrow stores (no forwarding), and field by field the narrow fields
+ * cost a store each. Bytes 48..55 hold iretire, ilastsize, itype, priv,
+ * ctype and sijump (0 here) and hart: block_record_tail. */
+_Static_assert(sizeof(rvt_retire) == 64 && offsetof(rvt_retire, time) == 32 && offsetof(rvt_retire, insn) == 40 &&
+                   offsetof(rvt_retire, ninsns) == 44 && offsetof(rvt_retire, iretire) == 48 &&
+                   offsetof(rvt_retire, ilastsize) == 50 && offsetof(rvt_retire, itype) == 51 &&
+                   offsetof(rvt_retire, priv) == 52 && offsetof(rvt_retire, ctype) == 53 &&
+                   offsetof(rvt_retire, sijump) == 54 && offsetof(rvt_retire, hart) == 55 &&
+                   offsetof(rvt_retire, sideband) == 56,
+               "block records are written as words");
+
+/* The part of the tail word that stays for a run of blocks. */
+static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
+    return (uint64_t)(priv & 0xff) << 32 | (uint64_t)(hart_id & 0xff) << 56;
+}
+
+static inline uint64_t block_record_tail(uint32_t hw, unsigned len, unsigned itype, uint64_t owner) {
+    return (hw & 0xffff) | (uint64_t)(len == 4) << 16 | (uint64_t)itype << 24 | owner;
+}
+
+/* The record of a block of `n` instructions from `pc` whose last has bits
+ * `insn`, once the caller made room (machine_make_room). */
+static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
+                                                                    uint32_t insn, uint64_t tail) {
     rvt_retire *r = &m->buf[m->nbuf++];
     /* The buffer is usually a relay's, last read on the consumer's core:
      * asking for the line eight records ahead, for writing, hides most of
@@ -55,17 +76,35 @@ static inline __attribute__((always_inline)) void write_block_record(rvt_machine
 #else
     __builtin_prefetch((const void *)((uintptr_t)r + 8 * sizeof *r), 1);
 #endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* (stores of their own: GCC puts an array together on the stack first) */
+    typedef uint64_t __attribute__((may_alias)) record_word;
+    record_word *w = (record_word *)r;
+    w[0] = pc;
+    w[1] = w[2] = w[3] = 0;
+    w[4] = m->mtime;
+    w[5] = insn | (uint64_t)n << 32;
+    w[6] = tail;
+    w[7] = 0;
+#else
     *r = (rvt_retire){
-        .iaddr = b->pc,
-        .ninsns = b->n,
-        .iretire = (uint16_t)b->hw,
-        .ilastsize = b->len == 4,
-        .insn = b->insn,
-        .itype = (uint8_t)itype,
-        .priv = b->priv,
+        .iaddr = pc,
+        .ninsns = n,
+        .iretire = (uint16_t)tail,
+        .ilastsize = (uint8_t)(tail >> 16),
+        .insn = insn,
+        .itype = (uint8_t)(tail >> 24),
+        .priv = (uint8_t)(tail >> 32),
         .time = m->mtime,
-        .hart = (uint8_t)hart_id,
+        .hart = (uint8_t)(tail >> 56),
     };
+#endif
+}
+
+static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
+                                      unsigned hart_id) {
+    write_block_words(m, b->pc, b->n, b->insn,
+                      block_record_tail(b->hw, b->len, itype, block_record_owner(b->priv, hart_id)));
 }
 
 static void emit_block(hart *h, unsigned itype) {

@@ -73,17 +73,15 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
-    /* The record block ends with the instruction at `at` (bits `raw`, `len`
-     * bytes, `itype`), `retired` instructions into the run; the next one
-     * starts at `to`. (A block of its own, not `blk`: only the way out
-     * needs that, and keeping it up to date here kept it on the stack.) */
-    const unsigned hart_id = h->id;
-#define CLOSE_RECORD_BLOCK(at, raw, len, itype, retired, to)                                                           \
+    /* The record block ends with an instruction of `len` bytes (bits `raw`,
+     * `itype`) before `next`, `retired` instructions into the run; the next
+     * one starts at `to`. (No struct for the block: only the way out needs
+     * one, and keeping it up to date here kept it on the stack.) */
+    uint64_t blk_owner = block_record_owner(blk_priv, h->id);
+#define CLOSE_RECORD_BLOCK(next, raw, len, itype, retired, to)                                                         \
     do {                                                                                                               \
-        const struct retire_block closed_ = {blk_pc, (uint32_t)((retired) - blk_base),                                 \
-                                             (uint32_t)(((at) + (len) - blk_pc) >> 1), (raw), (uint8_t)(len),         \
-                                             (uint8_t)blk_priv};                                                       \
-        write_block_record(m, &closed_, (itype), hart_id);                                                             \
+        write_block_words(m, blk_pc, (uint32_t)((retired) - blk_base), (raw),                                          \
+                          block_record_tail((uint32_t)(((next) - blk_pc) >> 1), (len), (itype), blk_owner));           \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
     } while (0)
@@ -203,9 +201,10 @@ general: {
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
             machine_make_room(m);
-            CLOSE_RECORD_BLOCK(pc, in->raw, in->len,
+            CLOSE_RECORD_BLOCK(pc + in->len, in->raw, in->len,
                                in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
+            blk_owner = block_record_owner(blk_priv, h->id);
             if (m->stop) {
                 pc = next;
                 goto out;
@@ -250,7 +249,7 @@ general: {
         int64_t imm = op->imm;                                                                                         \
         (void)a, (void)b, (void)imm;                                                                                   \
         pc = cb->pc + 2u * op->at;                                                                                     \
-        x[op->rd] = SEXTX(value); /* never x0: that is op_nop */                                                      \
+        x[op->rd] = SEXTX(value); /* never x0: that is op_nop */                                                       \
         NEXT_OP();                                                                                                     \
     }
     HART_ALU(ALU_HANDLER)
@@ -273,7 +272,7 @@ op_nop:
     } while (0)
 #define LOAD_HANDLER(name, nbytes, extend)                                                                             \
     op_##name : {                                                                                                      \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                           \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
         IN_DATA_REGION(va, nbytes, off);                                                                               \
         if (va & (nbytes - 1))                                                                                         \
             goto op_leave;                                                                                             \
@@ -289,7 +288,7 @@ op_nop:
      * tohost, go the general way. */
 #define STORE_HANDLER(name, nbytes)                                                                                    \
     op_##name : {                                                                                                      \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                           \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
         IN_DATA_REGION(va, nbytes, off);                                                                               \
         if ((va & (nbytes - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) ||  \
             va == tohost)                                                                                              \
@@ -304,14 +303,11 @@ op_nop:
      * written where it retires, taken or not (`to`: where it went). The
      * record block is empty after it, so last_pc and last_raw (what the way
      * out needs of a block left open) wait for the next instruction. */
-#define BRANCH_RECORD(to)                                                                                              \
+#define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
         machine_make_room(m);                                                                                          \
-        uint64_t at_ = cb->pc + 2u * op->at, done_ = done + (uint32_t)op->index + 1;                                   \
-        uint32_t raw_ = op->raw;                                                                                       \
-        unsigned len_ = retired_length(raw_);                                                                          \
-        CLOSE_RECORD_BLOCK(at_, raw_, len_, (to) != at_ + len_ ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN,  \
-                           done_, to);                                                                                 \
+        CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, 2u * (op[1].at - op->at), (itype),                         \
+                           done + (uint32_t)op->index + 1, to);                                                        \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
@@ -319,7 +315,7 @@ op_nop:
         if (!(cond)) {                                                                                                 \
             if (BLOCKS) {                                                                                              \
                 target = MASKX(cb->pc + 2u * op[1].at);                                                                \
-                BRANCH_RECORD(target);                                                                                 \
+                BRANCH_RECORD(target, RVT_ITYPE_BRANCH_NOT_TAKEN);                                                     \
                 if (m->stop) {                                                                                         \
                     done += (uint32_t)op->index + 1;                                                                   \
                     pc = target;                                                                                       \
@@ -332,8 +328,9 @@ op_nop:
         if (target & ialign_mask)                                                                                      \
             goto op_leave;                                                                                             \
         target = MASKX(target);                                                                                        \
-        if (BLOCKS)                                                                                                    \
-            BRANCH_RECORD(target);                                                                                     \
+        if (BLOCKS) /* (a branch to the next instruction counts as not taken) */                                       \
+            BRANCH_RECORD(target,                                                                                      \
+                          target != cb->pc + 2u * op[1].at ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN);     \
         done += (uint32_t)op->index + 1; /* out of the block here */                                                   \
         pc = target;                                                                                                   \
         if (BLOCKS && m->stop)                                                                                         \
@@ -368,7 +365,7 @@ block_done:
         last_raw = cb->last_raw;
         if (cb->ends_in_jump) { /* so does the record block */
             machine_make_room(m);
-            CLOSE_RECORD_BLOCK(cb->last_pc, cb->last_raw, retired_length(cb->last_raw), cb->jump_itype, done, target);
+            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc, cb->jump_itype, done, target);
             if (m->stop) {
                 pc = target;
                 goto out;
