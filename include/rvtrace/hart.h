@@ -123,6 +123,15 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
 /* Read-only memory of the machine (the boot ROM): contents a decoder may
  * trust when following register values. */
 bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
+/* From now on the machine notes whether a hart executes an instruction
+ * outside the executable ones of `segs` and the boot ROM, or any with
+ * address translation on: until then the code of every retired instruction
+ * is the image's or the ROM's, which another thread may read while the harts
+ * run (rvt_program_insn reads the machine's memory only for other code).
+ * RVT_E_RANGE for more than 16 segments (nothing is watched then). */
+int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n);
+/* Whether a hart left the watched code (true when nothing is watched). */
+bool rvt_machine_left_code(const rvt_machine *m);
 
 
 /* ---- Control transfer records ---- */

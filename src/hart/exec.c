@@ -522,6 +522,8 @@ static const rvt_insn *fetch_translated(hart *h) {
     if (!translate(h, h->pc, ACC_FETCH, 2, &pa))
         return NULL;
     const rvt_insn *in = phys_fetch(h->m, pa);
+    if (pa != h->pc)
+        h->m->left_code = true; /* (see rvt_machine_watch_code) */
     if (!in) {
         h->exc_cause = CAUSE_FETCH_ACCESS;
         h->exc_tval = h->pc;
@@ -540,6 +542,7 @@ static const rvt_insn *fetch_translated(hart *h) {
             return NULL;
         }
         if (pa2 != pa + 2) {
+            h->m->left_code = true;
             static _Thread_local rvt_insn split;
             uint8_t b[4];
             if (!phys_load(h->m, pa, b, 2) || !phys_load(h->m, pa2, b + 2, 2)) {

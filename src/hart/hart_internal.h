@@ -251,6 +251,13 @@ typedef struct rvt_machine {
     void *code_blocks_map;          /* the mapping they lie in (NULL: calloc'ed) */
     size_t code_blocks_map_size;
     uint64_t code_gen;
+    /* rvt_machine_watch_code: the ranges, and whether a hart executed an
+     * instruction outside them and the boot ROM since they were given. */
+    struct code_range {
+        uint64_t base, size;
+    } code_watch[16];
+    unsigned ncode_watch;
+    bool code_watched, left_code;
     uint64_t mtimecmp[RVT_MAX_HARTS];
     uint32_t msip[RVT_MAX_HARTS];
     hart *harts;

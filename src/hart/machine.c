@@ -208,6 +208,36 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
     return board_access(m, pa, (void *)in, len, true);
 }
 
+int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n) {
+    if (n > sizeof m->code_watch / sizeof m->code_watch[0])
+        return RVT_E_RANGE;
+    m->ncode_watch = 0;
+    for (size_t i = 0; i < n; i++)
+        if (segs[i].exec && segs[i].memsz)
+            m->code_watch[m->ncode_watch++] = (struct code_range){segs[i].vaddr, segs[i].memsz};
+    /* Every instruction is looked at as it is decoded: what is decoded
+     * already is decoded again. */
+    machine_flush_icache(m);
+    m->code_watched = true;
+    m->left_code = false;
+    return 0;
+}
+
+bool rvt_machine_left_code(const rvt_machine *m) { return !m->code_watched || m->left_code; }
+
+/* An instruction of `len` bytes decoded at `pa` of region r, with
+ * rvt_machine_watch_code on (addresses are physical: fetches through
+ * translation leave the watched code of themselves). */
+static void watch_decoded(rvt_machine *m, const mem_region *r, uint64_t pa, unsigned len) {
+    if (r->rom)
+        return;
+    for (unsigned i = 0; i < m->ncode_watch; i++)
+        if (pa - m->code_watch[i].base < m->code_watch[i].size &&
+            pa + len - 1 - m->code_watch[i].base < m->code_watch[i].size)
+            return;
+    m->left_code = true;
+}
+
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
@@ -227,6 +257,8 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
             w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
         }
         rvt_decode(w, m->xlen, slot);
+        if (m->code_watched && !m->left_code)
+            watch_decoded(m, r, pa, slot->len);
     }
     return slot;
 }

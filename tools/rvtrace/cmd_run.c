@@ -165,10 +165,13 @@ static bool outside_image(struct fanout *f, const rvt_retire *r) {
     return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
 
-/* How many of recs, from the first, outside_image passes: the segment the
- * last block was in is held in a local, so that a block inside it costs
- * two comparisons (every block of an E-Trace run goes through here). */
+/* How many of recs, from the first, outside_image passes: all of them while
+ * the harts have run only the image's code (the machine watches that as it
+ * decodes), else the segment the last block was in is held in a local, so
+ * that a block inside it costs two comparisons. */
 static size_t inside_image_prefix(struct fanout *f, const rvt_retire *recs, size_t n) {
+    if (!rvt_machine_left_code(f->m))
+        return n; /* every instruction so far was the image's (or the ROM's) */
     rvt_segment_info last = f->code[f->code_at];
     for (size_t k = 0; k < n; k++) {
         const rvt_retire *r = &recs[k];
@@ -710,6 +713,7 @@ int cmd_run(int argc, char **argv) {
         for (size_t i = 0; i < fan.ncode; i++)
             if (!fan.code[i].exec)
                 fan.code[i].memsz = 0;
+        rvt_machine_watch_code(m, fan.code, fan.ncode); /* (fails only where ncode is 0, unused then) */
     }
     if (fan.filter && (!enc || fan.ncode) &&
         ((enc && rvt_image_decode_all(img)) || rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter))) {
