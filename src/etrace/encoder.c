@@ -869,6 +869,56 @@ static bool lazy_inner_may_matter(const rvt_etrace_encoder *e, const struct stag
     return !(both_quiet && e->resync_cnt + settles < e->max_resync);
 }
 
+/* The inferable call of a block's last instruction, in a quiet step. */
+static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rvt_retire *block) {
+    rvt_retire call;
+    make_staged(&(struct staged_ref){block, LAST_OF, 0}, &call);
+    predict_return(e, &call, NULL);
+}
+
+/* What push_run_lazily does with a run of blocks whose steps are all quiet,
+ * without descriptors: from recs[i], once the block before it went in as
+ * its first and last records (st[1], st[2]). Each block's records step the
+ * previous block's: its first record's step changes nothing but the
+ * misprediction state, which is -1 and false from then on (no return in
+ * the run), and its last record's step is the branch or call bookkeeping.
+ * The block after the run's last is looked at first (an interrupt there
+ * takes its last instruction back), and the resynchronisation count stays
+ * two short of where a block's inner instructions could matter
+ * (inner_may_matter). Returns where it stopped; st as the stages are then. */
+static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], const rvt_retire *recs, size_t i,
+                                size_t n, bool *calm) {
+    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS))
+        return i;
+    const rvt_retire *before = st[2].src, *first = &recs[i];
+    for (; i + 1 < n && *calm && !e->error && e->resync_cnt + 2 < e->max_resync; i++) {
+        const rvt_retire *r = &recs[i];
+        unsigned itype = before->itype;
+        if (r->ninsns < 2 || r->sideband || r->priv != before->priv || r->context != before->context ||
+            !((INFERABLE_ITYPES >> (itype & 31)) & 1) ||
+            (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
+            break;
+        if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
+            record_branch_at(e, rvt_retire_last_iaddr(before), itype == RVT_ITYPE_BRANCH_TAKEN);
+            if (__builtin_expect(e->fail_pending || e->branches == 31, 0)) {
+                settle_branches(e);
+                *calm = encoder_calm(e);
+            }
+        } else if (itype == RVT_ITYPE_INFERABLE_CALL) {
+            quiet_call(e, before);
+        }
+        before = r;
+    }
+    if (before != st[2].src) {
+        e->prev_mispredicted = e->last_mispredicted = -1;
+        e->last_predicted = false;
+        st[0] = before == first ? st[2] : (struct staged_ref){before - 1, LAST_OF, last_of_calm(before - 1)};
+        st[1] = (struct staged_ref){before, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
+        st[2] = (struct staged_ref){before, LAST_OF, last_of_calm(before)};
+    }
+    return i;
+}
+
 /* Takes recs[i..) while they are instructions (a block only with the record
  * after it in the batch and no interrupt there); returns where it stopped. */
 static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, size_t i, size_t n) {
@@ -897,6 +947,12 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
                 return i + 1;
             }
             lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, &calm);
+            size_t to = push_quiet_blocks(e, st, recs, i + 1, n, &calm);
+            if (to > i + 1) {
+                before = &recs[to - 1];
+                i = to - 1;
+                continue;
+            }
         }
         before = r;
     }
