@@ -888,26 +888,56 @@ static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rv
  * (inner_may_matter). Returns where it stopped; st as the stages are then. */
 static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], const rvt_retire *recs, size_t i,
                                 size_t n, bool *calm) {
-    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS))
+    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS) || !*calm || e->error ||
+        e->resync_cnt + 2 >= e->max_resync)
         return i;
+    /* Without branch prediction a branch only joins the map (record_branch_at),
+     * kept here in locals until it fills. */
+    const bool map_only = !use_bpred(e);
+    unsigned branches = e->branches;
+    uint32_t map = e->branch_map;
+    bool mapped = false;
     const rvt_retire *before = st[2].src, *first = &recs[i];
-    for (; i + 1 < n && *calm && !e->error && e->resync_cnt + 2 < e->max_resync; i++) {
+    for (; i + 1 < n; i++) {
         const rvt_retire *r = &recs[i];
         unsigned itype = before->itype;
         if (r->ninsns < 2 || r->sideband || r->priv != before->priv || r->context != before->context ||
             !((INFERABLE_ITYPES >> (itype & 31)) & 1) ||
             (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
             break;
+        before = r;
         if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
-            record_branch_at(e, rvt_retire_last_iaddr(before), itype == RVT_ITYPE_BRANCH_TAKEN);
-            if (__builtin_expect(e->fail_pending || e->branches == 31, 0)) {
-                settle_branches(e);
-                *calm = encoder_calm(e);
+            if (map_only) {
+                map |= (uint32_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << branches;
+                mapped = true;
+                if (__builtin_expect(++branches < 31, 1))
+                    continue;
+                e->branches = branches;
+                e->branch_map = map;
+                e->map_all_correct = false;
+            } else {
+                record_branch_at(e, rvt_retire_last_iaddr(r - 1), itype == RVT_ITYPE_BRANCH_TAKEN);
+                if (__builtin_expect(!e->fail_pending && e->branches != 31, 1))
+                    continue;
+            }
+            settle_branches(e);
+            branches = e->branches;
+            map = e->branch_map;
+            mapped = false;
+            *calm = encoder_calm(e);
+            if (!*calm || e->error || e->resync_cnt + 2 >= e->max_resync) {
+                i++;
+                break;
             }
         } else if (itype == RVT_ITYPE_INFERABLE_CALL) {
-            quiet_call(e, before);
+            quiet_call(e, r - 1);
         }
-        before = r;
+    }
+    if (map_only) {
+        e->branches = branches;
+        e->branch_map = map;
+        if (mapped)
+            e->map_all_correct = false;
     }
     if (before != st[2].src) {
         e->prev_mispredicted = e->last_mispredicted = -1;
