@@ -530,8 +530,75 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
     return e->status;
 }
 
+/* The last instruction of a record, decoded and classified (RVT_NXI_*),
+ * from the cache by its bits. */
+static inline const struct decoded *classified(rvt_ntrace_encoder *e, uint32_t insn) {
+    /* (a multiplicative hash: branches differ mostly in their top bits) */
+    struct decoded *d = &e->decoded[(uint32_t)(insn * 0x9e3779b1u) >> (32 - DECODED_SLOT_BITS)];
+    if (!d->filled || d->in.raw != insn) {
+        rvt_decode(insn, e->xlen, &d->in);
+        d->flags = rvt_nexus_classify(&d->in);
+        d->filled = true;
+    }
+    return d;
+}
+
+/* What rvt_ntrace_encoder_push does with records while no message waits
+ * and none is decided: blocks that end in a branch or a direct jump (the
+ * instruction count, history, call stack; after() for them). It stops after
+ * the record that decides a message (a full history, a taken branch in BTM,
+ * an I-CNT overflow) and before one it does not take (a trap, an indirect
+ * jump, a sideband record); with ownership messages or sequential jumps it
+ * takes none. Returns where it stopped. */
+static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t i, size_t n) {
+    size_t from = i;
+    for (; i < n && !e->pending; i++) {
+        const rvt_retire *r = &recs[i];
+        if (r->sideband || r->ninsns == 0)
+            break;
+        unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
+        if (r->itype != RVT_ITYPE_NONE) {
+            flags = classified(e, r->insn)->flags;
+            if (flags & (RVT_NXI_INDIRECT | RVT_NXI_EXCEPTION | RVT_NXI_INTERRUPT))
+                break;
+        }
+        e->icnt += r->iretire;
+        e->stats.insns += r->ninsns;
+        if (flags & RVT_NXI_BRANCH) {
+            bool taken = r->itype == RVT_ITYPE_BRANCH_TAKEN;
+            if (!e->o.btm) {
+                e->hist = (e->hist << 1) | taken;
+                if (e->hist & (UINT64_C(1) << HIST_FULL_BIT))
+                    e->pending = RVT_NX_RESOURCE_FULL;
+            } else if (taken) {
+                e->pending = RVT_NX_DIRECT_BRANCH;
+            }
+        } else if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter)) {
+            nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+        }
+        if (e->o.icnt_bits && !e->pending && (e->icnt >> (e->o.icnt_bits - 1)) != 0)
+            e->pending = PENDING_ICNT_OVERFLOW;
+    }
+    if (i > from) {
+        const rvt_retire *last = &recs[i - 1];
+        const struct decoded *last_decoded = last->itype != RVT_ITYPE_NONE ? classified(e, last->insn) : NULL;
+        e->pending_time = last->time;
+        e->last_iaddr = last->iaddr;
+        e->prev_ok = last_decoded && last->ninsns == 1;
+        if (e->prev_ok) {
+            e->prev_insn = last_decoded->in;
+            e->prev_addr = last->iaddr;
+        }
+    }
+    return i;
+}
+
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
+    const bool quiet_options = !e->o.ownership && !e->o.seq_jump; /* (see push_quiet_records) */
     for (size_t i = 0; i < n && !e->status; i++) {
+        /* The record push_quiet_records stops at goes the general way. */
+        if (quiet_options && e->started && !e->pending && (e->check_ret & 1) && (i = push_quiet_records(e, recs, i, n)) == n)
+            break;
         const rvt_retire *r = &recs[i];
         if (r->sideband) {
             /* Halted or in reset: the trace ends as at the end of the run
@@ -571,13 +638,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             const rvt_insn *in = NULL;
             bool decoded = r->itype != RVT_ITYPE_NONE || e->o.seq_jump;
             if (decoded) {
-                /* (a multiplicative hash: branches differ mostly in their top bits) */
-                struct decoded *d = &e->decoded[(uint32_t)(r->insn * 0x9e3779b1u) >> (32 - DECODED_SLOT_BITS)];
-                if (!d->filled || d->in.raw != r->insn) {
-                    rvt_decode(r->insn, e->xlen, &d->in);
-                    d->flags = rvt_nexus_classify(&d->in);
-                    d->filled = true;
-                }
+                const struct decoded *d = classified(e, r->insn);
                 in = &d->in;
                 flags = d->flags;
             }
