@@ -485,6 +485,24 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         send_ownership(e, rec->priv, rec->context, rec->time);
 }
 
+/* A branch retired: its history bit (HTM), or the message a taken one
+ * decides (BTM). */
+static inline __attribute__((always_inline)) void note_branch(rvt_ntrace_encoder *e, bool taken) {
+    if (!e->o.btm) {
+        e->hist = (e->hist << 1) | taken;
+        if (e->hist & (UINT64_C(1) << HIST_FULL_BIT))
+            e->pending = RVT_NX_RESOURCE_FULL;
+    } else if (taken) {
+        e->pending = RVT_NX_DIRECT_BRANCH;
+    }
+}
+
+/* With a bounded I-CNT, its overflow decides a message when no other did. */
+static inline __attribute__((always_inline)) void note_icnt(rvt_ntrace_encoder *e) {
+    if (e->o.icnt_bits && !e->pending && (e->icnt >> (e->o.icnt_bits - 1)) != 0)
+        e->pending = PENDING_ICNT_OVERFLOW;
+}
+
 static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags, unsigned units) {
     if (flags & (RVT_NXI_EXCEPTION | RVT_NXI_INTERRUPT)) {
         e->pending = e->o.btm ? RVT_NX_INDIRECT_BRANCH : RVT_NX_INDIRECT_BRANCH_HIST;
@@ -494,14 +512,7 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
     e->icnt += units;
     e->stats.insns++;
     if (flags & RVT_NXI_BRANCH) {
-        bool taken = flags & RVT_NXI_TAKEN;
-        if (!e->o.btm) {
-            e->hist = (e->hist << 1) | taken;
-            if (e->hist & (UINT64_C(1) << HIST_FULL_BIT))
-                e->pending = RVT_NX_RESOURCE_FULL;
-        } else if (taken) {
-            e->pending = RVT_NX_DIRECT_BRANCH;
-        }
+        note_branch(e, flags & RVT_NXI_TAKEN);
     } else if (flags & RVT_NXI_INDIRECT) {
         if ((e->o.call_stack || e->o.call_counter) && (flags & RVT_NXI_RETURN)) {
             uint64_t ret = 1;
@@ -517,8 +528,7 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
     }
     if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
         nx_stack_push(&e->stack, last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
-    if (e->o.icnt_bits && !e->pending && (e->icnt >> (e->o.icnt_bits - 1)) != 0)
-        e->pending = PENDING_ICNT_OVERFLOW;
+    note_icnt(e);
 }
 
 int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
@@ -564,20 +574,11 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
         }
         e->icnt += r->iretire;
         e->stats.insns += r->ninsns;
-        if (flags & RVT_NXI_BRANCH) {
-            bool taken = r->itype == RVT_ITYPE_BRANCH_TAKEN;
-            if (!e->o.btm) {
-                e->hist = (e->hist << 1) | taken;
-                if (e->hist & (UINT64_C(1) << HIST_FULL_BIT))
-                    e->pending = RVT_NX_RESOURCE_FULL;
-            } else if (taken) {
-                e->pending = RVT_NX_DIRECT_BRANCH;
-            }
-        } else if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter)) {
+        if (flags & RVT_NXI_BRANCH)
+            note_branch(e, r->itype == RVT_ITYPE_BRANCH_TAKEN);
+        else if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
             nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
-        }
-        if (e->o.icnt_bits && !e->pending && (e->icnt >> (e->o.icnt_bits - 1)) != 0)
-            e->pending = PENDING_ICNT_OVERFLOW;
+        note_icnt(e);
     }
     if (i > from) {
         const rvt_retire *last = &recs[i - 1];
