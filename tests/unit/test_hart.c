@@ -183,6 +183,51 @@ static void test_virtual_memory(void **state) {
     expect_pass("vm32.elf"); /* Sv32 */
 }
 
+/* rvt_machine_watch_code: whether a run left the code it was given (and the
+ * boot ROM, which every run starts in). */
+static bool leaves_code(const char *name, bool watch_image) {
+    const char *dir = getenv("RVT_HART_PROGRAMS");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
+    rvt_image *img;
+    rvt_diag d = {{0}};
+    assert_int_equal(rvt_image_new(&img), 0);
+    if (rvt_image_load_elf(img, path, 0, &d))
+        fail_msg("%s", d.msg);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.max_insns = 5000000;
+    FILE *null = fopen("/dev/null", "w");
+    cfg.console = null;
+    rvt_machine *m;
+    if (rvt_machine_new(&m, &cfg, img, &d))
+        fail_msg("%s", d.msg);
+    assert_true(rvt_machine_left_code(m)); /* nothing watched yet */
+    rvt_segment_info segs[17] = {{0}};
+    assert_int_equal(rvt_machine_watch_code(m, segs, 17), RVT_E_RANGE); /* more than it holds */
+    assert_true(rvt_machine_left_code(m));
+    size_t n = watch_image ? rvt_image_segments(img, segs, 16) : 0;
+    assert_true(n <= 16);
+    assert_int_equal(rvt_machine_watch_code(m, segs, n), 0);
+    assert_false(rvt_machine_left_code(m));
+    rvt_run_result res;
+    rvt_machine_run(m, &res, &d);
+    assert_int_equal(res.reason, RVT_STOP_EXIT);
+    bool left = rvt_machine_left_code(m);
+    rvt_machine_free(m);
+    rvt_image_free(img);
+    fclose(null);
+    return left;
+}
+
+static void test_code_watch(void **state) {
+    (void)state;
+    /* all of the programs' code is in their images, none in the ROM alone */
+    assert_false(leaves_code("traps64.elf", true));
+    assert_false(leaves_code("traps32.elf", true));
+    assert_true(leaves_code("traps64.elf", false));
+}
+
 static void test_atomics(void **state) {
     (void)state;
     expect_pass("amo64.elf");
@@ -338,6 +383,7 @@ int main(void) {
         cmocka_unit_test(test_traps),
         cmocka_unit_test(test_interrupts),
         cmocka_unit_test(test_virtual_memory),
+        cmocka_unit_test(test_code_watch),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
         cmocka_unit_test(test_triggers),
