@@ -39,6 +39,13 @@ int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
 #endif
     ;
 
+/* Zeroed memory for a big table touched all over (`size` bytes), on
+ * transparent huge pages where the system gives them: one page fault per
+ * 2 MiB rather than 512. NULL when there is no memory. Freed with
+ * rvt_huge_free and the same size. */
+void *rvt_huge_alloc(size_t size);
+void rvt_huge_free(void *p, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -248,8 +248,6 @@ typedef struct rvt_machine {
     bool has_tohost, has_fromhost;
     uint64_t mtime;
     struct code_block *code_blocks; /* CODE_BLOCK_SLOTS */
-    void *code_blocks_map;          /* the mapping they lie in (NULL: calloc'ed) */
-    size_t code_blocks_map_size;
     uint64_t code_gen;
     /* rvt_machine_watch_code: the ranges, and whether a hart executed an
      * instruction outside them and the boot ROM since they were given. */

@@ -2,12 +2,10 @@
  * boot ROM with the reset stub at 0x1000, RAM regions, the CLINT, and the
  * HTIF host interface reached through the ELF's tohost/fromhost words, with
  * spike's scheduling (5000-step quanta per hart, host polling between them). */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "hart_internal.h"
 
@@ -424,24 +422,6 @@ static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *
  * over 3.4 MiB, and each small page they touch costs a page fault the first
  * time (hundreds per program, a few per cent of a short run): on 2 MiB
  * pages, where the kernel gives them for the asking, two faults. */
-static void alloc_code_blocks(rvt_machine *m) {
-    size_t size = CODE_BLOCK_SLOTS * sizeof *m->code_blocks;
-#ifdef MADV_HUGEPAGE
-    const size_t huge = (size_t)2 << 20, whole = (size + huge - 1) & ~(huge - 1);
-    size_t len = whole + huge; /* room to align to a huge page */
-    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map != MAP_FAILED) {
-        uintptr_t aligned = ((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1);
-        madvise((void *)aligned, whole, MADV_HUGEPAGE); /* a hint: small pages work too */
-        m->code_blocks_map = map;
-        m->code_blocks_map_size = len;
-        m->code_blocks = (struct code_block *)aligned;
-        return;
-    }
-#endif
-    m->code_blocks = calloc(CODE_BLOCK_SLOTS, sizeof *m->code_blocks);
-}
-
 int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
     *out = NULL;
     if (cfg->nharts == 0 || cfg->nharts > RVT_MAX_HARTS)
@@ -467,7 +447,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->buf = m->own_buf = calloc(m->buf_cap, sizeof *m->buf);
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
-    alloc_code_blocks(m);
+    /* (on huge pages: a program touches slots all over them) */
+    m->code_blocks = rvt_huge_alloc(CODE_BLOCK_SLOTS * sizeof *m->code_blocks);
     m->code_gen = 1; /* slots never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
     if (!m->buf || !m->harts || !m->code_blocks)
@@ -551,10 +532,7 @@ void rvt_machine_free(rvt_machine *m) {
     for (unsigned i = 0; m->harts && i < m->nharts; i++)
         ctr_free(&m->harts[i]);
     free(m->harts);
-    if (m->code_blocks_map)
-        munmap(m->code_blocks_map, m->code_blocks_map_size);
-    else
-        free(m->code_blocks);
+    rvt_huge_free(m->code_blocks, CODE_BLOCK_SLOTS * sizeof *m->code_blocks);
     free(m->own_buf);
     free(m);
 }

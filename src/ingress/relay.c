@@ -25,7 +25,8 @@ struct rvt_retire_relay {
     unsigned filling_at; /* the producer's batch (its own: first + queued) */
     size_t filling;      /* records in it */
     size_t len[RELAY_BATCHES];
-    rvt_retire batch[RELAY_BATCHES][RELAY_BATCH];
+    /* on huge pages (2 MiB: one page fault rather than 512 in a short run) */
+    rvt_retire (*batch)[RELAY_BATCH];
 };
 
 static void *consume(void *arg) {
@@ -54,8 +55,10 @@ static void *consume(void *arg) {
 
 int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user) {
     rvt_retire_relay *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r || !(r->batch = rvt_huge_alloc(RELAY_BATCHES * sizeof *r->batch))) {
+        free(r);
         return RVT_E_NOMEM;
+    }
     r->next = next;
     r->next_user = next_user;
     pthread_mutex_init(&r->lock, NULL);
@@ -65,6 +68,7 @@ int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *nex
         pthread_cond_destroy(&r->filled);
         pthread_cond_destroy(&r->emptied);
         pthread_mutex_destroy(&r->lock);
+        rvt_huge_free(r->batch, RELAY_BATCHES * sizeof *r->batch);
         free(r);
         return RVT_E_NOMEM;
     }
@@ -126,6 +130,7 @@ int rvt_retire_relay_finish(rvt_retire_relay *r) {
     pthread_cond_destroy(&r->filled);
     pthread_cond_destroy(&r->emptied);
     pthread_mutex_destroy(&r->lock);
+    rvt_huge_free(r->batch, RELAY_BATCHES * sizeof *r->batch);
     free(r);
     return rc;
 }
