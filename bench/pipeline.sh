@@ -51,6 +51,10 @@ for program in "$@"; do
     i=0
     while [ $i -lt "$RUNS" ]; do
         timed "$R" run "$program" >> "$W/hart"
+        # Each traced run writes a new file: truncating the last one's blocks
+        # is the file system's work (1-2 ms on an ext4 mounted with discard,
+        # a fifth of a short program's run), whatever program wrote them.
+        rm -f "$W/e.te" "$W/e.nex"
         timed "$R" run --etrace "$W/e.te" "$program" >> "$W/runE"
         timed "$R" run --ntrace "$W/e.nex" "$program" >> "$W/runN"
         timed "$R" decode --format etrace --elf "$program" "$W/t.te" --profile 10 >> "$W/decE"
