@@ -418,10 +418,6 @@ static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *
     return RVT_OK;
 }
 
-/* Zeroed slots for the code blocks. The slots code reaches lie scattered
- * over 3.4 MiB, and each small page they touch costs a page fault the first
- * time (hundreds per program, a few per cent of a short run): on 2 MiB
- * pages, where the kernel gives them for the asking, two faults. */
 int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
     *out = NULL;
     if (cfg->nharts == 0 || cfg->nharts > RVT_MAX_HARTS)
@@ -447,7 +443,9 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->buf = m->own_buf = calloc(m->buf_cap, sizeof *m->buf);
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
-    /* (on huge pages: a program touches slots all over them) */
+    /* The slots code reaches lie scattered over 3.4 MiB, and each small page
+     * they touch costs a page fault the first time (hundreds per program, a
+     * few per cent of a short run): on 2 MiB pages, two faults. */
     m->code_blocks = rvt_huge_alloc(CODE_BLOCK_SLOTS * sizeof *m->code_blocks);
     m->code_gen = 1; /* slots never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
