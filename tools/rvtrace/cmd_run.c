@@ -713,7 +713,7 @@ int cmd_run(int argc, char **argv) {
         for (size_t i = 0; i < fan.ncode; i++)
             if (!fan.code[i].exec)
                 fan.code[i].memsz = 0;
-        rvt_machine_watch_code(m, fan.code, fan.ncode); /* (fails only where ncode is 0, unused then) */
+        rvt_machine_watch_code(m, fan.code, fan.ncode); /* (cannot fail: ncode <= 16) */
     }
     if (fan.filter && (!enc || fan.ncode) &&
         ((enc && rvt_image_decode_all(img)) || rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter))) {
