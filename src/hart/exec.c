@@ -56,15 +56,16 @@ static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
     return (uint64_t)(priv & 0xff) << 32 | (uint64_t)(hart_id & 0xff) << 56;
 }
 
-static inline uint64_t block_record_tail(uint32_t hw, unsigned len, unsigned itype, uint64_t owner) {
-    return (hw & 0xffff) | (uint64_t)(len == 4) << 16 | (uint64_t)itype << 24 | owner;
+/* (hw < 0x10000: a record block ends before 0xff00 halfwords) */
+static inline uint64_t block_record_tail(uint32_t hw, unsigned ilastsize, unsigned itype, uint64_t owner) {
+    return hw | (uint64_t)ilastsize << 16 | (uint64_t)itype << 24 | owner;
 }
 
 /* The record of a block of `n` instructions from `pc` whose last has bits
  * `insn`, once the caller made room (machine_make_room). */
 static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
                                                                     uint32_t insn, uint64_t tail) {
-    rvt_retire *r = &m->buf[m->nbuf++];
+    rvt_retire *r = m->buf_next++;
     /* The buffer is usually a relay's, last read on the consumer's core:
      * asking for the line eight records ahead, for writing, hides most of
      * taking it back (N-Trace on coremark, where the hart's thread is the
@@ -104,7 +105,7 @@ static inline __attribute__((always_inline)) void write_block_words(rvt_machine 
 static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
                                       unsigned hart_id) {
     write_block_words(m, b->pc, b->n, b->insn,
-                      block_record_tail(b->hw, b->len, itype, block_record_owner(b->priv, hart_id)));
+                      block_record_tail(b->hw, b->len == 4, itype, block_record_owner(b->priv, hart_id)));
 }
 
 static void emit_block(hart *h, unsigned itype) {
@@ -809,17 +810,17 @@ static int exec_system(hart *h, const rvt_insn *in) {
     X(SRLW, (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31)))                                                     \
     X(SRAW, (uint64_t)(int64_t)((int32_t)a >> (b & 31)))                                                               \
     X(MUL, a * b)                                                                                                      \
-    X(MULH, XLEN == 64 ? mulh_s((int64_t)a, (int64_t)b)                                                               \
+    X(MULH, XLEN == 64 ? mulh_s((int64_t)a, (int64_t)b)                                                                \
                        : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32))                                \
     X(MULHSU, XLEN == 64 ? mulh_su((int64_t)a, b)                                                                      \
                          : (uint64_t)(((int64_t)(int32_t)a * (int64_t)(uint32_t)b) >> 32))                             \
-    X(MULHU, XLEN == 64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32))                     \
+    X(MULHU, XLEN == 64 ? mulh_u(a, b) : (uint64_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32))                      \
     X(DIV, SX(b) == 0 ? ~0ull                                                                                          \
            : (SX(a) == (XLEN == 64 ? INT64_MIN : INT32_MIN) && SX(b) == -1) ? (uint64_t)SX(a)                          \
                                                                             : (uint64_t)(SX(a) / SX(b)))               \
     X(DIVU, MASKX(b) == 0 ? ~0ull : MASKX(a) / MASKX(b))                                                               \
     X(REM, SX(b) == 0 ? (uint64_t)SX(a)                                                                                \
-           : (SX(a) == (XLEN == 64 ? INT64_MIN : INT32_MIN) && SX(b) == -1) ? 0 : (uint64_t)(SX(a) % SX(b)))          \
+           : (SX(a) == (XLEN == 64 ? INT64_MIN : INT32_MIN) && SX(b) == -1) ? 0 : (uint64_t)(SX(a) % SX(b)))           \
     X(REMU, MASKX(b) == 0 ? MASKX(a) : MASKX(a) % MASKX(b))                                                            \
     X(MULW, (uint64_t)(int64_t)(int32_t)((uint32_t)a * (uint32_t)b))                                                   \
     X(DIVW, (int32_t)b == 0 ? ~0ull                                                                                    \
@@ -879,7 +880,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
 #define BRANCH_CASE(name, cond) case RVT_OP_##name: if (cond) goto taken; break;
     HART_BRANCHES(BRANCH_CASE)
 #undef BRANCH_CASE
-#define LOAD_CASE(name, size, extend)                                                                                   \
+#define LOAD_CASE(name, size, extend)                                                                                  \
     case RVT_OP_##name: {                                                                                              \
         uint64_t v = 0;                                                                                                \
         if (!load_fast(h, MASKX(a + (uint64_t)imm), &v, size))                                                         \
@@ -889,7 +890,7 @@ static inline __attribute__((always_inline)) int execute(hart *h, const rvt_insn
     }
     HART_LOADS(LOAD_CASE)
 #undef LOAD_CASE
-#define STORE_CASE(name, size)                                                                                          \
+#define STORE_CASE(name, size)                                                                                         \
     case RVT_OP_##name:                                                                                                \
         if (!store_fast(h, MASKX(a + (uint64_t)imm), &b, size))                                                        \
             return EXEC_TRAP;                                                                                          \
@@ -1007,7 +1008,8 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
             break;
         if (in->op >= RVT_OP_COUNT || !in_code_blocks[in->op] || in->imm != (int32_t)in->imm)
             break;
-        cb->ops[n] = (struct code_op){NULL, (int32_t)in->imm, in->raw, in->op, in->rd, in->rs1, in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n};
+        cb->ops[n] = (struct code_op){NULL,   (int32_t)in->imm,           in->raw,   in->op,     in->rd, in->rs1,
+                                      in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n, in->len == 4};
         switch (in->op) { /* the register operations' handlers need not clear x0 after them */
 #define ALU_CASE(name, ...) case RVT_OP_##name:
             HART_ALU(ALU_CASE)

@@ -222,6 +222,7 @@ struct code_op {
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
     uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
+    uint8_t ilastsize; /* 1 for a 32-bit instruction: a branch's record's ilastsize */
 };
 _Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
 struct code_block {
@@ -265,7 +266,7 @@ typedef struct rvt_machine {
     rvt_retire_sink sink;
     void *sink_user;
     rvt_retire *buf, *own_buf; /* buf: own_buf or the record space's */
-    size_t nbuf, buf_cap;
+    rvt_retire *buf_next, *buf_end; /* the next record's place in buf, and buf's end */
     rvt_record_space space;
     void *space_user;
 
@@ -503,13 +504,13 @@ void hart_flush_block(hart *h);
  * interpreter's loop makes room before it works out a record's fields, so
  * that none of them lives across the call. */
 static inline void machine_make_room(rvt_machine *m) {
-    if (__builtin_expect(m->nbuf == m->buf_cap, 0))
+    if (__builtin_expect(m->buf_next == m->buf_end, 0))
         machine_flush_records(m);
 }
 
 static inline rvt_retire *machine_slot(rvt_machine *m) {
     machine_make_room(m);
-    return &m->buf[m->nbuf++];
+    return m->buf_next++;
 }
 
 static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_slot(m) = *r; }

@@ -275,19 +275,19 @@ void machine_flush_icache(rvt_machine *m) {
 /* ------------------------------------------------------------ output */
 
 void machine_flush_records(rvt_machine *m) {
-    if (m->nbuf && m->sink && m->sink(m->sink_user, m->buf, m->nbuf) != 0 && !m->stop) {
+    size_t n = (size_t)(m->buf_next - m->buf);
+    if (n && m->sink && m->sink(m->sink_user, m->buf, n) != 0 && !m->stop) {
         m->stop = true;
         m->stop_reason = RVT_STOP_SINK;
     }
-    m->nbuf = 0;
     machine_take_space(m);
 }
 
 void machine_take_space(rvt_machine *m) {
     size_t cap = 0;
     rvt_retire *space = m->space ? m->space(m->space_user, &cap) : NULL;
-    m->buf = space && cap ? space : m->own_buf;
-    m->buf_cap = space && cap ? cap : RVT_OWN_RECORDS;
+    m->buf = m->buf_next = space && cap ? space : m->own_buf;
+    m->buf_end = m->buf + (space && cap ? cap : RVT_OWN_RECORDS);
 }
 
 
@@ -439,8 +439,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
     m->max_insns = cfg->max_insns;
-    m->buf_cap = RVT_OWN_RECORDS;
-    m->buf = m->own_buf = calloc(m->buf_cap, sizeof *m->buf);
+    m->buf = m->buf_next = m->own_buf = calloc(RVT_OWN_RECORDS, sizeof *m->buf);
+    m->buf_end = m->buf ? m->buf + RVT_OWN_RECORDS : NULL;
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
     /* The slots code reaches lie scattered over 3.4 MiB, and each small page

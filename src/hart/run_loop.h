@@ -73,15 +73,15 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
-    /* The record block ends with an instruction of `len` bytes (bits `raw`,
+    /* The record block ends with an instruction (bits `raw`, `ilastsize`,
      * `itype`) before `next`, `retired` instructions into the run; the next
      * one starts at `to`. (No struct for the block: only the way out needs
      * one, and keeping it up to date here kept it on the stack.) */
     uint64_t blk_owner = block_record_owner(blk_priv, h->id);
-#define CLOSE_RECORD_BLOCK(next, raw, len, itype, retired, to)                                                         \
+#define CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to)                                                   \
     do {                                                                                                               \
         write_block_words(m, blk_pc, (uint32_t)((retired) - blk_base), (raw),                                          \
-                          block_record_tail((uint32_t)(((next) - blk_pc) >> 1), (len), (itype), blk_owner));           \
+                          block_record_tail((uint32_t)(((next) - blk_pc) >> 1), (ilastsize), (itype), blk_owner));     \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
     } while (0)
@@ -201,7 +201,7 @@ general: {
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
             machine_make_room(m);
-            CLOSE_RECORD_BLOCK(pc + in->len, in->raw, in->len,
+            CLOSE_RECORD_BLOCK(pc + in->len, in->raw, in->len == 4,
                                in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
             blk_owner = block_record_owner(blk_priv, h->id);
@@ -306,7 +306,7 @@ op_nop:
 #define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
         machine_make_room(m);                                                                                          \
-        CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, 2u * (op[1].at - op->at), (itype),                         \
+        CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype),                                    \
                            done + (uint32_t)op->index + 1, to);                                                        \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
@@ -365,7 +365,7 @@ block_done:
         last_raw = cb->last_raw;
         if (cb->ends_in_jump) { /* so does the record block */
             machine_make_room(m);
-            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc, cb->jump_itype, done, target);
+            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
             if (m->stop) {
                 pc = target;
                 goto out;
