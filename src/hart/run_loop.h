@@ -68,8 +68,10 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     const rvt_insn *in;
     const struct code_block *cb = NULL;
     /* Whole blocks only, and none that could take the record block past
-     * its limit where one instruction at a time would have cut it. */
-#define BLOCK_FITS(cb) ((cb)->n && (cb)->n <= limit - done && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
+     * its limit where one instruction at a time would have cut it (which
+     * no block can right after a record: next_block). */
+#define BLOCK_FITS_QUANTUM(cb) ((cb)->n && (cb)->n <= limit - done)
+#define BLOCK_FITS(cb) (BLOCK_FITS_QUANTUM(cb) && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
@@ -80,10 +82,12 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     uint64_t blk_owner = block_record_owner(blk_priv, h->id);
 #define CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to)                                                   \
     do {                                                                                                               \
-        write_block_words(m, blk_pc, (uint32_t)((retired) - blk_base), (raw),                                          \
-                          block_record_tail((uint32_t)(((next) - blk_pc) >> 1), (ilastsize), (itype), blk_owner));     \
+        /* (the next block first: the record's stores may alias what it reads) */                                      \
+        const uint64_t closed_pc_ = blk_pc, closed_base_ = blk_base;                                                   \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
+        write_block_words(m, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw),                                   \
+                          block_record_tail((uint32_t)(((next) - closed_pc_) >> 1), (ilastsize), (itype), blk_owner)); \
     } while (0)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
@@ -363,20 +367,22 @@ block_done:
     if (BLOCKS) {
         last_pc = cb->last_pc;
         last_raw = cb->last_raw;
-        if (cb->ends_in_jump) { /* so does the record block */
-            machine_make_room(m);
-            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
-            if (m->stop) {
-                pc = target;
-                goto out;
-            }
+        if (!cb->ends_in_jump) { /* the record block goes on: the whole check */
+            pc = target;
+            goto next_insn;
+        }
+        machine_make_room(m);
+        CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
+        if (m->stop) {
+            pc = target;
+            goto out;
         }
     }
     pc = target;
-next_block:
+next_block: /* (with block records, right after one) */
     if (pc - page_base < 4096) { /* the next block straight away, if there is one */
         cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
-        if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS(cb)) {
+        if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS_QUANTUM(cb)) {
             op = cb->ops;
             goto *op->go;
         }
@@ -400,6 +406,7 @@ op_leave : {
 #undef NEXT_OP
 #undef TAKE_PAGE
 #undef BLOCK_FITS
+#undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
 #undef CLOSE_RECORD_BLOCK
 
