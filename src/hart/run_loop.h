@@ -87,7 +87,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
         write_block_words(m, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw),                                   \
-                          block_record_tail((uint32_t)(((next) - closed_pc_) >> 1), (ilastsize), (itype), blk_owner)); \
+                          block_record_tail(((next) - closed_pc_) >> 1, (ilastsize), (itype), blk_owner));             \
     } while (0)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
