@@ -40,33 +40,48 @@ static int count_sink(void *user, const rvt_retire *recs, size_t n) {
  * blocks, which no per-instruction sink would exercise). */
 enum sink_mode { PER_INSTRUCTION, BLOCKS, NO_SINK };
 
-static void run_until_stop_mode(const char *name, unsigned ctr_version, enum sink_mode mode, tally *t,
-                                rvt_run_result *res) {
+/* A machine for one of the test programs, its console output dropped. */
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    FILE *null;
+} test_machine;
+
+static void open_machine(test_machine *t, const char *name, rvt_machine_config *cfg) {
     const char *dir = getenv("RVT_HART_PROGRAMS");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
-    rvt_image *img;
     rvt_diag d = {{0}};
-    assert_int_equal(rvt_image_new(&img), 0);
-    if (rvt_image_load_elf(img, path, 0, &d))
+    assert_int_equal(rvt_image_new(&t->img), 0);
+    if (rvt_image_load_elf(t->img, path, 0, &d))
         fail_msg("%s", d.msg);
+    cfg->max_insns = 5000000;
+    t->null = fopen("/dev/null", "w");
+    cfg->console = t->null;
+    if (rvt_machine_new(&t->m, cfg, t->img, &d))
+        fail_msg("%s", d.msg);
+}
+
+static void close_machine(test_machine *t) {
+    rvt_machine_free(t->m);
+    rvt_image_free(t->img);
+    fclose(t->null);
+}
+
+static void run_until_stop_mode(const char *name, unsigned ctr_version, enum sink_mode mode, tally *t,
+                                rvt_run_result *res) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
-    cfg.max_insns = 5000000;
     cfg.ctr_version = ctr_version;
     cfg.merge_blocks = mode == BLOCKS;
-    FILE *null = fopen("/dev/null", "w");
-    cfg.console = null;
-    rvt_machine *m;
-    if (rvt_machine_new(&m, &cfg, img, &d))
-        fail_msg("%s", d.msg);
+    test_machine tm;
+    open_machine(&tm, name, &cfg);
     memset(t, 0, sizeof *t);
     if (mode != NO_SINK)
-        rvt_machine_set_sink(m, count_sink, t);
-    rvt_machine_run(m, res, &d);
-    rvt_machine_free(m);
-    rvt_image_free(img);
-    fclose(null);
+        rvt_machine_set_sink(tm.m, count_sink, t);
+    rvt_diag d = {{0}};
+    rvt_machine_run(tm.m, res, &d);
+    close_machine(&tm);
 }
 
 static void run_until_stop_ctr(const char *name, unsigned ctr_version, tally *t, rvt_run_result *res) {
@@ -186,37 +201,25 @@ static void test_virtual_memory(void **state) {
 /* rvt_machine_watch_code: whether a run left the code it was given (and the
  * boot ROM, which every run starts in). */
 static bool leaves_code(const char *name, bool watch_image) {
-    const char *dir = getenv("RVT_HART_PROGRAMS");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
-    rvt_image *img;
-    rvt_diag d = {{0}};
-    assert_int_equal(rvt_image_new(&img), 0);
-    if (rvt_image_load_elf(img, path, 0, &d))
-        fail_msg("%s", d.msg);
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
-    cfg.max_insns = 5000000;
-    FILE *null = fopen("/dev/null", "w");
-    cfg.console = null;
-    rvt_machine *m;
-    if (rvt_machine_new(&m, &cfg, img, &d))
-        fail_msg("%s", d.msg);
+    test_machine tm;
+    open_machine(&tm, name, &cfg);
+    rvt_machine *m = tm.m;
     assert_true(rvt_machine_left_code(m)); /* nothing watched yet */
     rvt_segment_info segs[17] = {{0}};
     assert_int_equal(rvt_machine_watch_code(m, segs, 17), RVT_E_RANGE); /* more than it holds */
     assert_true(rvt_machine_left_code(m));
-    size_t n = watch_image ? rvt_image_segments(img, segs, 16) : 0;
+    size_t n = watch_image ? rvt_image_segments(tm.img, segs, 16) : 0;
     assert_true(n <= 16);
     assert_int_equal(rvt_machine_watch_code(m, segs, n), 0);
     assert_false(rvt_machine_left_code(m));
     rvt_run_result res;
+    rvt_diag d = {{0}};
     rvt_machine_run(m, &res, &d);
     assert_int_equal(res.reason, RVT_STOP_EXIT);
     bool left = rvt_machine_left_code(m);
-    rvt_machine_free(m);
-    rvt_image_free(img);
-    fclose(null);
+    close_machine(&tm);
     return left;
 }
 
