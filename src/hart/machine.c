@@ -439,8 +439,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
     m->max_insns = cfg->max_insns;
-    m->buf = m->buf_next = m->own_buf = calloc(RVT_OWN_RECORDS, sizeof *m->buf);
-    m->buf_end = m->buf ? m->buf + RVT_OWN_RECORDS : NULL;
+    if ((m->own_buf = calloc(RVT_OWN_RECORDS, sizeof *m->own_buf)))
+        machine_take_space(m); /* (no record space yet: its own buffer) */
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
     /* The slots code reaches lie scattered over 3.4 MiB, and each small page

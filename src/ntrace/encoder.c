@@ -580,16 +580,11 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
             nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
         note_icnt(e);
     }
+    /* (prev_ok and prev_insn are left as they are: only sequential jumps,
+     * which never come this way, read them) */
     if (i > from) {
-        const rvt_retire *last = &recs[i - 1];
-        const struct decoded *last_decoded = last->itype != RVT_ITYPE_NONE ? classified(e, last->insn) : NULL;
-        e->pending_time = last->time;
-        e->last_iaddr = last->iaddr;
-        e->prev_ok = last_decoded && last->ninsns == 1;
-        if (e->prev_ok) {
-            e->prev_insn = last_decoded->in;
-            e->prev_addr = last->iaddr;
-        }
+        e->pending_time = recs[i - 1].time;
+        e->last_iaddr = recs[i - 1].iaddr;
     }
     return i;
 }
@@ -598,7 +593,8 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
     const bool quiet_options = !e->o.ownership && !e->o.seq_jump; /* (see push_quiet_records) */
     for (size_t i = 0; i < n && !e->status; i++) {
         /* The record push_quiet_records stops at goes the general way. */
-        if (quiet_options && e->started && !e->pending && (e->check_ret & 1) && (i = push_quiet_records(e, recs, i, n)) == n)
+        if (quiet_options && e->started && !e->pending && (e->check_ret & 1) &&
+            (i = push_quiet_records(e, recs, i, n)) == n)
             break;
         const rvt_retire *r = &recs[i];
         if (r->sideband) {
