@@ -218,13 +218,29 @@ size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes,
  * listing repeats its loops): the address comment of a load, store, addi or
  * jalr follows the register values lui/auipc left in ctx, which change as
  * the listing goes on. rvt_disasm_split() formats like rvt_disasm() but,
- * when the comment depends on ctx (*stateful), leaves it out; the text is
- * then the same every time. rvt_disasm_note() gives such an instruction's
- * comment (" # ADDR", or nothing) and changes ctx as rvt_disasm() would,
- * without formatting the rest. */
+ * when the comment depends on ctx or the instruction changes ctx (dep->kind
+ * is not RVT_DIS_STATELESS), leaves it out; the text is then the same every
+ * time. rvt_disasm_note() gives such an instruction's comment (" # ADDR",
+ * or nothing) and changes ctx as rvt_disasm() would, without formatting the
+ * rest. The two common kinds need no call: RVT_DIS_SETS (lui, auipc: no
+ * comment, rvt_disasm_set() is the change) and RVT_DIS_USES (a comment from
+ * the value pending in register `reg`, which it uses up; with none pending
+ * the comment is the same every time and ctx stays as it is). */
+typedef struct rvt_disasm_dep {
+    enum { RVT_DIS_STATELESS, RVT_DIS_SETS, RVT_DIS_USES, RVT_DIS_STATEFUL } kind;
+    unsigned reg;   /* SETS: the register given `value`; USES: the register looked at */
+    uint64_t value; /* SETS */
+} rvt_disasm_dep;
+
 size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
-                        char *buf, size_t cap, bool *stateful);
+                        char *buf, size_t cap, rvt_disasm_dep *dep);
 size_t rvt_disasm_note(rvt_disasm_ctx *ctx, const rvt_insn *in, uint64_t pc, char *buf, size_t cap);
+
+/* What a RVT_DIS_SETS instruction does to ctx. */
+static inline void rvt_disasm_set(rvt_disasm_ctx *ctx, const rvt_disasm_dep *dep) {
+    ctx->hi_valid[dep->reg] = true;
+    ctx->hi_addr[dep->reg] = dep->value;
+}
 
 /* ABI register names as objdump prints them. */
 const char *rvt_gpr_name(unsigned reg);

@@ -58,9 +58,11 @@ typedef struct {
     sbuf out;
     uint64_t pc;
     bool to_print;     /* an address comment is pending */
-    bool stateful;     /* the comment came from or changed ctx's register values */
     uint64_t print_addr;
     unsigned nargs;    /* operands written so far, for the separators */
+    /* how the comment or ctx's register values depend on each other: the
+     * registers an address was looked up through, and set by lui/auipc */
+    unsigned uses, use_reg, sets, set_reg;
 } dis;
 
 static void put_addr(dis *d, uint64_t addr) {
@@ -83,7 +85,8 @@ static void put_addr(dis *d, uint64_t addr) {
  * else absolute for tp and zero. */
 static void maybe_address(dis *d, unsigned base, int64_t offset, bool wide) {
     rvt_disasm_ctx *c = d->ctx;
-    d->stateful = true;
+    d->uses++;
+    d->use_reg = base;
     if (c->hi_valid[base]) {
         d->print_addr = (base ? c->hi_addr[base] : 0) + (uint64_t)offset;
         c->hi_valid[base] = false;
@@ -119,7 +122,8 @@ static void text(dis *d, const char *s) { sep(d); sb_printf(&d->out, "%s", s); }
  * address computation through the same register. */
 static void x_dest_upper(dis *d, const rvt_insn *in) {
     rvt_disasm_ctx *c = d->ctx;
-    d->stateful = true;
+    d->sets++;
+    d->set_reg = in->rd;
     c->hi_valid[in->rd] = true;
     c->hi_addr[in->rd] = in->op == RVT_OP_AUIPC ? d->pc + (uint64_t)in->imm : (uint64_t)in->imm;
     x(d, in->rd);
@@ -635,13 +639,19 @@ size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes,
 }
 
 size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
-                        char *buf, size_t cap, bool *stateful) {
+                        char *buf, size_t cap, rvt_disasm_dep *dep) {
     dis d = {.ctx = ctx, .out = {buf, cap, 0}, .pc = pc};
     if (cap)
         buf[0] = 0;
     disasm_operands(&d, in, bytes);
-    *stateful = d.stateful;
-    if (!d.stateful)
+    *dep = (rvt_disasm_dep){RVT_DIS_STATELESS, 0, 0};
+    if (d.uses + d.sets == 1 && d.sets)
+        *dep = (rvt_disasm_dep){RVT_DIS_SETS, d.set_reg, ctx->hi_addr[d.set_reg]};
+    else if (d.uses + d.sets == 1)
+        *dep = (rvt_disasm_dep){RVT_DIS_USES, d.use_reg, 0};
+    else if (d.uses + d.sets)
+        dep->kind = RVT_DIS_STATEFUL;
+    if (dep->kind == RVT_DIS_STATELESS)
         put_comment(&d); /* an address known from the instruction alone */
     return finish(&d, buf, cap);
 }

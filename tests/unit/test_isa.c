@@ -261,26 +261,39 @@ static void test_split_note(void **state) {
     struct {
         uint32_t word;
         uint64_t pc;
-        bool stateful;
+        unsigned kind;
     } seq[] = {
-        {0x200126b7, 0x20010038, true},  /* lui a3,0x20012 */
-        {0x00b50533, 0x2001003a, false}, /* add a0,a0,a1 */
-        {0x9906a703, 0x2001003c, true},  /* lw a4,-1648(a3): its comment from the lui */
-        {0x9906a703, 0x2001006c, true},  /* the same, the value used up: no comment */
-        {0x0080006f, 0x2001001c, false}, /* j: its target is in the text */
+        {0x200126b7, 0x20010038, RVT_DIS_SETS},      /* lui a3,0x20012 */
+        {0x00b50533, 0x2001003a, RVT_DIS_STATELESS}, /* add a0,a0,a1 */
+        {0x9906a703, 0x2001003c, RVT_DIS_USES},      /* lw a4,-1648(a3): its comment from the lui */
+        {0x9906a703, 0x2001006c, RVT_DIS_USES},      /* the same, the value used up: no comment */
+        {0x0080006f, 0x2001001c, RVT_DIS_STATELESS}, /* j: its target is in the text */
+        {0x10002783, 0x20010070, RVT_DIS_USES},      /* lw a5,256(zero): a comment of its own */
+        {0x00001317, 0x20010074, RVT_DIS_SETS},      /* auipc t1,0x1 */
+        {0x010300e7, 0x20010078, RVT_DIS_STATEFUL},  /* jalr 16(t1): objdump's rules one after another */
     };
     for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
         rvt_insn in = dec(seq[i].word, 32);
         char want[128], text[128], note[64], line[200];
         rvt_disasm(&whole, &in, NULL, seq[i].pc, want, sizeof want);
-        bool stateful;
+        rvt_disasm_dep dep;
         rvt_disasm_ctx scratch = kept;
-        rvt_disasm_split(&scratch, &in, NULL, seq[i].pc, text, sizeof text, &stateful);
-        assert_int_equal(stateful, seq[i].stateful);
-        if (stateful)
+        rvt_disasm_split(&scratch, &in, NULL, seq[i].pc, text, sizeof text, &dep);
+        assert_int_equal(dep.kind, seq[i].kind);
+        note[0] = 0;
+        if (dep.kind == RVT_DIS_SETS) { /* no comment, the value noted */
+            rvt_disasm_ctx set = kept;
+            rvt_disasm_set(&set, &dep);
             rvt_disasm_note(&kept, &in, seq[i].pc, note, sizeof note);
-        else
-            note[0] = 0;
+            assert_string_equal(note, "");
+            assert_memory_equal(&set, &kept, sizeof set);
+        } else if (dep.kind == RVT_DIS_USES && !kept.hi_valid[dep.reg]) { /* ctx stays */
+            rvt_disasm_ctx before = kept;
+            rvt_disasm_note(&kept, &in, seq[i].pc, note, sizeof note);
+            assert_memory_equal(&before, &kept, sizeof kept);
+        } else if (dep.kind != RVT_DIS_STATELESS) {
+            rvt_disasm_note(&kept, &in, seq[i].pc, note, sizeof note);
+        }
         snprintf(line, sizeof line, "%s%s", text, note);
         assert_string_equal(line, want);
     }

@@ -348,14 +348,24 @@ static int output_pc(decode_ctx *c, uint64_t pc);
  * instruction that uses what a lui or auipc left in a register (see
  * rvt_disasm_split): the line of the last address of each slot is kept, a
  * bounded cache in front of the disassembler and the symbol and line
- * tables, and only such comments are worked out per instruction. */
+ * tables. Of the lines that depend on those registers, a lui or auipc only
+ * sets one, and a load, store or addi through a register with no value
+ * pending has a comment of its own (kept as a second text); only the rest
+ * ask the disassembler, per instruction. */
 #define LISTING_LINES 65536u
 #define LISTING_LINE_MAX 1100 /* address, <symbol+offset> (300), disassembly (400), file:line (300) */
 struct listing_line {
     uint64_t pc;
-    char *text;         /* the line with its newline, not terminated */
-    unsigned len, note; /* bytes, and where the comment goes (0: none) */
-    rvt_insn in;        /* for the comment */
+    char *text;     /* the line with its newline, not terminated; then the second text */
+    unsigned len;   /* bytes of the line */
+    unsigned note;  /* where the comment goes (0: the line does not depend on ctx) */
+    unsigned alone; /* RVT_DIS_USES: bytes of the line as it is with no value pending (0: the line) */
+    rvt_disasm_dep dep;
+    rvt_insn in; /* for the comment */
+    /* RVT_DIS_USES: the line as it was last listed with value `noted_from` pending */
+    char *noted;
+    unsigned noted_len;
+    uint64_t noted_from;
 };
 
 /* Addresses in the listing's disassembly as objdump shows them: `ADDR <sym+0xOFF>`. */
@@ -372,12 +382,12 @@ static size_t listing_address(void *user, uint64_t addr, char *buf, size_t cap) 
 /* The listing line of `pc` at `out` without a comment that depends on
  * the disassembler's state (*note: where it goes, else 0); returns its length. */
 static unsigned format_listing_line(decode_ctx *c, uint64_t pc, char out[LISTING_LINE_MAX], rvt_insn *in,
-                                    unsigned *note) {
+                                    unsigned *note, rvt_disasm_dep *dep) {
     char text[400] = "?";
-    bool stateful = false;
+    *dep = (rvt_disasm_dep){RVT_DIS_STATELESS, 0, 0};
     if (fetch_code(c, pc, in)) {
         rvt_disasm_ctx scratch = c->dis; /* the state changes as the line is listed, not here */
-        rvt_disasm_split(&scratch, in, NULL, pc, text, sizeof text, &stateful);
+        rvt_disasm_split(&scratch, in, NULL, pc, text, sizeof text, dep);
     }
     uint64_t off = 0;
     const char *sym = rvt_image_symbolize(c->img, pc, &off);
@@ -390,12 +400,48 @@ static unsigned format_listing_line(decode_ctx *c, uint64_t pc, char out[LISTING
         snprintf(src, sizeof src, "\t%s:%u", file, line);
     int head = snprintf(out, LISTING_LINE_MAX, "%16" PRIx64 " %-28s %s", pc, where, text);
     int n = head + snprintf(out + head, LISTING_LINE_MAX - (unsigned)head, "%s\n", src);
-    *note = stateful ? (unsigned)head : 0;
+    *note = dep->kind != RVT_DIS_STATELESS ? (unsigned)head : 0;
     if (n >= LISTING_LINE_MAX) { /* cut short: the line still ends */
         n = LISTING_LINE_MAX;
         out[n - 1] = '\n';
     }
     return (unsigned)n;
+}
+
+/* `l`'s line at `out` with `comment` (`extra` bytes) in its place. */
+static size_t put_noted_line(char *out, const struct listing_line *l, const char *comment, size_t extra) {
+    memcpy(out, l->text, l->note);
+    memcpy(out + l->note, comment, extra);
+    memcpy(out + l->note + extra, l->text + l->note, l->len - l->note);
+    return l->len + extra;
+}
+
+/* The cache slot of `pc` filled with its line. */
+static struct listing_line *listing_line_of(decode_ctx *c, uint64_t pc) {
+    struct listing_line *l = &c->lines[(pc >> 1) & (LISTING_LINES - 1)];
+    if (l->text && l->pc == pc)
+        return l;
+    char text[3 * LISTING_LINE_MAX]; /* the line, then the line with a comment */
+    struct listing_line made = {.pc = pc, .text = text};
+    made.len = format_listing_line(c, pc, text, &made.in, &made.note, &made.dep);
+    if (made.dep.kind == RVT_DIS_USES) {
+        rvt_disasm_ctx alone = c->dis;
+        alone.hi_valid[made.dep.reg] = false;
+        char comment[LISTING_LINE_MAX];
+        size_t extra = rvt_disasm_note(&alone, &made.in, pc, comment, sizeof comment);
+        if (extra >= sizeof comment)
+            made.dep.kind = RVT_DIS_STATEFUL; /* (cut short: worked out each time, as before) */
+        else if (extra)
+            made.alone = (unsigned)put_noted_line(text + made.len, &made, comment, extra);
+    }
+    char *keep = realloc(l->text, made.len + made.alone);
+    if (!keep)
+        return NULL;
+    memcpy(keep, text, made.len + made.alone);
+    made.text = keep;
+    free(l->noted);
+    *l = made;
+    return l;
 }
 
 static int print_pc(decode_ctx *c, uint64_t pc) {
@@ -415,30 +461,57 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
         c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
         return 0;
     }
-    struct listing_line *l = &c->lines[(pc >> 1) & (LISTING_LINES - 1)];
-    if (!l->text || l->pc != pc) {
-        char text[LISTING_LINE_MAX];
-        rvt_insn in;
-        unsigned note, n = format_listing_line(c, pc, text, &in, &note);
-        char *keep = realloc(l->text, n);
-        if (!keep)
-            return 1;
-        memcpy(keep, text, n);
-        *l = (struct listing_line){pc, keep, n, note, in};
-    }
-    char comment[LISTING_LINE_MAX];
-    size_t extra = l->note ? rvt_disasm_note(&c->dis, &l->in, pc, comment, sizeof comment) : 0;
-    if (c->pcs_len > sizeof c->pcs_buf - l->len - extra && flush_pcs(c))
+    struct listing_line *l = listing_line_of(c, pc);
+    if (!l)
         return 1;
-    char *out = c->pcs_buf + c->pcs_len;
-    if (extra) {
-        memcpy(out, l->text, l->note);
-        memcpy(out + l->note, comment, extra);
-        memcpy(out + l->note + extra, l->text + l->note, l->len - l->note);
-    } else {
-        memcpy(out, l->text, l->len);
+    const char *text = l->text;
+    size_t len = l->len;
+    const unsigned reg = l->dep.reg;
+    switch (l->dep.kind) {
+    case RVT_DIS_STATELESS:
+        break;
+    case RVT_DIS_SETS:
+        rvt_disasm_set(&c->dis, &l->dep);
+        break;
+    case RVT_DIS_USES:
+        if (!c->dis.hi_valid[reg]) {
+            if (l->alone) {
+                text += l->len;
+                len = l->alone;
+            }
+            break;
+        }
+        if (l->noted && l->noted_from == c->dis.hi_addr[reg]) { /* (a loop's) */
+            c->dis.hi_valid[reg] = false;
+            text = l->noted;
+            len = l->noted_len;
+            break;
+        }
+        /* fall through */
+    default: {
+        char comment[LISTING_LINE_MAX];
+        const uint64_t from = c->dis.hi_addr[reg];
+        size_t extra = rvt_disasm_note(&c->dis, &l->in, pc, comment, sizeof comment);
+        if (c->pcs_len > sizeof c->pcs_buf - l->len - extra && flush_pcs(c))
+            return 1;
+        char *out = c->pcs_buf + c->pcs_len;
+        c->pcs_len += len = put_noted_line(out, l, comment, extra);
+        if (l->dep.kind == RVT_DIS_USES) {
+            char *keep = realloc(l->noted, len);
+            if (!keep)
+                return 1;
+            memcpy(keep, out, len);
+            l->noted = keep;
+            l->noted_len = (unsigned)len;
+            l->noted_from = from;
+        }
+        return 0;
     }
-    c->pcs_len += l->len + extra;
+    }
+    if (c->pcs_len > sizeof c->pcs_buf - len && flush_pcs(c))
+        return 1;
+    memcpy(c->pcs_buf + c->pcs_len, text, len);
+    c->pcs_len += len;
     return 0;
 }
 
@@ -1235,8 +1308,10 @@ done:
         }
     }
     rvt_profile_free(c.prof);
-    for (size_t i = 0; c.lines && i < LISTING_LINES; i++)
+    for (size_t i = 0; c.lines && i < LISTING_LINES; i++) {
         free(c.lines[i].text);
+        free(c.lines[i].noted);
+    }
     free(c.lines);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
         status = 1;
