@@ -47,8 +47,9 @@ struct rvt_etrace_decoder {
     bool shares_runs;    /* (another decoder's cache, not freed with this one) */
     rvt_block_sink block;
     rvt_run_sink run; /* straight runs at once; the rest through `sink` */
-    /* With a block sink a single reported address waits here: the run that
-     * starts there usually comes next and joins it in one block. */
+    /* With a block or run sink a single reported address waits here: the
+     * run that starts there usually comes next and joins it in one block or
+     * run (a consumer's cost is per call). */
     uint64_t pending;
     bool has_pending;
     /* A block that the next may continue (a branch not taken): the sink's
@@ -209,6 +210,11 @@ static void flush_pending(rvt_etrace_decoder *d) {
     if (!d->has_pending)
         return;
     d->has_pending = false;
+    if (!d->block) {
+        if (d->sink && d->sink(d->out, d->pending) != 0 && !d->error)
+            d->error = RVT_E_IO;
+        return;
+    }
     const rvt_run *r = rvt_run_at(d->runs, d->pending);
     unsigned len = r->n ? ((r->wide & 1) ? 4 : 2) : r->has_end ? r->end_insn.len : 2;
     emit_block(d, d->pending, mask_addr(d, d->pending + len), 1);
@@ -217,7 +223,7 @@ static void flush_pending(rvt_etrace_decoder *d) {
 static void report(rvt_etrace_decoder *d, uint64_t pc) {
     if (d->error)
         return;
-    if (d->block) {
+    if (d->block || d->run) {
         flush_pending(d);
         d->pending = pc;
         d->has_pending = true;
@@ -469,11 +475,20 @@ static bool pass_straight_code(rvt_etrace_decoder *d, uint64_t address, uint32_t
         }
     } else if (d->run) {
         /* the instructions after the run's first: its other linear ones and
-         * the one that ends it */
+         * the one that ends it; the first too where it waits (report) */
         uint64_t wide = count < 64 ? (r->wide >> 1) & ((UINT64_C(1) << count) - 1) : r->wide >> 1;
         if (r->has_end && r->end_insn.len == 4)
             wide |= UINT64_C(1) << (count - 1);
-        if (!d->error && d->run(d->out, first, count, wide) != 0)
+        uint64_t from = first;
+        uint32_t k = count;
+        if (d->has_pending && d->pending == r->start && count < RVT_RUN_MAX) {
+            d->has_pending = false;
+            from = r->start;
+            wide = wide << 1 | (r->wide & 1);
+            k++;
+        }
+        flush_pending(d);
+        if (!d->error && d->run(d->out, from, k, wide) != 0)
             d->error = RVT_E_IO;
     } else {
         uint64_t pc = r->start;

@@ -63,6 +63,7 @@ typedef struct {
     /* how the comment or ctx's register values depend on each other: the
      * registers an address was looked up through, and set by lui/auipc */
     unsigned uses, use_reg, sets, set_reg;
+    bool mixed_uses; /* not all through one register */
 } dis;
 
 static void put_addr(dis *d, uint64_t addr) {
@@ -85,7 +86,7 @@ static void put_addr(dis *d, uint64_t addr) {
  * else absolute for tp and zero. */
 static void maybe_address(dis *d, unsigned base, int64_t offset, bool wide) {
     rvt_disasm_ctx *c = d->ctx;
-    d->uses++;
+    d->mixed_uses |= d->uses++ && d->use_reg != base;
     d->use_reg = base;
     if (c->hi_valid[base]) {
         d->print_addr = (base ? c->hi_addr[base] : 0) + (uint64_t)offset;
@@ -645,9 +646,9 @@ size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *
         buf[0] = 0;
     disasm_operands(&d, in, bytes);
     *dep = (rvt_disasm_dep){RVT_DIS_STATELESS, 0, 0};
-    if (d.uses + d.sets == 1 && d.sets)
+    if (d.sets == 1 && !d.uses)
         *dep = (rvt_disasm_dep){RVT_DIS_SETS, d.set_reg, ctx->hi_addr[d.set_reg]};
-    else if (d.uses + d.sets == 1)
+    else if (d.uses && !d.sets && !d.mixed_uses) /* (jalr looks more than once) */
         *dep = (rvt_disasm_dep){RVT_DIS_USES, d.use_reg, 0};
     else if (d.uses + d.sets)
         dep->kind = RVT_DIS_STATEFUL;

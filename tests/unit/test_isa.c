@@ -258,6 +258,8 @@ static void test_split_note(void **state) {
     rvt_disasm_ctx whole, kept;
     rvt_disasm_init(&whole, 32, 0);
     rvt_disasm_init(&kept, 32, 0);
+    whole.has_gp = kept.has_gp = true;
+    whole.gp = kept.gp = 0x20011800;
     struct {
         uint32_t word;
         uint64_t pc;
@@ -270,7 +272,9 @@ static void test_split_note(void **state) {
         {0x0080006f, 0x2001001c, RVT_DIS_STATELESS}, /* j: its target is in the text */
         {0x10002783, 0x20010070, RVT_DIS_USES},      /* lw a5,256(zero): a comment of its own */
         {0x00001317, 0x20010074, RVT_DIS_SETS},      /* auipc t1,0x1 */
-        {0x010300e7, 0x20010078, RVT_DIS_STATEFUL},  /* jalr 16(t1): objdump's rules one after another */
+        {0x010300e7, 0x20010078, RVT_DIS_USES},      /* jalr 16(t1): objdump's rules one after another */
+        {0x010300e7, 0x20010078, RVT_DIS_USES},      /* the same with no value pending */
+        {0x000180e7, 0x2001007c, RVT_DIS_USES},      /* jalr 0(gp): its own comment */
     };
     for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
         rvt_insn in = dec(seq[i].word, 32);

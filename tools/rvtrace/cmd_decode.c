@@ -112,6 +112,7 @@ typedef struct {
     char pcs_buf[1 << 16]; /* the PC list or listing on its way to `out` */
     size_t pcs_len;
     struct listing_line *lines; /* --listing: the text of recently listed addresses */
+    struct listing_run *runs;   /* --listing: and of recently listed runs */
     bool write_pcs;     /* --pcs or --listing */
     rvt_run_cache *pc_runs; /* --pcs without --listing: instruction sizes for whole blocks (list_block) */
     rvt_profile *prof;  /* --profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report */
@@ -515,6 +516,102 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
     return 0;
 }
 
+/* A straight run listed again (a loop's body, a function's straight
+ * stretches) is one copy of its lines, where none of them depends on a
+ * value pending as it starts (most do not: objdump's values live from a
+ * lui or auipc to the next load, store or addi through its register). */
+#define LISTING_RUNS 16384u
+#define LISTING_RUN_TEXT 16384u /* longer ones go line by line */
+#define LISTING_RUN_SETS 4
+struct listing_run {
+    uint64_t start;
+    uint32_t n;     /* instructions (0: a free slot) */
+    bool whole;     /* the text and the rest below hold (else: line by line) */
+    uint32_t needs; /* registers with no value pending as the run starts, for the text to hold */
+    unsigned nsets;
+    rvt_disasm_dep sets[LISTING_RUN_SETS]; /* the values its lui and auipc leave, in order */
+    char *text;
+    size_t len;
+};
+
+/* Fills run slot r with the run of n instructions from `start`. */
+static int make_listing_run(decode_ctx *c, struct listing_run *r, uint64_t start, uint32_t n, uint64_t wide) {
+    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
+    char text[LISTING_RUN_TEXT];
+    size_t len = 0;
+    uint32_t set = 0; /* registers set earlier in the run */
+    *r = (struct listing_run){.start = start, .n = n, .whole = true, .text = r->text};
+    uint64_t pc = start;
+    for (uint32_t i = 0; i < n && r->whole; pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask, i++) {
+        const struct listing_line *l = listing_line_of(c, pc);
+        if (!l)
+            return 1;
+        const char *line = l->text;
+        size_t bytes = l->len;
+        switch (l->dep.kind) {
+        case RVT_DIS_STATELESS:
+            break;
+        case RVT_DIS_SETS:
+            set |= 1u << l->dep.reg;
+            r->whole = r->nsets < LISTING_RUN_SETS;
+            if (r->whole)
+                r->sets[r->nsets++] = l->dep;
+            break;
+        case RVT_DIS_USES:
+            r->whole = !(set >> l->dep.reg & 1);
+            r->needs |= 1u << l->dep.reg;
+            if (l->alone) {
+                line += l->len;
+                bytes = l->alone;
+            }
+            break;
+        default:
+            r->whole = false;
+        }
+        if (len + bytes > sizeof text)
+            r->whole = false;
+        else
+            memcpy(text + len, line, bytes);
+        len += bytes;
+    }
+    if (!r->whole)
+        return 0;
+    char *keep = realloc(r->text, len);
+    if (!keep)
+        return 1;
+    memcpy(keep, text, len);
+    r->text = keep;
+    r->len = len;
+    return 0;
+}
+
+/* The listing of n instructions from `start` (sizes: the bits of `wide`). */
+static int list_run(decode_ctx *c, uint64_t start, uint32_t n, uint64_t wide) {
+    if (!n)
+        return 0;
+    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
+    struct listing_run *r = &c->runs[((start >> 1) ^ (uint64_t)n * 0x9e3779b1u) & (LISTING_RUNS - 1)];
+    if ((r->start != start || r->n != n) && make_listing_run(c, r, start, n, wide))
+        return 1;
+    bool whole = r->whole;
+    for (uint32_t m = r->needs; m && whole; m &= m - 1)
+        whole = !c->dis.hi_valid[__builtin_ctz(m)];
+    if (whole) {
+        if (c->pcs_len > sizeof c->pcs_buf - r->len && flush_pcs(c))
+            return 1;
+        memcpy(c->pcs_buf + c->pcs_len, r->text, r->len);
+        c->pcs_len += r->len;
+        for (unsigned k = 0; k < r->nsets; k++)
+            rvt_disasm_set(&c->dis, &r->sets[k]);
+        return 0;
+    }
+    uint64_t pc = start;
+    for (uint32_t i = 0; i < n; pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask, i++)
+        if (output_pc(c, pc))
+            return 1;
+    return 0;
+}
+
 /* A straight run. N-Trace (`hold`): every address but the last goes out
  * now, the last waits like any held one, and the profile gets the run with
  * the held one, one run late. E-Trace: all of it now. */
@@ -530,11 +627,9 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     c->listed += now;
     uint64_t pc = start;
     if (c->listing) { /* (the plain PC list takes blocks: list_block) */
-        for (uint32_t i = 0; i < now; i++) {
-            if (output_pc(c, pc))
-                return 1;
-            pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask;
-        }
+        if (list_run(c, start, now, wide))
+            return 1;
+        pc = (start + 2 * rvt_run_units(now, wide)) & mask;
     } else if (c->hold) { /* the held last instruction only */
         pc = (start + 2 * units - ((wide >> (n - 1)) & 1 ? 4 : 2)) & mask;
     }
@@ -1184,7 +1279,8 @@ int cmd_decode(int argc, char **argv) {
     c.listing = listing;
     c.write_pcs = pcs || listing;
     if ((profiling && rvt_profile_new(&c.prof, c.img)) ||
-        (listing && !(c.lines = calloc(LISTING_LINES, sizeof *c.lines))) ||
+        (listing && (!(c.lines = calloc(LISTING_LINES, sizeof *c.lines)) ||
+                     !(c.runs = calloc(LISTING_RUNS, sizeof *c.runs)))) ||
         (pcs && !listing && rvt_run_cache_new(&c.pc_runs, fetch_code, &c, c.xlen, nothing_ends_a_run))) {
         fprintf(stderr, "rvtrace decode: out of memory\n");
         goto done;
@@ -1313,6 +1409,9 @@ done:
         free(c.lines[i].noted);
     }
     free(c.lines);
+    for (size_t i = 0; c.runs && i < LISTING_RUNS; i++)
+        free(c.runs[i].text);
+    free(c.runs);
     if (c.out && c.out != stdout && fclose(c.out) != 0)
         status = 1;
     if (c.traps && fclose(c.traps) != 0)
