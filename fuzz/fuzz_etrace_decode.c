@@ -3,7 +3,8 @@
  * without implicit return, branch prediction and the jump target cache.
  * Whatever the packets say, decoding ends each packet with a path or an
  * error, never a crash or an endless walk; and a second decoder with a block
- * sink gives the same addresses as the first one gives one by one. */
+ * sink and a third with a run sink give the same addresses as the first one
+ * gives one by one. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
  * branch count of 2^32); one input stops after PC_LIMIT addresses. */
 #define PC_LIMIT (1ul << 18)
 
-static uint64_t by_pc[PC_LIMIT], by_block[PC_LIMIT];
+static uint64_t by_pc[PC_LIMIT], by_block[PC_LIMIT], by_run[PC_LIMIT];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!code[0]) { /* deterministic pseudo-random code, made once */
@@ -52,18 +53,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.f0s_width = 1;
         o.branch_prediction = o.jump_target_cache = true;
     }
-    flow_list lists[2] = {{by_pc, 0, PC_LIMIT, false, fetch}, {by_block, 0, PC_LIMIT, false, fetch}};
-    rvt_etrace_decoder *decs[2];
-    for (unsigned k = 0; k < 2; k++) {
+    flow_list lists[3] = {{by_pc, 0, PC_LIMIT, false, fetch},
+                          {by_block, 0, PC_LIMIT, false, fetch},
+                          {by_run, 0, PC_LIMIT, false, fetch}};
+    rvt_etrace_decoder *decs[3];
+    for (unsigned k = 0; k < 3; k++) {
         if (rvt_etrace_decoder_new(&decs[k], &p, &o, 64, fetch, flow_add_pc, &lists[k])) {
-            if (k)
-                rvt_etrace_decoder_free(decs[0]);
+            while (k--)
+                rvt_etrace_decoder_free(decs[k]);
             return 0;
         }
         rvt_etrace_decoder_set_trap_sink(decs[k], flow_ignore_trap);
     }
     rvt_etrace_decoder_set_block_sink(decs[1], flow_add_block);
-    for (unsigned k = 0; k < 2; k++) {
+    rvt_etrace_decoder_set_run_sink(decs[2], flow_add_run);
+    for (unsigned k = 0; k < 3; k++) {
         rvt_etrace_decoder *d = decs[k];
         rvt_te_raw_cursor c = {.data = data, .size = size};
         rvt_te_inst pkt;
@@ -87,5 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rvt_etrace_decoder_free(d);
     }
     flow_compare(&lists[0], &lists[1]);
+    flow_compare(&lists[0], &lists[2]);
     return 0;
 }

@@ -1,8 +1,9 @@
 /* For the decoder fuzz targets: the flow a decoder gives through its block
- * sink, opened up into addresses, must be the flow the same decoder gives
- * one address at a time. The block path has its own code (straight runs
- * passed whole, blocks joined, walks kept and replayed), so the two are
- * decoded side by side and compared. */
+ * sink or its run sink, opened up into addresses, must be the flow the same
+ * decoder gives one address at a time. The block and run paths have code of
+ * their own (straight runs passed whole, blocks joined, a reported address
+ * held for the run after it, walks kept and replayed), so they are decoded
+ * side by side and compared. */
 #ifndef RVTRACE_FUZZ_FLOW_H
 #define RVTRACE_FUZZ_FLOW_H
 
@@ -44,6 +45,23 @@ static int flow_add_block(void *user, uint64_t start, uint64_t end, uint32_t n) 
         pc += in.len;
     }
     (void)end;
+    return 0;
+}
+
+/* A run: its sizes are its code's. */
+static int flow_add_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
+    flow_list *l = user;
+    uint64_t pc = start;
+    if (n == 0 || n > RVT_RUN_MAX)
+        abort();
+    for (uint32_t i = 0; i < n; i++) {
+        rvt_insn in;
+        if (flow_add_pc(l, pc))
+            return 1;
+        if (!l->fetch(NULL, pc, &in) || in.len != ((wide >> i) & 1 ? 4u : 2u))
+            abort(); /* a run over code the decoder could not have read, or of other sizes */
+        pc += in.len;
+    }
     return 0;
 }
 
