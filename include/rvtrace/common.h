@@ -46,6 +46,13 @@ int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
 void *rvt_huge_alloc(size_t size);
 void rvt_huge_free(void *p, size_t size);
 
+/* Zeroed, page-aligned memory for a big table touched in a few places (a
+ * short run's): a page faults in only where it is used, none is cleared
+ * in advance. NULL when there is no memory. Freed with rvt_pages_free and
+ * the same size. */
+void *rvt_pages_alloc(size_t size);
+void rvt_pages_free(void *p, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* Big zeroed tables on transparent huge pages (see rvt_huge_alloc). */
+/* Big zeroed tables: on transparent huge pages (rvt_huge_alloc) or faulted
+ * in page by page as they are used (rvt_pages_alloc). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -31,4 +32,16 @@ void *rvt_huge_alloc(size_t size) {
 void rvt_huge_free(void *p, size_t size) {
     if (p)
         munmap(p, whole_pages(size));
+}
+
+void *rvt_pages_alloc(size_t size) {
+    if (!size)
+        return NULL;
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return map == MAP_FAILED ? NULL : map;
+}
+
+void rvt_pages_free(void *p, size_t size) {
+    if (p)
+        munmap(p, size);
 }

@@ -71,7 +71,7 @@ struct rvt_etrace_decoder {
     bool bp_fail;
     uint64_t *jtc;      /* jump target cache */
     uint8_t *jtc_valid;
-    struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    struct walk_memos *memo;     /* walks seen before (allocated with the first one kept) */
     bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
 };
@@ -662,11 +662,20 @@ enum { /* what a walk starts from besides addresses and branches, and how it end
 
 typedef struct walk_memo {
     uint64_t pc, address, branch_map;
-    uint32_t branches, flags;
+    uint32_t branches;
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
     rvt_block blocks[MEMO_BLOCKS];
 } walk_memo;
+
+/* A slot's flags (0: empty) lie apart from it: a slot's memory is first
+ * touched when a walk is written into it, so a short trace does not fault
+ * in the pages of 3 MiB of slots, nor a long one fault twice on a page it
+ * read before writing (calloc's zero page, then a copy). */
+struct walk_memos {
+    uint32_t flags[MEMO_SLOTS];
+    walk_memo slots[MEMO_SLOTS];
+};
 
 static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
     walk_memo *m = d->recording;
@@ -686,15 +695,7 @@ static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
            (irreport_set(t) && t->irdepth == d->depth ? MEMO_IRREPORT : 0) | MEMO_VALID;
 }
 
-/* Every slot is written now: a page of calloc's that is read before it is
- * written faults twice (the zero page, then a copy), and a trace reaches
- * most slots anyway. */
-static walk_memo *new_memo(void) {
-    walk_memo *m = malloc(MEMO_SLOTS * sizeof *m);
-    for (size_t i = 0; m && i < MEMO_SLOTS; i++)
-        m[i].flags = 0; /* (empty; the rest is written with the walk) */
-    return m;
-}
+static struct walk_memos *new_memo(void) { return calloc(1, sizeof(struct walk_memos)); }
 
 /* follow() to the packet's address, for a packet with one (format 1 or 2). */
 static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
@@ -705,8 +706,9 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint32_t flags = walk_flags(d, t);
     uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
                   ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
-    walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
-    if (m->flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
+    uint32_t *m_flags = &d->memo->flags[h >> 52 & (MEMO_SLOTS - 1)];
+    walk_memo *m = &d->memo->slots[h >> 52 & (MEMO_SLOTS - 1)];
+    if (*m_flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
         m->branches == d->branches) {
         /* None was held before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is held. */
@@ -730,7 +732,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         d->last_implicit = m->end_flags & MEMO_LAST_IMPLICIT;
         return;
     }
-    m->flags = 0; /* (field by field: the blocks are filled as the walk goes) */
+    *m_flags = 0; /* (field by field: the blocks are filled as the walk goes) */
     m->pc = d->pc;
     m->address = d->address;
     m->branch_map = d->branch_map;
@@ -747,7 +749,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
                        (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
                        (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
-        m->flags = flags; /* valid from here */
+        *m_flags = flags; /* valid from here */
     }
     d->recording = NULL;
 }

@@ -1,17 +1,16 @@
 /* The run cache of include/rvtrace/flow.h: direct mapped by start address
  * (the lookup is inline there; this is the rest). */
-#include <stdlib.h>
-#include <string.h>
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify) {
-    rvt_run_cache *c = aligned_alloc(_Alignof(rvt_run_cache), sizeof *c); /* (a multiple of its alignment) */
+    /* (a short trace reads the slots of a few pages of code: clearing the
+     * whole megabyte first cost it 256 page faults) */
+    rvt_run_cache *c = rvt_pages_alloc(sizeof *c);
     if (!c)
         return RVT_E_NOMEM;
-    memset(c, 0, sizeof *c);
     c->fetch = fetch;
     c->user = user;
     c->mask = xlen == 32 ? 0xffffffffull : ~0ull;
@@ -20,7 +19,7 @@ int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, uns
     return 0;
 }
 
-void rvt_run_cache_free(rvt_run_cache *c) { free(c); }
+void rvt_run_cache_free(rvt_run_cache *c) { rvt_pages_free(c, sizeof *c); }
 
 const rvt_run *rvt_run_fill(rvt_run_cache *c, uint64_t pc) {
     rvt_run *r = &c->slots[(pc >> 1) & (RVT_RUN_SLOTS - 1)];

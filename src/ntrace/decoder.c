@@ -80,7 +80,7 @@ struct rvt_ntrace_decoder {
     uint64_t queue_start, queue_end, queue_wide;
     uint32_t queue_n;
 
-    struct walk_memo *memo;      /* walks seen before (allocated with the first one kept) */
+    struct walk_memos *memo;     /* walks seen before (allocated with the first one kept) */
     bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
 
@@ -603,13 +603,21 @@ typedef struct {
 typedef struct walk_memo {
     uint64_t pc, left, hist; /* left: units of the count not walked when the walk started */
     unsigned kind;
-    bool valid;
     uint64_t end_pc, used, end_prev_pc; /* used: units walked */
     bool end_prev_valid;
     uint32_t nblocks, nops;
     rvt_block blocks[MEMO_BLOCKS];
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
+
+/* Whether a slot holds a walk lies apart from it: a slot's memory is first
+ * touched when a walk is written into it, so a short trace does not fault
+ * in the pages of 4 MiB of slots, nor a long one fault twice on a page it
+ * read before writing (calloc's zero page, then a copy). */
+struct walk_memos {
+    bool valid[MEMO_SLOTS];
+    walk_memo slots[MEMO_SLOTS];
+};
 
 static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end) {
     walk_memo *m = d->recording;
@@ -655,15 +663,7 @@ static bool memo_applies(const rvt_ntrace_decoder *d, uint64_t icnt, enum final_
            (kind == FINAL_NONE || (icnt >> 32 == 0 && d->used <= icnt));
 }
 
-/* Every slot is written now: a page of calloc's that is read before it is
- * written faults twice (the zero page, then a copy), and a trace reaches
- * most slots anyway. */
-static walk_memo *new_memo(void) {
-    walk_memo *m = malloc(MEMO_SLOTS * sizeof *m);
-    for (size_t i = 0; m && i < MEMO_SLOTS; i++)
-        m[i].valid = false; /* (the rest is written with the walk) */
-    return m;
-}
+static struct walk_memos *new_memo(void) { return calloc(1, sizeof(struct walk_memos)); }
 
 static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
     return walk_hist(d, hist) && (kind == FINAL_NONE || walk_icnt(d, icnt, kind));
@@ -676,9 +676,10 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         return walk_uncached(d, icnt, hist, kind);
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
-    walk_memo *m = &d->memo[h >> 52 & (MEMO_SLOTS - 1)];
+    bool *m_valid = &d->memo->valid[h >> 52 & (MEMO_SLOTS - 1)];
+    walk_memo *m = &d->memo->slots[h >> 52 & (MEMO_SLOTS - 1)];
     nx_call_stack after;
-    if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
+    if (*m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
         (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
         if (m->nops)
             d->stack = after;
@@ -702,7 +703,7 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         d->prev_pc = m->end_prev_pc;
         return true;
     }
-    m->valid = false; /* (field by field: the arrays are filled as the walk goes) */
+    *m_valid = false; /* (field by field: the arrays are filled as the walk goes) */
     m->pc = d->pc;
     m->left = left;
     m->hist = hist;
@@ -715,7 +716,7 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         m->used = d->used - used;
         m->end_prev_valid = d->prev_valid;
         m->end_prev_pc = d->prev_pc;
-        m->valid = true;
+        *m_valid = true;
     }
     d->recording = NULL;
     return ok;
