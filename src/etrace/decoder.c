@@ -706,8 +706,9 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint32_t flags = walk_flags(d, t);
     uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
                   ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
-    uint32_t *m_flags = &d->memo->flags[h >> 52 & (MEMO_SLOTS - 1)];
-    walk_memo *m = &d->memo->slots[h >> 52 & (MEMO_SLOTS - 1)];
+    const size_t slot = h >> 52 & (MEMO_SLOTS - 1);
+    uint32_t *m_flags = &d->memo->flags[slot];
+    walk_memo *m = &d->memo->slots[slot];
     if (*m_flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
         m->branches == d->branches) {
         /* None was held before, and the kept blocks are joined already:

@@ -676,8 +676,9 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         return walk_uncached(d, icnt, hist, kind);
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
-    bool *m_valid = &d->memo->valid[h >> 52 & (MEMO_SLOTS - 1)];
-    walk_memo *m = &d->memo->slots[h >> 52 & (MEMO_SLOTS - 1)];
+    const size_t slot = h >> 52 & (MEMO_SLOTS - 1);
+    bool *m_valid = &d->memo->valid[slot];
+    walk_memo *m = &d->memo->slots[slot];
     nx_call_stack after;
     if (*m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
         (!m->nops || (after = d->stack, replay_stack(m, &after)))) {

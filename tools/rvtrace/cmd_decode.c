@@ -516,6 +516,13 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
     return 0;
 }
 
+static uint64_t address_mask(const decode_ctx *c) { return c->xlen == 32 ? 0xffffffffu : ~0ull; }
+
+/* The address after instruction i of a run at `pc` (sizes: the bits of `wide`). */
+static uint64_t run_next(const decode_ctx *c, uint64_t pc, uint64_t wide, uint32_t i) {
+    return (pc + ((wide >> i) & 1 ? 4 : 2)) & address_mask(c);
+}
+
 /* A straight run listed again (a loop's body, a function's straight
  * stretches) is one copy of its lines, where none of them depends on a
  * value pending as it starts (most do not: objdump's values live from a
@@ -536,13 +543,12 @@ struct listing_run {
 
 /* Fills run slot r with the run of n instructions from `start`. */
 static int make_listing_run(decode_ctx *c, struct listing_run *r, uint64_t start, uint32_t n, uint64_t wide) {
-    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
     char text[LISTING_RUN_TEXT];
     size_t len = 0;
     uint32_t set = 0; /* registers set earlier in the run */
     *r = (struct listing_run){.start = start, .n = n, .whole = true, .text = r->text};
     uint64_t pc = start;
-    for (uint32_t i = 0; i < n && r->whole; pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask, i++) {
+    for (uint32_t i = 0; i < n && r->whole; pc = run_next(c, pc, wide, i), i++) {
         const struct listing_line *l = listing_line_of(c, pc);
         if (!l)
             return 1;
@@ -589,7 +595,6 @@ static int make_listing_run(decode_ctx *c, struct listing_run *r, uint64_t start
 static int list_run(decode_ctx *c, uint64_t start, uint32_t n, uint64_t wide) {
     if (!n)
         return 0;
-    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
     struct listing_run *r = &c->runs[((start >> 1) ^ (uint64_t)n * 0x9e3779b1u) & (LISTING_RUNS - 1)];
     if ((r->start != start || r->n != n) && make_listing_run(c, r, start, n, wide))
         return 1;
@@ -606,7 +611,7 @@ static int list_run(decode_ctx *c, uint64_t start, uint32_t n, uint64_t wide) {
         return 0;
     }
     uint64_t pc = start;
-    for (uint32_t i = 0; i < n; pc = (pc + ((wide >> i) & 1 ? 4 : 2)) & mask, i++)
+    for (uint32_t i = 0; i < n; pc = run_next(c, pc, wide, i), i++)
         if (output_pc(c, pc))
             return 1;
     return 0;
@@ -619,7 +624,7 @@ static int write_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     decode_ctx *c = user;
     if (n == 0 || flush_held(c))
         return n ? 1 : 0;
-    uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull, units = rvt_run_units(n, wide);
+    uint64_t mask = address_mask(c), units = rvt_run_units(n, wide);
     if (c->hold ? profile_defer(c, start, n, (start + 2 * units) & mask)
                 : c->prof && rvt_profile_run(c->prof, start, n, wide))
         return 1;
@@ -657,7 +662,7 @@ static unsigned nothing_ends_a_run(const rvt_insn *in) {
  * kept walks serve the PC list too). With `hold_last` the last one is held
  * (decode_ctx.hold) instead of written. */
 static int list_block(decode_ctx *c, uint64_t start, uint32_t n, bool hold_last) {
-    const uint64_t mask = c->xlen == 32 ? 0xffffffffu : ~0ull;
+    const uint64_t mask = address_mask(c);
     uint64_t pc = start, last = start;
     while (n) {
         if (c->pcs_len > sizeof c->pcs_buf - 18 * (RVT_RUN_MAX + 1) - 6 && flush_pcs(c))
