@@ -537,27 +537,32 @@ static bool plain_walk(const rvt_etrace_decoder *d) {
            !d->o.si_jump && !d->bp_skip && !d->bp_left && !d->bp_fail && !d->bp_fail_first;
 }
 
-/* The steps most of a plain walk is made of, when it is not to stop at
- * the last branch: a straight run ending in a conditional branch or a
- * direct jump whose successor is not the reported address. Each goes as the
- * loop in follow() would take it (pass_straight_code, next_pc, report), the
- * same blocks, state and count `*n`; anything else is left to that loop. */
-static void quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
+/* The steps most of a plain walk is made of: a straight run ending in a
+ * conditional branch or a direct jump whose successor is not the reported
+ * address. Each goes as the loop in follow() would take it
+ * (pass_straight_code, next_pc, report), the same blocks, state and count
+ * `*n`; anything else is left to that loop. A walk that is to stop at the
+ * last branch (a full branch map without an address) leaves a run ending in
+ * that branch to the loop too, and ends (true) where that loop's check after
+ * a step would end it: on the last branch, with its outcome unused. */
+static bool quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
     while (*n + RVT_RUN_MAX + 1 < MAX_WALK && !d->error) {
         const rvt_run *r = rvt_run_at(d->runs, d->pc);
         if (!r->has_end || (d->has_pending && d->pending != d->pc) || (r->n && address > r->start && address <= r->end))
-            return;
+            return false;
         const rvt_insn *e = &r->end_insn;
         bool branch = is_branch(e);
+        if (branch && d->branches == 1 && d->stop_at_last_branch)
+            return false;
         uint64_t next;
         if (branch && d->branches)
             next = mask_addr(d, r->end + ((d->branch_map & 1) ? (uint64_t)e->len : (uint64_t)e->imm));
         else if (is_inferable_jump(e))
             next = mask_addr(d, r->end + (uint64_t)e->imm);
         else
-            return;
+            return false;
         if (next == address)
-            return;
+            return false;
         uint64_t after = mask_addr(d, r->end + e->len);
         if (d->has_pending) { /* the run's first instruction, reported by the step before */
             d->has_pending = false;
@@ -577,15 +582,23 @@ static void quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
             d->has_pending = true;
         }
         *n += r->n ? r->n : 1u;
+        if (d->branches == 1 && d->stop_at_last_branch) {
+            const rvt_run *at = rvt_run_at(d->runs, next); /* a branch there: a run of none ending in it */
+            if (at->n == 0 && at->has_end && is_branch(&at->end_insn))
+                return true;
+        }
     }
+    return false;
 }
 
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
     walk_to_second_occurrence(d, t);
-    bool quick = plain_walk(d) && !d->stop_at_last_branch;
+    bool quick = plain_walk(d);
     for (uint32_t n = 0; n < MAX_WALK; n++) {
-        if (quick)
-            quick_steps(d, address, &n);
+        if (quick && quick_steps(d, address, &n)) {
+            d->stop_at_last_branch = false; /* its successor is not known yet */
+            return;
+        }
         if (d->error)
             return;
         const rvt_insn *known = NULL;
