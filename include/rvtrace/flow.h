@@ -124,25 +124,57 @@ uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
  * (walk_memo in each decoder). A block that continues the last one kept is
  * joined to it, as the decoders join blocks on their way out. */
 typedef struct rvt_block {
-    uint64_t start, end;
-    uint32_t n;
+    uint64_t start;
+    uint32_t span, n; /* span: its end less its start */
 } rvt_block;
 
+static inline uint64_t rvt_block_end(const rvt_block *b) { return b->start + b->span; }
+
 /* Adds a block to `list` (`*count` of at most `max` kept); false when it
- * is full. */
+ * is full, or the block's span does not fit (an address space that wraps
+ * round within it). */
 static inline bool rvt_block_keep(rvt_block *list, uint32_t *count, uint32_t max, uint64_t start, uint64_t end,
                                   uint32_t n) {
     rvt_block *last = *count ? &list[*count - 1] : NULL;
-    if (last && last->end == start && n <= UINT32_MAX - last->n) {
-        last->end = end;
+    if (last && rvt_block_end(last) == start && n <= UINT32_MAX - last->n) {
+        if (end - last->start > UINT32_MAX)
+            return false;
+        last->span = (uint32_t)(end - last->start);
         last->n += n;
         return true;
     }
-    if (*count == max)
+    if (*count == max || end - start > UINT32_MAX)
         return false;
-    list[(*count)++] = (rvt_block){start, end, n};
+    list[(*count)++] = (rvt_block){start, (uint32_t)(end - start), n};
     return true;
 }
+
+/* Blocks of many kept walks in one ring: a walk's blocks are written one
+ * after the other from the head and stay until the ring comes round to
+ * them. A decoder finds a walk through a small slot that says where its
+ * blocks start, so the slots of short walks reserve no room for long ones
+ * (walks vary from 1 to dozens of blocks). Positions count up from 0 and
+ * are taken modulo the ring's size. */
+#define RVT_BLOCK_RING 262144u /* 4 MiB */
+typedef struct rvt_block_ring {
+    uint64_t head; /* the position after the last block written */
+    rvt_block blocks[RVT_BLOCK_RING];
+} rvt_block_ring;
+
+/* Where the next walk of at most `max` blocks goes (its blocks in one piece). */
+static inline uint64_t rvt_block_ring_open(const rvt_block_ring *r, uint32_t max) {
+    uint64_t at = r->head, offset = at % RVT_BLOCK_RING;
+    return offset + max > RVT_BLOCK_RING ? at + (RVT_BLOCK_RING - offset) : at;
+}
+
+static inline rvt_block *rvt_block_ring_at(rvt_block_ring *r, uint64_t at) { return &r->blocks[at % RVT_BLOCK_RING]; }
+
+/* The walk opened at `at` wrote `n` blocks, kept or not. */
+static inline void rvt_block_ring_close(rvt_block_ring *r, uint64_t at, uint32_t n) { r->head = at + n; }
+
+/* Whether the blocks of the walk at `at` are still there: nothing has been
+ * written a whole ring after them. */
+static inline bool rvt_block_ring_holds(const rvt_block_ring *r, uint64_t at) { return r->head <= at + RVT_BLOCK_RING; }
 
 /* ---- A decoder's output, kept to be handed on later ----
  *

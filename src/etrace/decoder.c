@@ -659,7 +659,7 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
  * it left the decoder, and handed out again when it is due again. Walks of
  * more blocks than a slot holds are walked each time. */
 
-#define MEMO_SLOTS 4096u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOTS 16384u /* direct mapped: a later walk takes the slot */
 #define MEMO_BLOCKS 32u
 
 enum { /* what a walk starts from besides addresses and branches, and how it ends */
@@ -678,21 +678,23 @@ typedef struct walk_memo {
     uint32_t branches;
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
-    rvt_block blocks[MEMO_BLOCKS];
+    uint64_t blocks; /* where its blocks start in the ring */
 } walk_memo;
 
 /* A slot's flags (0: empty) lie apart from it: a slot's memory is first
  * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 3 MiB of slots, nor a long one fault twice on a page it
- * read before writing (calloc's zero page, then a copy). */
+ * in the pages of 4 MiB of slots and blocks, nor a long one fault twice on
+ * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
     uint32_t flags[MEMO_SLOTS];
     walk_memo slots[MEMO_SLOTS];
+    rvt_block_ring ring;
 };
 
 static void record_block(rvt_etrace_decoder *d, uint64_t start, uint64_t end, uint32_t n) {
     walk_memo *m = d->recording;
-    if (!rvt_block_keep(m->blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as emit_block joins) */
+    rvt_block *blocks = rvt_block_ring_at(&d->memo->ring, m->blocks);
+    if (!rvt_block_keep(blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as emit_block joins) */
         d->recording = NULL; /* too long to keep */
 }
 
@@ -719,20 +721,22 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint32_t flags = walk_flags(d, t);
     uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
                   ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
-    const size_t slot = h >> 52 & (MEMO_SLOTS - 1);
+    const size_t slot = h >> 50 & (MEMO_SLOTS - 1);
     uint32_t *m_flags = &d->memo->flags[slot];
     walk_memo *m = &d->memo->slots[slot];
+    rvt_block_ring *ring = &d->memo->ring;
     if (*m_flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
-        m->branches == d->branches) {
+        m->branches == d->branches && rvt_block_ring_holds(ring, m->blocks)) {
         /* None was held before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is held. */
+        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
         for (uint32_t i = 0; i + 1 < m->nblocks && !d->error; i++)
-            if (d->block(d->out, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n) != 0)
+            if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0)
                 d->error = RVT_E_IO;
         if (m->nblocks) {
-            const rvt_block *last = &m->blocks[m->nblocks - 1];
+            const rvt_block *last = &blocks[m->nblocks - 1];
             d->held_start = last->start;
-            d->held_end = last->end;
+            d->held_end = rvt_block_end(last);
             d->held_n = last->n;
         }
         d->pc = m->end_pc;
@@ -752,8 +756,10 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     m->branch_map = d->branch_map;
     m->branches = d->branches;
     m->nblocks = 0;
+    m->blocks = rvt_block_ring_open(ring, MEMO_BLOCKS);
     d->recording = m;
     follow(d, d->address, t);
+    rvt_block_ring_close(ring, m->blocks, m->nblocks);
     if (d->recording && !d->error) {
         m->end_pc = d->pc;
         m->end_last_pc = d->last_pc;

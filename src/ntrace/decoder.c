@@ -591,9 +591,9 @@ static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
  * with a block sink and where nothing else decides the walk (SiFive's owed
  * counts, sequential jumps). */
 
-#define MEMO_SLOTS 4096u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOTS 16384u /* direct mapped: a later walk takes the slot */
 #define MEMO_BLOCKS 40u
-#define MEMO_STACK_OPS 16u
+#define MEMO_STACK_OPS 8u
 
 typedef struct {
     uint64_t value;
@@ -606,22 +606,24 @@ typedef struct walk_memo {
     uint64_t end_pc, used, end_prev_pc; /* used: units walked */
     bool end_prev_valid;
     uint32_t nblocks, nops;
-    rvt_block blocks[MEMO_BLOCKS];
+    uint64_t blocks; /* where its blocks start in the ring */
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
 
 /* Whether a slot holds a walk lies apart from it: a slot's memory is first
  * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 4 MiB of slots, nor a long one fault twice on a page it
- * read before writing (calloc's zero page, then a copy). */
+ * in the pages of 7 MiB of slots and blocks, nor a long one fault twice on
+ * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
     bool valid[MEMO_SLOTS];
     walk_memo slots[MEMO_SLOTS];
+    rvt_block_ring ring;
 };
 
 static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end) {
     walk_memo *m = d->recording;
-    if (!rvt_block_keep(m->blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as queue_run joins) */
+    rvt_block *blocks = rvt_block_ring_at(&d->memo->ring, m->blocks);
+    if (!rvt_block_keep(blocks, &m->nblocks, MEMO_BLOCKS, start, end, n)) /* (joined as queue_run joins) */
         d->recording = NULL; /* too long to keep */
 }
 
@@ -676,26 +678,28 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         return walk_uncached(d, icnt, hist, kind);
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
-    const size_t slot = h >> 52 & (MEMO_SLOTS - 1);
+    const size_t slot = h >> 50 & (MEMO_SLOTS - 1);
     bool *m_valid = &d->memo->valid[slot];
     walk_memo *m = &d->memo->slots[slot];
+    rvt_block_ring *ring = &d->memo->ring;
     nx_call_stack after;
     if (*m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
-        (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
+        rvt_block_ring_holds(ring, m->blocks) && (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
         if (m->nops)
             d->stack = after;
         /* Nothing was queued before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is queued. */
+        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
         for (uint32_t i = 0; i + 1 < m->nblocks; i++) {
-            if (d->block(d->out, m->blocks[i].start, m->blocks[i].end, m->blocks[i].n) != 0) {
+            if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0) {
                 d->status = RVT_E_IO;
                 return false;
             }
         }
         if (m->nblocks) {
-            const rvt_block *last = &m->blocks[m->nblocks - 1];
+            const rvt_block *last = &blocks[m->nblocks - 1];
             d->queue_start = last->start;
-            d->queue_end = last->end;
+            d->queue_end = rvt_block_end(last);
             d->queue_n = last->n;
         }
         d->pc = m->end_pc;
@@ -710,8 +714,10 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
     m->hist = hist;
     m->kind = kind;
     m->nblocks = m->nops = 0;
+    m->blocks = rvt_block_ring_open(ring, MEMO_BLOCKS);
     d->recording = m;
     bool ok = walk_uncached(d, icnt, hist, kind);
+    rvt_block_ring_close(ring, m->blocks, m->nblocks);
     if (ok && d->recording && !d->status && !d->carried) {
         m->end_pc = d->pc;
         m->used = d->used - used;
