@@ -62,15 +62,33 @@ static const message_layout sifive_layouts[] = {
 #undef FIX
 #undef VAR
 
+/* Every message is looked up by its TCODE: a table, not a search. */
+static const message_layout *const ntrace_by_tcode[64] = {
+    [RVT_NX_OWNERSHIP] = &layouts[0],
+    [RVT_NX_DIRECT_BRANCH] = &layouts[1],
+    [RVT_NX_INDIRECT_BRANCH] = &layouts[2],
+    [RVT_NX_ERROR] = &layouts[3],
+    [RVT_NX_PROG_TRACE_SYNC] = &layouts[4],
+    [RVT_NX_DIRECT_BRANCH_SYNC] = &layouts[5],
+    [RVT_NX_INDIRECT_BRANCH_SYNC] = &layouts[6],
+    [RVT_NX_RESOURCE_FULL] = &layouts[7],
+    [RVT_NX_INDIRECT_BRANCH_HIST] = &layouts[8],
+    [RVT_NX_INDIRECT_BRANCH_HIST_SYNC] = &layouts[9],
+    [RVT_NX_REPEAT_BRANCH] = &layouts[10],
+    [RVT_NX_PROG_TRACE_CORRELATION] = &layouts[11],
+};
+static const message_layout *const sifive_by_tcode[64] = {
+    [RVT_NX_DATA_ACQUISITION] = &sifive_layouts[0],
+    [RVT_NX_AUX_ACCESS_WRITE] = &sifive_layouts[1],
+    [RVT_NX_ICT] = &sifive_layouts[2],
+    [RVT_NX_ICT_SYNC] = &sifive_layouts[3],
+};
+
 static const message_layout *layout_of(unsigned dialect, unsigned tcode) {
-    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-        if (layouts[i].tcode == tcode)
-            return &layouts[i];
-    if (dialect == RVT_NEXUS_SIFIVE)
-        for (size_t i = 0; i < sizeof sifive_layouts / sizeof sifive_layouts[0]; i++)
-            if (sifive_layouts[i].tcode == tcode)
-                return &sifive_layouts[i];
-    return NULL;
+    if (tcode >= 64)
+        return NULL;
+    const message_layout *l = ntrace_by_tcode[tcode];
+    return l || dialect != RVT_NEXUS_SIFIVE ? l : sifive_by_tcode[tcode];
 }
 
 const char *rvt_nexus_dialect_tcode_name(unsigned dialect, unsigned tcode) {
@@ -124,7 +142,19 @@ static int add_field(rvt_nexus_msg *m, unsigned id, unsigned width, size_t end_b
  * in the middle of must not carry an end mark. */
 static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width, uint64_t base, rvt_diag *d) {
     uint64_t value = 0;
-    for (unsigned got = 0; got < width;) {
+    unsigned got = 0;
+    /* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken at
+     * once where none of the loop's checks could fail on the way. */
+    if (c->bit == 6 && width <= 6 && mseo_of(c) == 0 && c->byte + 1 < c->avail) {
+        c->byte++;
+        c->bit = 0;
+    }
+    if (c->bit + width <= 6) {
+        value = (mdo_of(c) >> c->bit) & ((1u << width) - 1);
+        c->bit += width;
+        got = width;
+    }
+    while (got < width) {
         if (c->bit == 6) {
             if (mseo_of(c) != 0)
                 return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: message or field ends inside the fixed %s field",
@@ -150,36 +180,40 @@ static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned wid
  * this one is full) up to and including the first byte with MSEO != 0.
  * Returns that byte's MSEO. */
 static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base, rvt_diag *d) {
-    if (c->bit == 6) {
-        c->byte++;
-        c->bit = 0;
+    size_t at = c->byte;
+    unsigned used = c->bit; /* bits of the first byte that went to the field before */
+    if (used == 6) {
+        at++;
+        used = 0;
     }
     uint64_t value = 0;
     unsigned width = 0;
-    for (;;) {
-        if (c->byte >= c->avail)
-            return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: stream ends inside the %s field",
-                                (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
-        unsigned bits = (mdo_of(c) >> c->bit), take = 6 - c->bit;
+    for (;; at++, used = 0) {
+        if (at >= c->avail) {
+            c->byte = at;
+            return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: stream ends inside the %s field", (unsigned long long)(base + at),
+                                rvt_nexus_field_name(id));
+        }
+        unsigned byte = c->msg[at], bits = (byte >> 2) >> used, take = 6 - used;
         /* 64 bits of value, plus the high zero bits of the bytes that carry them */
-        if (width + take > 64 + 6 || (width + take > 64 && (bits >> (64 - width)) != 0))
+        if (width + take > 64 && (width + take > 64 + 6 || (bits >> (64 - width)) != 0)) {
+            c->byte = at;
             return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: %s field is wider than 64 bits",
-                                (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
+                                (unsigned long long)(base + at), rvt_nexus_field_name(id));
+        }
         if (width < 64)
             value |= (uint64_t)bits << width;
         width += take;
+        unsigned mseo = byte & 3u;
+        if (mseo == 0)
+            continue;
+        c->byte = at;
         c->bit = 6;
-        unsigned mseo = mseo_of(c);
         if (mseo == 2)
-            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: MSEO value 2 is not defined",
-                                (unsigned long long)(base + c->byte));
-        if (mseo != 0) {
-            if (add_field(m, id, width, c->byte, value))
-                return rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
-            return (int)mseo;
-        }
-        c->byte++;
-        c->bit = 0;
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: MSEO value 2 is not defined", (unsigned long long)(base + at));
+        if (add_field(m, id, width, at, value))
+            return rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
+        return (int)mseo;
     }
 }
 
