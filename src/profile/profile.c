@@ -259,16 +259,19 @@ void rvt_profile_close_calls(rvt_profile *p) {
 static inline __attribute__((always_inline)) bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
     uint32_t cur = p->cur;
     if (p->have_prev) {
-        bool transfer = pc != p->prev_addr + p->prev_len;
-        if (p->prev_kind == KIND_CALL && transfer) {
-            if (!enter_call(p, p->prev_addr, pc))
+        const run_slot *run = p->prev_run;
+        unsigned prev_kind = run ? run->last_kind : p->prev_kind;
+        uint64_t prev_after = run ? run->after : p->prev_addr + p->prev_len;
+        bool transfer = pc != prev_after;
+        if (prev_kind == KIND_CALL && transfer) {
+            if (!enter_call(p, run ? run->after - run->last_len : p->prev_addr, pc))
                 return false;
             cur = child(p, cur, sym);
-        } else if (p->prev_kind == KIND_RETURN) {
+        } else if (prev_kind == KIND_RETURN) {
             leave_call(p);
             if (cur != 0 && p->frames[cur].parent != 0)
                 cur = p->frames[cur].parent;
-        } else if (p->prev_kind == KIND_BRANCH && transfer) {
+        } else if (prev_kind == KIND_BRANCH && transfer) {
             if (p->prev_run) /* the address is settled with the run's passes */
                 p->prev_run->taken++;
             else
@@ -339,6 +342,11 @@ static bool grow_runs(rvt_profile *p) {
     }
     for (size_t i = 0; i < cap; i++)
         r[i].next = NULL; /* they point into the old table */
+    if (p->prev_run) { /* its last instruction, which the next step reads */
+        p->prev_kind = p->prev_run->last_kind;
+        p->prev_len = p->prev_run->last_len;
+        p->prev_addr = p->prev_run->after - p->prev_run->last_len;
+    }
     free(p->runs);
     p->runs = r;
     p->runs_cap = cap;
@@ -373,10 +381,10 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
             r.sym = s->sym;
         if (s->sym != r.sym || (i + 1 < n && s->kind == KIND_RETURN))
             r.simple = false;
-        r.last = pc;
         r.last_kind = s->kind;
         r.last_len = s->len;
         pc += s->len;
+        r.after = pc;
     }
     p->runs[k] = r;
     p->runs_used++;
@@ -409,9 +417,6 @@ static __attribute__((noinline)) int add_run_slowly(rvt_profile *p, uint64_t sta
         return RVT_E_NOMEM;
     p->total += n - 1;
     p->frames[p->cur].self += n - 1;
-    p->prev_kind = r->last_kind;
-    p->prev_len = r->last_len;
-    p->prev_addr = r->last;
     p->prev_run = r;
     return 0;
 }
@@ -432,13 +437,10 @@ static inline __attribute__((always_inline)) int add_run(rvt_profile *p, uint64_
             prev->next = r;
         }
         if (r->simple && p->frames[cur].sym == r->sym) {
-            prev->taken += prev->last_kind == KIND_BRANCH && start != prev->last + prev->last_len;
+            prev->taken += prev->last_kind == KIND_BRANCH && start != prev->after;
             r->pending++;
             p->total += n;
             p->frames[cur].self += n;
-            p->prev_kind = r->last_kind;
-            p->prev_len = r->last_len;
-            p->prev_addr = r->last;
             p->prev_run = r;
             return 0;
         }
@@ -458,7 +460,7 @@ void rvt_profile_settle(rvt_profile *p) {
             pc += s->len;
         }
         r->pending = 0;
-        lookup(p, r->last)->taken += r->taken;
+        lookup(p, r->after - r->last_len)->taken += r->taken;
         r->taken = 0;
     }
 }

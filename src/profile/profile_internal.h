@@ -39,15 +39,15 @@ typedef struct call_arc {
  * (one cache line: every run the decoder hands on is looked up). */
 typedef struct run_slot {
     _Alignas(64) uint64_t start;
-    uint32_t n;
     uint64_t pending;    /* passes not yet added to its addresses' counts */
     uint64_t taken;      /* of them, passes its last instruction (a branch) was taken: not yet added */
-    uint64_t last;       /* its last instruction, with that one's kind and length */
+    uint64_t after;      /* the address after its last instruction (of kind last_kind, last_len bytes) */
     const char *sym;
+    struct run_slot *next; /* the run that followed it last time (loops repeat theirs): no lookup */
+    uint32_t n;
     uint8_t last_kind, last_len;
     bool simple;         /* one function, no return before the last instruction */
     bool used;
-    struct run_slot *next; /* the run that followed it last time (loops repeat theirs): no lookup */
 } run_slot;
 
 enum { RECENT_RUNS = 4096 };
@@ -83,6 +83,8 @@ struct rvt_profile {
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
     run_slot *prev_run; /* the run the previous instruction ended, when counted as one */
     bool have_prev;
+    /* The previous instruction, where prev_run is NULL (else that run's last
+     * one: a run counted whole does not write them out) */
     uint8_t prev_kind, prev_len;
     uint64_t prev_addr;
     uint64_t total;
