@@ -657,7 +657,7 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
  * (the code does not change). Loops send the same packets again and again:
  * a walk that went through cleanly is kept with the blocks it gave and where
  * it left the decoder, and handed out again when it is due again. Walks of
- * more blocks than a slot holds are walked each time. */
+ * more than MEMO_BLOCKS blocks are walked each time. */
 
 #define MEMO_SLOTS 16384u /* direct mapped: a later walk takes the slot */
 #define MEMO_BLOCKS 32u
@@ -683,7 +683,7 @@ typedef struct walk_memo {
 
 /* A slot's flags (0: empty) lie apart from it: a slot's memory is first
  * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 4 MiB of slots and blocks, nor a long one fault twice on
+ * in the pages of 5.5 MiB of slots and blocks, nor a long one fault twice on
  * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
     uint32_t flags[MEMO_SLOTS];

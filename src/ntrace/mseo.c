@@ -62,7 +62,9 @@ static const message_layout sifive_layouts[] = {
 #undef FIX
 #undef VAR
 
-/* Every message is looked up by its TCODE: a table, not a search. */
+/* Every message is looked up by its TCODE: a table, not a search (entries
+ * in the order of the layouts above; the dump and decoder tests name every
+ * message through it). */
 static const message_layout *const ntrace_by_tcode[64] = {
     [RVT_NX_OWNERSHIP] = &layouts[0],
     [RVT_NX_DIRECT_BRANCH] = &layouts[1],
@@ -145,7 +147,7 @@ static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned wid
     unsigned got = 0;
     /* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken at
      * once where none of the loop's checks could fail on the way. */
-    if (c->bit == 6 && width <= 6 && mseo_of(c) == 0 && c->byte + 1 < c->avail) {
+    if (c->bit == 6 && width && width <= 6 && mseo_of(c) == 0 && c->byte + 1 < c->avail) {
         c->byte++;
         c->bit = 0;
     }
