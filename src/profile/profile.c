@@ -256,15 +256,18 @@ void rvt_profile_close_calls(rvt_profile *p) {
 /* The move from the previous instruction to `pc` (in function `sym`):
  * calls, returns and taken branches, and the call-stack node `pc` runs in,
  * which gets one instruction. p->total already counts `pc`. */
+/* The address of a run's last instruction. */
+static inline uint64_t run_last(const run_slot *r) { return r->after - r->last_len; }
+
 static inline __attribute__((always_inline)) bool step_to(rvt_profile *p, uint64_t pc, const char *sym) {
     uint32_t cur = p->cur;
     if (p->have_prev) {
-        const run_slot *run = p->prev_run;
+        run_slot *run = p->prev_run;
         unsigned prev_kind = run ? run->last_kind : p->prev_kind;
         uint64_t prev_after = run ? run->after : p->prev_addr + p->prev_len;
         bool transfer = pc != prev_after;
         if (prev_kind == KIND_CALL && transfer) {
-            if (!enter_call(p, run ? run->after - run->last_len : p->prev_addr, pc))
+            if (!enter_call(p, run ? run_last(run) : p->prev_addr, pc))
                 return false;
             cur = child(p, cur, sym);
         } else if (prev_kind == KIND_RETURN) {
@@ -272,8 +275,8 @@ static inline __attribute__((always_inline)) bool step_to(rvt_profile *p, uint64
             if (cur != 0 && p->frames[cur].parent != 0)
                 cur = p->frames[cur].parent;
         } else if (prev_kind == KIND_BRANCH && transfer) {
-            if (p->prev_run) /* the address is settled with the run's passes */
-                p->prev_run->taken++;
+            if (run) /* the address is settled with the run's passes */
+                run->taken++;
             else
                 lookup(p, p->prev_addr)->taken++;
         }
@@ -345,7 +348,7 @@ static bool grow_runs(rvt_profile *p) {
     if (p->prev_run) { /* its last instruction, which the next step reads */
         p->prev_kind = p->prev_run->last_kind;
         p->prev_len = p->prev_run->last_len;
-        p->prev_addr = p->prev_run->after - p->prev_run->last_len;
+        p->prev_addr = run_last(p->prev_run);
     }
     free(p->runs);
     p->runs = r;
@@ -460,7 +463,7 @@ void rvt_profile_settle(rvt_profile *p) {
             pc += s->len;
         }
         r->pending = 0;
-        lookup(p, r->after - r->last_len)->taken += r->taken;
+        lookup(p, run_last(r))->taken += r->taken;
         r->taken = 0;
     }
 }
