@@ -715,69 +715,68 @@ static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint6
     return true;
 }
 
-/* The start of a block, its last instruction left to the caller: its first
- * instruction, and the ones after only where a resynchronisation can fall
- * due among them. Inner instructions send nothing below the packet limit,
- * so once the first instruction is decided (when the second goes in) the
- * count says whether the rest can matter. Nothing decided about a plain
- * instruction depends on its size, so the code is read only when the
- * instructions after the first go in one by one. */
-static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr, bool staged);
-
-/* Whether the instructions after a block's first can matter, once the
- * first is staged. Two steps come before the second instruction's (those
- * of the record staged before the first, and of the first), and a step
- * sends at most one packet that counts towards a resynchronisation: an
- * address, or else one of a failed count and a full map (no map fills while
- * counting). The inner instructions send one only at that count. */
-static bool inner_may_matter(const rvt_etrace_encoder *e, const rvt_retire *in) {
-    return in->ninsns != 2 && e->resync_cnt + 2 >= e->max_resync && !e->error;
-}
-
-static void push_block_start(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
-    bool staged = push_block_insn(e, in, in->iaddr, NULL);
-    if (inner_may_matter(e, in))
-        push_block_rest(e, in, last_addr, staged);
-}
-
-/* The instructions after a block's first (`staged`: it went in), one at a
- * time while a resynchronisation can fall due among them. */
-static void push_block_rest(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr, bool staged) {
-    uint64_t a = in->iaddr;
-    rvt_insn insn;
-    if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
-        return; /* the code is not what the block says: its last goes in as it is */
-    if (staged) {
-        rvt_retire *first = SLOT(e, e->nstaged - 1);
-        first->iretire = (uint16_t)(insn.len / 2);
-        first->ilastsize = insn.len == 4;
-        first->insn = insn.raw;
-    }
-    a += insn.len;
-    for (uint32_t k = 1; k + 1 < in->ninsns && !e->error; k++) {
-        if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
-            break; /* the code changed under the block: its last goes in as it is */
-        push_block_insn(e, in, a, &insn);
-        a += insn.len;
-        if (k == 1 && e->resync_cnt < e->max_resync)
-            break;
-    }
-}
-
 /* The flags of a block's last instruction (with the privilege and context
  * of the block's first). */
 static unsigned last_of_calm(const rvt_retire *block) {
     return CALM_RETIRES | CALM_JOINS | ((INFERABLE_ITYPES >> (block->itype & 31)) & 1) * CALM_INFERABLE;
 }
 
-/* The rest of push_plain_block once the block's first instruction is in. */
-static void push_plain_block_rest(rvt_etrace_encoder *e, const rvt_retire *in) {
-    if (inner_may_matter(e, in))
-        push_block_rest(e, in, rvt_retire_last_iaddr(in), true);
-    if (e->error)
+/* Whether the instruction after `cur` in cur's block sends a packet, where
+ * cur is the block's first or an inner instruction (after `prev`, NULL
+ * when none is staged) whose step is still to come, and the encoder's
+ * state is what that step starts from. The instructions after a block's
+ * first have plain neighbours in their own privilege and context, so their
+ * steps look only at the encoder's state: one sends a packet only with the
+ * count at its limit (an address, branches waiting) or past it (a sync,
+ * which restarts the count). Following decide() through cur's step: a
+ * sync there leaves nothing due; an address there (for the jump before
+ * cur, or for the branches waiting at the limit) takes the count past it,
+ * so the next instruction syncs; else the count stays below its limit or
+ * with no branches waiting, and nothing falls due in the rest of the block. */
+static bool next_inner_sends(const rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur) {
+    if (e->resync_cnt != e->max_resync || !e->started)
+        return false;
+    if (prev && (is_exception(prev) || prev->priv != cur->priv || precise_context_change(prev, cur)))
+        return false;
+    return (prev && is_updiscon(e, prev, e->last_predicted)) || e->branches || e->counting;
+}
+
+/* A block's instructions between its first and last that send a packet
+ * (a resynchronisation falling due among them), once its first and last
+ * went in as the two newest records: the last is not stepped yet, so each
+ * such instruction takes its place, and the last goes in again after it.
+ * The first step of an instruction that sends nothing changes nothing the
+ * next one looks at, so the rest then stay out. Nothing decided about a
+ * plain instruction depends on its size, so the code is read only here. */
+static void push_due_inner(rvt_etrace_encoder *e, const rvt_retire *block) {
+    if (block->ninsns <= 2 || e->resync_cnt != e->max_resync || e->error || e->nstaged < 2 ||
+        !next_inner_sends(e, e->nstaged > 2 ? SLOT(e, e->nstaged - 3) : NULL, SLOT(e, e->nstaged - 2)))
         return;
-    make_staged(&(struct staged_ref){in, LAST_OF, 0}, SLOT(e, 3));
-    commit_calm(e, last_of_calm(in));
+    uint64_t a = block->iaddr, last_addr = rvt_retire_last_iaddr(block);
+    rvt_insn insn;
+    if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
+        return; /* the code is not what the block says: its last stays as it is */
+    rvt_retire *first = SLOT(e, e->nstaged - 2);
+    first->iretire = (uint16_t)(insn.len / 2);
+    first->ilastsize = insn.len == 4;
+    first->insn = insn.raw;
+    a += insn.len;
+    for (uint32_t k = 1; k + 1 < block->ninsns; k++) {
+        if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
+            break; /* the code changed under the block: its last stays as it is */
+        rvt_retire *inner = SLOT(e, e->nstaged - 1);
+        make_staged(&(struct staged_ref){block, FIRST_OF, 0}, inner);
+        inner->iaddr = a;
+        inner->iretire = (uint16_t)(insn.len / 2);
+        inner->ilastsize = insn.len == 4;
+        inner->insn = insn.raw;
+        e->calm[inner - e->ring] = CALM_RETIRES | CALM_INFERABLE | CALM_JOINS;
+        make_staged(&(struct staged_ref){block, LAST_OF, 0}, SLOT(e, e->nstaged));
+        commit_calm(e, last_of_calm(block));
+        a += insn.len;
+        if (e->error || !next_inner_sends(e, SLOT(e, e->nstaged - 3), SLOT(e, e->nstaged - 2)))
+            break;
+    }
 }
 
 /* What push_records does with a block no interrupt follows, when it is
@@ -788,7 +787,9 @@ static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
     e->qualified = true;
     make_staged(&(struct staged_ref){in, FIRST_OF, 0}, SLOT(e, 3));
     commit_calm(e, calm_of(SLOT(e, 2), SLOT(e, 3)));
-    push_plain_block_rest(e, in);
+    make_staged(&(struct staged_ref){in, LAST_OF, 0}, SLOT(e, 3));
+    commit_calm(e, last_of_calm(in));
+    push_due_inner(e, in);
 }
 
 /* ---- Records staged as descriptors ----
@@ -846,29 +847,6 @@ static void lazy_end(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
     }
 }
 
-/* inner_may_matter for push_run_lazily, once block r's first is staged
- * (st: the records before it and the first). Where both steps still to come
- * before the second instruction's are quiet, only the earlier one can send
- * a packet, and only when its record is a branch that settles the branches
- * (settle_branches: the map fills, or a count may end in a failed
- * prediction); if the resynchronisation count stays below its limit through
- * both, no inner instruction can send one either. That holds up to the
- * count's last two values, where inner_may_matter alone would take every
- * block apart; at the last but one, it takes apart only the blocks after a
- * settling branch, not every block after a branch (on coremark, an eighth
- * as many). */
-static bool lazy_inner_may_matter(const rvt_etrace_encoder *e, const struct staged_ref st[3], const rvt_retire *r) {
-    if (!inner_may_matter(e, r))
-        return false;
-    unsigned fb = st[0].calm, fc = st[1].calm, ff = st[2].calm;
-    unsigned itype = st[1].kind == FIRST_OF ? RVT_ITYPE_NONE : st[1].src->itype;
-    bool settles = (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) &&
-                   (e->counting || e->branches + 1 == 31);
-    bool both_quiet = (fb & fc & CALM_INFERABLE) && (fc & ff & CALM_JOINS) && (fc & CALM_INFERABLE) && e->started &&
-                      e->o.filter.nnotify == 0;
-    return !(both_quiet && e->resync_cnt + settles < e->max_resync);
-}
-
 /* The inferable call of a block's last instruction, in a quiet step. */
 static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rvt_retire *block) {
     rvt_retire call;
@@ -883,13 +861,14 @@ static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rv
  * misprediction state, which is -1 and false from then on (no return in
  * the run), and its last record's step is the branch or call bookkeeping.
  * The block after the run's last is looked at first (an interrupt there
- * takes its last instruction back), and the resynchronisation count stays
- * two short of where a block's inner instructions could matter
- * (inner_may_matter). Returns where it stopped; st as the stages are then. */
+ * takes its last instruction back). Inner instructions stay out: with
+ * every step quiet the count is below its limit, and a branch that settles
+ * sends a packet only as it empties the map or ends the count, so none falls
+ * due after it (next_inner_sends). Returns where it stopped; st as the
+ * stages are then. */
 static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], const rvt_retire *recs, size_t i,
                                 size_t n, bool *calm) {
-    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS) || !*calm || e->error ||
-        e->resync_cnt + 2 >= e->max_resync)
+    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS) || !*calm || e->error)
         return i;
     /* Without branch prediction a branch only joins the map (record_branch_at),
      * kept here in locals until it fills. */
@@ -925,7 +904,7 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
             map = e->branch_map;
             mapped = false;
             *calm = encoder_calm(e);
-            if (!*calm || e->error || e->resync_cnt + 2 >= e->max_resync) {
+            if (!*calm || e->error) {
                 i++;
                 break;
             }
@@ -969,14 +948,14 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
             if (i + 1 == n || (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
                 break;
             lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins}, &calm);
-            if (lazy_inner_may_matter(e, st, r)) {
-                /* its inner instructions may matter: the rest as push_plain_block goes on */
+            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, &calm);
+            if (e->resync_cnt == e->max_resync && r->ninsns > 2) {
+                /* its inner instructions may send a packet: the ring decides */
                 e->qualified = true;
                 lazy_end(e, st);
-                push_plain_block_rest(e, r);
+                push_due_inner(e, r);
                 return i + 1;
             }
-            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, &calm);
             size_t to = push_quiet_blocks(e, st, recs, i + 1, n, &calm);
             if (to > i + 1) {
                 before = &recs[to - 1];
@@ -1097,7 +1076,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
             held->tval = 0;
             continue;
         }
-        bool block = in->ninsns > 1;
+        bool block = in->ninsns > 1, in_two = false;
         uint16_t last_iretire = (uint16_t)(in->ilastsize + 1);
         uint64_t last_iaddr = rvt_retire_last_iaddr(in);
         if (block) {
@@ -1109,9 +1088,10 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
              * interrupt after a block leaves its last instruction retired.
              * With the code at hand, the instructions that can matter go in
              * one at a time, as they retired. */
-            bool done = e->fetch && !interrupt_next && !every_instruction_matters(e);
-            if (done)
-                push_block_start(e, in, last_iaddr);
+            in_two = e->fetch && !interrupt_next && !every_instruction_matters(e);
+            bool done = in_two;
+            if (in_two)
+                push_block_insn(e, in, in->iaddr, NULL); /* (the ones after it: push_due_inner) */
             else
                 done = e->fetch && push_block_singly(e, in, last_iaddr);
             if (!e->error && !done) {
@@ -1147,6 +1127,8 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
         if (sijump)
             r->sijump = 1;
         commit_staged(e);
+        if (in_two)
+            push_due_inner(e, in);
     }
     return e->error;
 }
