@@ -745,9 +745,11 @@ static bool next_inner_sends(const rvt_etrace_encoder *e, const rvt_retire *prev
  * (a resynchronisation falling due among them), once its first and last
  * went in as the two newest records: the last is not stepped yet, so each
  * such instruction takes its place, and the last goes in again after it.
- * The first step of an instruction that sends nothing changes nothing the
- * next one looks at, so the rest then stay out. Nothing decided about a
- * plain instruction depends on its size, so the code is read only here. */
+ * An inner instruction whose step sends nothing changes nothing the next
+ * one looks at, so the rest then stay out. Nothing decided about a plain
+ * instruction depends on its size, so the code is read only here. (The
+ * count is looked at first: it is at its limit for a record or two before
+ * each sync.) */
 static void push_due_inner(rvt_etrace_encoder *e, const rvt_retire *block) {
     if (block->ninsns <= 2 || e->resync_cnt != e->max_resync || e->error || e->nstaged < 2 ||
         !next_inner_sends(e, e->nstaged > 2 ? SLOT(e, e->nstaged - 3) : NULL, SLOT(e, e->nstaged - 2)))
