@@ -264,6 +264,11 @@ typedef struct rvt_decode_pool_config {
     void *user;
     int (*damaged)(void *user, const char *text);
     uint64_t min_segment; /* items in a segment before it may end at a sync (0: a default) */
+    /* Items the pool's decoder decodes in order on the calling thread, into
+     * the sinks, before the first segment: a trace no longer than that
+     * costs what it costs without threads (no copies of the items, no logs,
+     * no worker learning the walks again). */
+    uint64_t warm_up;
 } rvt_decode_pool_config;
 
 int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg);

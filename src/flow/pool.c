@@ -75,6 +75,7 @@ struct rvt_decode_pool {
      * straight to the in-order decoder instead of being decoded twice. */
     unsigned again_in_a_row;
     uint64_t closed;
+    uint64_t warm_up; /* items still to decode in order before the first segment */
     /* Logs of segments handed on, for the next ones a worker takes (last
      * in, first out: its pages are in memory already). A trace read faster
      * than it decodes fills the ring, but only the segments being decoded
@@ -203,18 +204,31 @@ static void seg_reset(segment *s) {
     s->state = SEG_FREE;
 }
 
+/* An item in the pool's decoder, straight into the sinks. */
+static int decode_now(rvt_decode_pool *p, const void *item) {
+    rvt_diag diag;
+    int rc = p->codec->decode(p->cfg.decoder, item, &diag);
+    if (rc == RVT_E_IO)
+        return RVT_E_IO;
+    return rc && p->cfg.sinks.note ? p->cfg.sinks.note(p->cfg.user, diag.msg) : 0;
+}
+
 /* The segment's items in order in the pool's decoder (skipping the first
  * when the previous segment decoded it already). */
 static int decode_in_order(rvt_decode_pool *p, segment *s) {
-    rvt_diag diag;
     for (size_t i = s->at_sync ? 1 : 0; i < s->n; i++) {
-        int rc = p->codec->decode(p->cfg.decoder, item_at(s, i), &diag);
-        if (rc == RVT_E_IO)
-            return RVT_E_IO;
-        if (rc && p->cfg.sinks.note && (rc = p->cfg.sinks.note(p->cfg.user, diag.msg)) != 0)
+        int rc = decode_now(p, item_at(s, i));
+        if (rc)
             return rc;
     }
     return 0;
+}
+
+/* Damage before the next item, as the pool's decoder meets it in order. */
+static int damage_in_order(rvt_decode_pool *p, const char *text) {
+    int rc = p->cfg.damaged ? p->cfg.damaged(p->cfg.user, text) : 0;
+    p->codec->resync(p->cfg.decoder);
+    return rc;
 }
 
 /* Hands the oldest segment on (waiting for its worker). */
@@ -231,11 +245,7 @@ static int merge_oldest(rvt_decode_pool *p) {
             pthread_cond_wait(&p->done, &p->mu);
     }
     pthread_mutex_unlock(&p->mu);
-    int rc = 0;
-    if (s->damage) {
-        rc = p->cfg.damaged ? p->cfg.damaged(p->cfg.user, s->damage) : 0;
-        p->codec->resync(p->cfg.decoder);
-    }
+    int rc = s->damage ? damage_in_order(p, s->damage) : 0;
     bool keep = s->state == SEG_DONE && s->status == 0 &&
                 (s->fresh || s->chained || p->codec->same_state(p->cfg.decoder, s->start));
     if (!rc && keep) {
@@ -309,6 +319,12 @@ static int append(segment *s, const void *item) {
 int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
     if (p->failed)
         return p->failed;
+    if (p->warm_up) {
+        /* The first segment goes on from where the pool's decoder is then. */
+        if (--p->warm_up == 0)
+            seg_at(p, p->filling)->fresh = false;
+        return p->failed = decode_now(p, item);
+    }
     segment *s = seg_at(p, p->filling);
     int rc = 0;
     /* A segment that did not start at a sync (cut for length, or after
@@ -331,6 +347,8 @@ int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
 int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text) {
     if (p->failed)
         return p->failed;
+    if (p->warm_up)
+        return p->failed = damage_in_order(p, text);
     int rc = seg_at(p, p->filling)->n || seg_at(p, p->filling)->damage ? next_segment(p, false) : 0;
     segment *s = seg_at(p, p->filling);
     if (!rc && !(s->damage = strdup(text)))
@@ -370,6 +388,7 @@ int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg
     pthread_cond_init(&p->done, NULL);
     seg_at(p, 0)->state = SEG_FILLING;
     seg_at(p, 0)->fresh = true;
+    p->warm_up = cfg->warm_up;
     p->helper.pool = p;
     if (p->codec->like(&p->helper.model, cfg->decoder, NULL, NULL)) {
         rvt_decode_pool_free(p);
