@@ -674,18 +674,27 @@ static void make_staged(const struct staged_ref *d, rvt_retire *out) {
     }
 }
 
-/* One instruction of a block as its own plain record, made in its ring slot
- * (see push_records for why not on the stack); `insn` NULL when its size
- * does not matter (it is then given as 16-bit). True when it was staged. */
-static bool push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
-    rvt_retire *r = SLOT(e, e->nstaged);
+/* A plain record of one instruction takes that instruction's size and bits. */
+static void take_insn(rvt_retire *r, const rvt_insn *insn) {
+    r->iretire = (uint16_t)(insn->len / 2);
+    r->ilastsize = insn->len == 4;
+    r->insn = insn->raw;
+}
+
+/* One instruction of a block as its own plain record, made in `r`, a ring
+ * slot (see push_records for why not on the stack); `insn` NULL when its
+ * size does not matter (it is then given as 16-bit). */
+static void make_block_insn(rvt_retire *r, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
     make_staged(&(struct staged_ref){block, FIRST_OF, 0}, r);
     r->iaddr = addr;
-    if (insn) {
-        r->iretire = (uint16_t)(insn->len / 2);
-        r->ilastsize = insn->len == 4;
-        r->insn = insn->raw;
-    }
+    if (insn)
+        take_insn(r, insn);
+}
+
+/* make_block_insn in the free slot, staged; true when it was (qualified). */
+static bool push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint64_t addr, const rvt_insn *insn) {
+    rvt_retire *r = SLOT(e, e->nstaged);
+    make_block_insn(r, block, addr, insn);
     /* neither a trap, a block nor a jump: staged as it is once qualified */
     if (!qualify(e, r))
         return false;
@@ -758,20 +767,13 @@ static void push_due_inner(rvt_etrace_encoder *e, const rvt_retire *block) {
     rvt_insn insn;
     if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
         return; /* the code is not what the block says: its last stays as it is */
-    rvt_retire *first = SLOT(e, e->nstaged - 2);
-    first->iretire = (uint16_t)(insn.len / 2);
-    first->ilastsize = insn.len == 4;
-    first->insn = insn.raw;
+    take_insn(SLOT(e, e->nstaged - 2), &insn); /* the block's first */
     a += insn.len;
     for (uint32_t k = 1; k + 1 < block->ninsns; k++) {
         if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
             break; /* the code changed under the block: its last stays as it is */
         rvt_retire *inner = SLOT(e, e->nstaged - 1);
-        make_staged(&(struct staged_ref){block, FIRST_OF, 0}, inner);
-        inner->iaddr = a;
-        inner->iretire = (uint16_t)(insn.len / 2);
-        inner->ilastsize = insn.len == 4;
-        inner->insn = insn.raw;
+        make_block_insn(inner, block, a, &insn);
         e->calm[inner - e->ring] = CALM_RETIRES | CALM_INFERABLE | CALM_JOINS;
         make_staged(&(struct staged_ref){block, LAST_OF, 0}, SLOT(e, e->nstaged));
         commit_calm(e, last_of_calm(block));
