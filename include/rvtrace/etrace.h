@@ -122,7 +122,7 @@ typedef struct rvt_te_inst {
 
 /* Payload bytes of a packet: fields LSB first, then the run of top bits equal
  * to the MSB cut back to one, padded with copies of the MSB. Returns the
- * byte count (<= cap) or a negative status. */
+ * byte count (<= cap) or a negative status; out[count..cap) may be written. */
 int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
                      uint8_t *out, size_t cap);
 

@@ -93,13 +93,15 @@ static void set(rvt_te_inst *p, enum field f, uint64_t v) {
     }
 }
 
-unsigned rvt_te_branch_map_len(unsigned n) {
-    if (n == 0 || n > 15) return 31;
-    if (n > 7) return 15;
-    if (n > 3) return 7;
-    if (n > 1) return 3;
-    return 1;
+/* 1, 3, 7, 15 or 31 bits: the smallest that holds n (packets are packed and
+ * unpacked one after another, so this is inlined where they are) */
+static inline unsigned branch_map_len(unsigned n) {
+    if (n == 0 || n > 15)
+        return 31;
+    return (2u << (31 - __builtin_clz(n))) - 1;
 }
+
+unsigned rvt_te_branch_map_len(unsigned n) { return branch_map_len(n); }
 
 typedef struct {
     const rvt_etrace_params *p;
@@ -180,7 +182,7 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
         return true;
     case 1:
         VISIT(F_BRANCHES, 5);
-        VISIT(F_BRANCH_MAP, rvt_te_branch_map_len(pkt->branches));
+        VISIT(F_BRANCH_MAP, branch_map_len(pkt->branches));
         if (pkt->branches == 0)
             return true;
         VISIT(F_ADDRESS, A);
@@ -203,7 +205,7 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
             VISIT(F_INDEX, p->cache_size);
             VISIT(F_BRANCHES, 5);
             if (pkt->branches)
-                VISIT(F_BRANCH_MAP, rvt_te_branch_map_len(pkt->branches));
+                VISIT(F_BRANCH_MAP, branch_map_len(pkt->branches));
         }
         VISIT(F_IRREPORT, 1);
         VISIT(F_IRDEPTH, D);
@@ -268,7 +270,11 @@ int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, co
         b.w[word] = msb ? b.w[word] | m : b.w[word] & ~m;
     }
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out, b.w, bytes);
+    if ((bytes + 7) / 8 * 8 <= cap) /* whole words: no call for a few bytes (out is scratch up to cap) */
+        for (size_t i = 0; i < bytes; i += 8)
+            memcpy(out + i, &b.w[i / 8], 8);
+    else
+        memcpy(out, b.w, bytes);
 #else
     for (size_t i = 0; i < bytes; i++)
         out[i] = (uint8_t)(b.w[i / 8] >> (8 * (i % 8)));
