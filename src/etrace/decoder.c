@@ -10,7 +10,7 @@
 
 #include "rvtrace/etrace.h"
 
-#define MAX_STACK 4096
+#define MAX_STACK 4096 /* (a power of two) */
 #define MAX_WALK (1u << 24) /* instructions followed for one packet before giving up */
 
 struct rvt_etrace_decoder {
@@ -27,8 +27,11 @@ struct rvt_etrace_decoder {
     unsigned branches;
     bool stop_at_last_branch, inferred_address, start_of_trace;
     unsigned privilege;
+    /* The return stack: `depth` entries up from stack[base] in a ring of
+     * MAX_STACK, so that a call on a full stack drops the oldest entry in
+     * O(1) (code that calls without returning does it on every call). */
     uint64_t *stack;
-    unsigned depth;
+    unsigned depth, base;
     /* Integer registers whose values follow from the code walked so far
      * (constants, pc-relative values, links, loads from read-only memory):
      * they resolve returns and co-routine swaps the encoder left implicit. */
@@ -270,6 +273,9 @@ static bool without_stack(const rvt_etrace_decoder *d) {
     return d->p.return_stack_size == 0 && d->p.call_counter_size == 0;
 }
 
+/* The return stack's i-th entry from the bottom. */
+static uint64_t *stack_entry(const rvt_etrace_decoder *d, unsigned i) { return &d->stack[(d->base + i) % MAX_STACK]; }
+
 static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t, uint64_t *target) {
     if (!d->o.implicit_return || in->op != RVT_OP_JALR ||
         (in->jclass != RVT_JUMP_RETURN && (in->jclass != RVT_JUMP_SWAP || !without_stack(d))))
@@ -282,14 +288,14 @@ static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt
          * depth was non-zero, which ours mirrors. */
         if (d->depth == 0)
             return false;
-        uint64_t top = d->stack[--d->depth];
+        uint64_t top = *stack_entry(d, --d->depth);
         *target = known ? (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull : top;
         return true;
     }
     /* A return or a swap takes the top entry (a swap then pushes its own
      * link, as the resumption it will come back to) */
     bool popped = d->depth > 0;
-    uint64_t top = popped ? d->stack[--d->depth] : 0;
+    uint64_t top = popped ? *stack_entry(d, --d->depth) : 0;
     if (known)
         *target = (d->reg[in->rs1] + (uint64_t)in->imm) & ~1ull;
     else if (popped)
@@ -360,10 +366,10 @@ static void push_return(rvt_etrace_decoder *d, uint64_t link) {
     if (max > MAX_STACK)
         max = MAX_STACK;
     if (d->depth == max) {
-        memmove(d->stack, d->stack + 1, (max - 1) * sizeof *d->stack);
+        d->base = (d->base + 1) % MAX_STACK;
         d->depth--;
     }
-    d->stack[d->depth++] = link;
+    *stack_entry(d, d->depth++) = link;
 }
 
 
@@ -1192,8 +1198,10 @@ void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_deco
     to->inferred_address = from->inferred_address;
     to->start_of_trace = from->start_of_trace;
     to->privilege = from->privilege;
-    memcpy(to->stack, from->stack, from->depth * sizeof *to->stack);
+    for (unsigned i = 0; i < from->depth; i++)
+        to->stack[i] = *stack_entry(from, i);
     to->depth = from->depth;
+    to->base = 0;
     memcpy(to->reg, from->reg, sizeof to->reg);
     to->known = from->known;
     to->last_implicit = from->last_implicit;
@@ -1223,9 +1231,11 @@ bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace
         a->branches != b->branches || a->stop_at_last_branch != b->stop_at_last_branch ||
         a->inferred_address != b->inferred_address || a->privilege != b->privilege ||
         a->last_implicit != b->last_implicit || a->handler_next != b->handler_next ||
-        a->trap_unplaced != b->trap_unplaced || a->depth != b->depth ||
-        memcmp(a->stack, b->stack, a->depth * sizeof *a->stack) != 0)
+        a->trap_unplaced != b->trap_unplaced || a->depth != b->depth)
         return false;
+    for (unsigned i = 0; i < a->depth; i++)
+        if (*stack_entry(a, i) != *stack_entry(b, i))
+            return false;
     /* the instruction before counts only to a sequential jump */
     if (a->o.si_jump && a->last_pc != b->last_pc)
         return false;

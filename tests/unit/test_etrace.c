@@ -439,6 +439,86 @@ static void test_blocks_equal_singles(void **state) {
     free(singles);
 }
 
+/* Implicit return with a return stack of two entries: five nested calls
+ * fill it, each call after that drops the oldest entry (as the encoder's
+ * does), so the two innermost returns need no address and the four after
+ * them do; the decoder must follow the same stack. Code: function i at FN(i) calls function i + 1, the innermost
+ * does nothing; each then loads ra (the decoder cannot know it) and
+ * returns; the outermost returns to END. */
+#define FN(i) (0x80001000u + 0x100u * (i))
+#define END 0x80002000u
+static uint32_t jal_ra(uint32_t offset) {
+    return 0xefu | ((offset >> 20) & 1) << 31 | ((offset >> 1) & 0x3ff) << 21 | ((offset >> 11) & 1) << 20 |
+           ((offset >> 12) & 0xff) << 12;
+}
+
+static bool fetch_calls(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    uint32_t raw = 0x00000013; /* nop, at END */
+    if (addr >= FN(0) && addr < FN(6) && addr % 0x100 < 12) {
+        unsigned at = addr % 0x100;
+        raw = at == 0 ? (addr < FN(5) ? jal_ra(0x100) : 0x00000013) : at == 4 ? 0x00013083 /* ld ra,0(sp) */
+                                                                             : 0x00008067; /* ret */
+    } else if (addr != END && addr != END + 4) {
+        return false;
+    }
+    rvt_decode(raw, 64, out);
+    return true;
+}
+
+static int keep_pc(void *user, uint64_t pc) {
+    uint64_t *pcs = user;
+    if (pcs[0] < 31)
+        pcs[++pcs[0]] = pc;
+    return 0;
+}
+
+static void test_full_return_stack_drops_oldest(void **state) {
+    (void)state;
+    rvt_retire recs[32];
+    size_t n = 0;
+    for (unsigned i = 0; i < 5; i++)
+        recs[n++] = insn(FN(i), 4, RVT_ITYPE_INFERABLE_CALL);
+    recs[n++] = insn(FN(5), 4, RVT_ITYPE_NONE);
+    for (unsigned i = 6; i-- > 0;) {
+        recs[n++] = insn(FN(i) + 4, 4, RVT_ITYPE_NONE);
+        recs[n++] = insn(FN(i) + 8, 4, RVT_ITYPE_RETURN);
+    }
+    recs[n++] = insn(END, 4, RVT_ITYPE_NONE);
+    recs[n++] = insn(END + 4, 4, RVT_ITYPE_NONE);
+
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    rvt_etrace_params_default(&p);
+    rvt_etrace_options_default(&o);
+    p.itype_width = 4;
+    p.return_stack_size = 1; /* 2 entries */
+    o.implicit_return = true;
+    collected c = {0};
+    rvt_etrace_encoder *e;
+    assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, collect, &c), 0);
+    assert_int_equal(rvt_etrace_encoder_push(e, recs, n), 0);
+    assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+    /* support and sync; the targets of the four outer returns (to the three
+     * outer functions and END, whose call is not in the trace); the end's
+     * address; support */
+    assert_int_equal(c.n, 8);
+    for (size_t i = 2; i < 7; i++)
+        assert_int_equal(c.pkts[i].format, 2);
+
+    uint64_t pcs[32] = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_calls, keep_pc, pcs), 0);
+    rvt_diag diag;
+    for (size_t i = 0; i < c.n; i++)
+        if (rvt_etrace_decode(d, &c.pkts[i], &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    rvt_etrace_decoder_free(d);
+    assert_int_equal(pcs[0], n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(pcs[1 + i], recs[i].iaddr);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_jal),
@@ -452,6 +532,7 @@ int main(void) {
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_branch_predictor),
         cmocka_unit_test(test_blocks_equal_singles),
+        cmocka_unit_test(test_full_return_stack_drops_oldest),
     };
     return cmocka_run_group_tests_name("etrace", tests, NULL, NULL);
 }
