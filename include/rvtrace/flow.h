@@ -188,14 +188,23 @@ int rvt_flow_log_new(rvt_flow_log **out);
 void rvt_flow_log_free(rvt_flow_log *l);
 /* Forget the entries (the memory stays for the next use). */
 void rvt_flow_log_clear(rvt_flow_log *l);
+/* Entries a log holds at least before it refuses more (it holds fewer than
+ * twice as many, of 24 bytes each): one packet or message can send a decoder
+ * through billions of instructions, which consumers take as they come but
+ * a log would have to keep. */
+#define RVT_FLOW_LOG_MAX (UINT32_C(1) << 20)
 /* Sinks that append to the log given as `user`; they return RVT_E_NOMEM
- * when memory runs out. A run that continues the run logged just before it
+ * when memory runs out and RVT_E_RANGE once the log is full (a run that
+ * joins the last one still fits). A run that continues the run logged just before it
  * joins that one while both fit in RVT_RUN_MAX instructions (consumers take
  * any cut of a sequence into runs alike). */
 int rvt_flow_log_pc(void *log, uint64_t pc);
 int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
 int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
+/* From any thread: the log refuses every entry from now on (the decoder
+ * writing into it stops at its next one). */
+void rvt_flow_log_stop(rvt_flow_log *l);
 /* A note in the flow (where the decoder lost the path, and why). */
 int rvt_flow_log_note(rvt_flow_log *l, const char *text);
 
@@ -220,8 +229,10 @@ int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *u
  * starts, the decoder that came from the start of the trace must be in the
  * same state as the fresh one (`same_state`); where it is not (the sync kept
  * a return stack, the path was lost just there) the segment is decoded
- * again in order. The consumers therefore see exactly what one decoder
- * gives. A codec says how its decoders do each part: */
+ * again in order, as is one whose output overflows its log
+ * (RVT_FLOW_LOG_MAX: memory stays bounded whatever an item asks for). The
+ * consumers therefore see exactly what one decoder gives. A codec says how
+ * its decoders do each part: */
 typedef struct rvt_pool_codec {
     size_t item_size; /* bytes of one item, copied as they are */
     /* Whether a decoder started afresh with `item` can be where the one that

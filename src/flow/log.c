@@ -1,5 +1,6 @@
 /* A decoder's output kept in order: runs, single addresses, traps and
  * notes, replayed later into the consumers. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct rvt_flow_log {
     char *notes; /* NUL-terminated texts one after the other */
     size_t notes_len, notes_cap;
     uint64_t run_end; /* the address after the last entry when it is a run */
+    atomic_bool stopped; /* (set from another thread: rvt_flow_log_stop) */
 };
 
 int rvt_flow_log_new(rvt_flow_log **out) {
@@ -57,9 +59,17 @@ static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size)
     return true;
 }
 
+void rvt_flow_log_stop(rvt_flow_log *l) { atomic_store_explicit(&l->stopped, true, memory_order_relaxed); }
+
 static int append(rvt_flow_log *l, uint64_t start, uint64_t wide, uint32_t n, enum entry_kind kind) {
-    if (l->n == l->cap && !reserve((void **)&l->entries, &l->cap, l->n, 1, sizeof *l->entries))
-        return RVT_E_NOMEM;
+    if (atomic_load_explicit(&l->stopped, memory_order_relaxed))
+        return RVT_E_RANGE;
+    if (l->n == l->cap) {
+        if (l->n >= RVT_FLOW_LOG_MAX)
+            return RVT_E_RANGE;
+        if (!reserve((void **)&l->entries, &l->cap, l->n, 1, sizeof *l->entries))
+            return RVT_E_NOMEM;
+    }
     l->entries[l->n++] = (log_entry){start, wide, n, kind};
     return RVT_OK;
 }

@@ -44,7 +44,7 @@ typedef struct segment {
     rvt_flow_log *log;
     void *dec;   /* the worker's decoder, in the state after the last item */
     void *start; /* its state after the first item (at_sync) */
-    int status;                /* the worker's: 0, or RVT_E_NOMEM */
+    int status; /* the worker's: 0, else the segment is decoded in order (RVT_E_NOMEM, a full log) */
 } segment;
 
 typedef struct worker {
@@ -109,12 +109,12 @@ static int decode_segment(segment *s, const worker *w) {
         rvt_flow_log_clear(s->log);
         i = 1;
     }
+    /* Only the log can refuse: memory ran out, or it is full (the segment
+     * is then decoded in order, straight into the consumers). */
     for (; i < s->n; i++) {
         int rc = codec->decode(s->dec, item_at(s, i), &diag);
-        if (rc == RVT_E_IO) /* only the log can refuse */
-            return RVT_E_NOMEM;
-        if (rc && rvt_flow_log_note(s->log, diag.msg))
-            return RVT_E_NOMEM;
+        if (rc == RVT_E_IO || (rc && rvt_flow_log_note(s->log, diag.msg)))
+            return RVT_E_RANGE;
     }
     return 0;
 }
@@ -419,9 +419,15 @@ void rvt_decode_pool_free(rvt_decode_pool *p) {
         return;
     pthread_mutex_lock(&p->mu);
     p->quit = true;
-    for (uint64_t i = p->merged; i < p->filling; i++) /* (after a failure) nothing more is handed on */
-        if (seg_at(p, i)->state == SEG_QUEUED)
-            seg_at(p, i)->state = SEG_IN_ORDER;
+    /* (after a failure) nothing more is handed on: the workers stop too,
+     * at their decoders' next entry rather than at their segments' ends */
+    for (uint64_t i = p->merged; i < p->filling; i++) {
+        segment *s = seg_at(p, i);
+        if (s->state == SEG_QUEUED)
+            s->state = SEG_IN_ORDER;
+        else if (s->state == SEG_WORKING)
+            rvt_flow_log_stop(s->log);
+    }
     pthread_cond_broadcast(&p->queued);
     pthread_mutex_unlock(&p->mu);
     for (unsigned i = 0; i < p->nworkers; i++) {

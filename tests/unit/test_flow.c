@@ -1,12 +1,17 @@
-/* Unit tests of the kept blocks of walks (include/rvtrace/flow.h): blocks
+/* Unit tests of include/rvtrace/flow.h: the kept blocks of walks (blocks
  * that continue each other are joined, a block whose span does not fit is
  * refused rather than kept wrong, and the ring says a walk's blocks are gone
- * exactly when later walks have written over them. */
+ * exactly when later walks have written over them); a flow log refuses
+ * entries once full; and the decoding pool, with a codec of its own here,
+ * gives what one decoder gives even where an item's output overflows a log. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -85,10 +90,146 @@ static void ring_knows_what_is_overwritten(void **state) {
     free(r);
 }
 
+static void log_refuses_when_full(void **state) {
+    (void)state;
+    rvt_flow_log *log;
+    assert_int_equal(rvt_flow_log_new(&log), RVT_OK);
+    uint64_t pc = 0x1000;
+    size_t kept = 0;
+    int rc;
+    /* single addresses never join: one entry each */
+    while ((rc = rvt_flow_log_pc(log, pc)) == RVT_OK && kept < 2 * (size_t)RVT_FLOW_LOG_MAX)
+        kept++, pc += 4;
+    assert_int_equal(rc, RVT_E_RANGE);
+    assert_true(kept >= RVT_FLOW_LOG_MAX && kept < 2 * (size_t)RVT_FLOW_LOG_MAX);
+    rvt_flow_log_clear(log); /* empty again: takes entries */
+    assert_int_equal(rvt_flow_log_run(log, 0x2000, 2, 3), RVT_OK);
+    for (size_t i = 1; i < kept; i++)
+        assert_int_equal(rvt_flow_log_pc(log, 0x3000 + 4 * i), RVT_OK);
+    assert_int_equal(rvt_flow_log_run(log, 0x5000, 1, 1), RVT_E_RANGE);
+    rvt_flow_log_free(log);
+}
+
+/* A codec of the test's own: an item is a count of instructions, 4 bytes
+ * apart, from where the last item left off, or from `at` when it restarts
+ * the flow; after resync the path is lost until the next restart. */
+typedef struct {
+    uint64_t at;
+    uint32_t count;
+    bool restart;
+} toy_item;
+
+typedef struct {
+    uint64_t next; /* 0: the path is lost */
+    rvt_pc_sink pc;
+    void *user;
+} toy_decoder;
+
+static bool toy_restarts(const void *item) { return ((const toy_item *)item)->restart; }
+
+static int toy_like(void **out, const void *model, const void *share_runs_of, rvt_flow_log *log) {
+    (void)share_runs_of;
+    toy_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return RVT_E_NOMEM;
+    d->pc = log ? rvt_flow_log_pc : ((const toy_decoder *)model)->pc;
+    d->user = log ? (void *)log : NULL;
+    *out = d;
+    return RVT_OK;
+}
+
+static int toy_decode(void *dec, const void *item, rvt_diag *diag) {
+    toy_decoder *d = dec;
+    const toy_item *it = item;
+    if (it->restart)
+        d->next = it->at;
+    if (!d->next) {
+        snprintf(diag->msg, sizeof diag->msg, "lost before %u instructions", it->count);
+        return 1;
+    }
+    for (uint32_t i = 0; i < it->count; i++, d->next += 4)
+        if (d->user && d->pc(d->user, d->next))
+            return RVT_E_IO;
+    return RVT_OK;
+}
+
+static void toy_resync(void *dec) { ((toy_decoder *)dec)->next = 0; }
+static void toy_copy_state(void *to, const void *from) { ((toy_decoder *)to)->next = ((const toy_decoder *)from)->next; }
+static bool toy_same_state(const void *a, const void *b) {
+    return ((const toy_decoder *)a)->next == ((const toy_decoder *)b)->next;
+}
+static void toy_add_counts(void *to, const void *from) { (void)to, (void)from; }
+
+static const rvt_pool_codec toy_codec = {sizeof(toy_item), toy_restarts, toy_like,           toy_decode,  toy_resync,
+                                         toy_copy_state,   toy_same_state, toy_add_counts, free};
+
+/* What the consumers get, one value per address and two per note. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} flow_record;
+
+static int record(flow_record *r, uint64_t v) {
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 1024;
+        r->v = realloc(r->v, r->cap * sizeof *r->v);
+        assert_non_null(r->v);
+    }
+    r->v[r->n++] = v;
+    return 0;
+}
+
+static int record_pc(void *user, uint64_t pc) { return record(user, pc); }
+static int record_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
+    for (uint32_t i = 0; i < n; i++, start += (wide >> i) & 1 ? 4 : 2)
+        record(user, start);
+    return 0;
+}
+static int record_note(void *user, const char *text) { return record(user, 1) | record(user, strlen(text)); }
+
+static void pool_decodes_an_overflowing_segment_in_order(void **state) {
+    (void)state;
+    /* a sync every third item (each segment three items, all decodable
+     * apart) and one item whose instructions overflow a log */
+    toy_item items[60];
+    for (unsigned i = 0; i < 60; i++)
+        items[i] = (toy_item){0x10000000ull * (i / 3 + 1), 5 + i % 7, i % 3 == 0};
+    items[31].count = RVT_FLOW_LOG_MAX + RVT_FLOW_LOG_MAX / 2 + 1;
+    flow_record one = {0}, pooled = {0};
+    toy_decoder in_order = {.pc = record_pc, .user = &one};
+    rvt_diag diag;
+    for (unsigned i = 0; i < 60; i++)
+        assert_int_equal(toy_decode(&in_order, &items[i], &diag), RVT_OK);
+
+    toy_decoder model = {.pc = record_pc, .user = &pooled};
+    rvt_decode_pool_config cfg = {.threads = 2,
+                                  .codec = &toy_codec,
+                                  .decoder = &model,
+                                  .sinks = {record_pc, record_run, NULL, NULL, record_note},
+                                  .user = &pooled,
+                                  .min_segment = 2};
+    rvt_decode_pool *pool;
+    assert_int_equal(rvt_decode_pool_new(&pool, &cfg), RVT_OK);
+    for (unsigned i = 0; i < 60; i++)
+        assert_int_equal(rvt_decode_pool_item(pool, &items[i]), 0);
+    assert_int_equal(rvt_decode_pool_finish(pool), 0);
+    uint64_t parallel, chained, again;
+    rvt_decode_pool_counts(pool, &parallel, &chained, &again);
+    rvt_decode_pool_free(pool);
+    assert_int_equal(parallel, 19);
+    assert_int_equal(again, 1); /* the segment with the overflowing item */
+    assert_int_equal(pooled.n, one.n);
+    assert_memory_equal(pooled.v, one.v, one.n * sizeof *one.v);
+    free(one.v);
+    free(pooled.v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocks_join_and_refuse),
         cmocka_unit_test(ring_knows_what_is_overwritten),
+        cmocka_unit_test(log_refuses_when_full),
+        cmocka_unit_test(pool_decodes_an_overflowing_segment_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
