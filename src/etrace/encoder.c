@@ -756,11 +756,9 @@ static bool next_inner_sends(const rvt_etrace_encoder *e, const rvt_retire *prev
  * such instruction takes its place, and the last goes in again after it.
  * An inner instruction whose step sends nothing changes nothing the next
  * one looks at, so the rest then stay out. Nothing decided about a plain
- * instruction depends on its size, so the code is read only here. (The
- * count is looked at first: it is at its limit for a record or two before
- * each sync.) */
+ * instruction depends on its size, so the code is read only here. */
 static void push_due_inner(rvt_etrace_encoder *e, const rvt_retire *block) {
-    if (block->ninsns <= 2 || e->resync_cnt != e->max_resync || e->error || e->nstaged < 2 ||
+    if (block->ninsns <= 2 || e->error || e->nstaged < 2 ||
         !next_inner_sends(e, e->nstaged > 2 ? SLOT(e, e->nstaged - 3) : NULL, SLOT(e, e->nstaged - 2)))
         return;
     uint64_t a = block->iaddr, last_addr = rvt_retire_last_iaddr(block);
@@ -1093,11 +1091,9 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
              * With the code at hand, the instructions that can matter go in
              * one at a time, as they retired. */
             in_two = e->fetch && !interrupt_next && !every_instruction_matters(e);
-            bool done = in_two;
             if (in_two)
                 push_block_insn(e, in, in->iaddr, NULL); /* (the ones after it: push_due_inner) */
-            else
-                done = e->fetch && push_block_singly(e, in, last_iaddr);
+            bool done = in_two || (e->fetch && push_block_singly(e, in, last_iaddr));
             if (!e->error && !done) {
                 rvt_retire first = *in;
                 first.ninsns = 1;
