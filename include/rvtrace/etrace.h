@@ -90,6 +90,15 @@ static inline unsigned rvt_etrace_addr_width(const rvt_etrace_params *p) {
 static inline unsigned rvt_etrace_irdepth_width(const rvt_etrace_params *p) {
     return p->return_stack_size + (p->return_stack_size > 0) + p->call_counter_size;
 }
+/* The most calls implicit return keeps track of: the return stack's
+ * entries, or the largest count the call counter holds (irdepth carries
+ * either); 0 with neither. Encoder and decoder must agree on it, or a
+ * return deeper than one of them holds is predicted on one side only. */
+static inline unsigned rvt_etrace_return_depth(const rvt_etrace_params *p) {
+    unsigned stack = p->return_stack_size < 16 ? p->return_stack_size : 16;
+    unsigned counter = p->call_counter_size < 16 ? p->call_counter_size : 16;
+    return stack ? 1u << stack : counter ? (1u << counter) - 1 : 0;
+}
 
 /* ioptions bits as the reference flow packs them. */
 enum {

@@ -10,7 +10,9 @@
 
 #include "rvtrace/etrace.h"
 
-#define MAX_STACK 4096 /* (a power of two) */
+/* The calls followed for implicit returns without a counter or a return
+ * stack (the reference's mode: registers resolve what the stack cannot) */
+#define UNBOUNDED_STACK_DEPTH 4096
 #define MAX_WALK (1u << 24) /* instructions followed for one packet before giving up */
 
 struct rvt_etrace_decoder {
@@ -28,10 +30,11 @@ struct rvt_etrace_decoder {
     bool stop_at_last_branch, inferred_address, start_of_trace;
     unsigned privilege;
     /* The return stack: `depth` entries up from stack[base] in a ring of
-     * MAX_STACK, so that a call on a full stack drops the oldest entry in
-     * O(1) (code that calls without returning does it on every call). */
+     * stack_mask + 1, so that a call on a full stack (stack_max entries, as
+     * the encoder's) drops the oldest entry in O(1) (code that calls
+     * without returning does it on every call). */
     uint64_t *stack;
-    unsigned depth, base;
+    unsigned depth, base, stack_max, stack_mask;
     /* Integer registers whose values follow from the code walked so far
      * (constants, pc-relative values, links, loads from read-only memory):
      * they resolve returns and co-routine swaps the encoder left implicit. */
@@ -106,7 +109,11 @@ static int decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, con
         d->runs = runs;
         d->shares_runs = true;
     }
-    if (!d || !(d->stack = calloc(MAX_STACK, sizeof *d->stack)) ||
+    unsigned stack_max = rvt_etrace_return_depth(p) ? rvt_etrace_return_depth(p) : UNBOUNDED_STACK_DEPTH;
+    unsigned stack_size = 1;
+    while (stack_size < stack_max)
+        stack_size <<= 1;
+    if (!d || !(d->stack = calloc(stack_size, sizeof *d->stack)) ||
         (!runs && rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear)) ||
         (p->bpred_size && (p->bpred_size > 20 || !(d->bpred = malloc((size_t)1 << p->bpred_size)))) ||
         (p->cache_size && (p->cache_size > 20 || !(d->jtc = calloc((size_t)1 << p->cache_size, sizeof *d->jtc)) ||
@@ -117,6 +124,8 @@ static int decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, con
     d->p = *p;
     d->o = *o;
     d->xlen = xlen;
+    d->stack_max = stack_max;
+    d->stack_mask = stack_size - 1;
     d->fetch = fetch;
     d->sink = sink;
     d->user = user;
@@ -274,7 +283,9 @@ static bool without_stack(const rvt_etrace_decoder *d) {
 }
 
 /* The return stack's i-th entry from the bottom. */
-static uint64_t *stack_entry(const rvt_etrace_decoder *d, unsigned i) { return &d->stack[(d->base + i) % MAX_STACK]; }
+static uint64_t *stack_entry(const rvt_etrace_decoder *d, unsigned i) {
+    return &d->stack[(d->base + i) & d->stack_mask];
+}
 
 static bool implicit_target(rvt_etrace_decoder *d, const rvt_insn *in, const rvt_te_inst *t, uint64_t *target) {
     if (!d->o.implicit_return || in->op != RVT_OP_JALR ||
@@ -361,12 +372,8 @@ static void track(rvt_etrace_decoder *d, const rvt_insn *in, uint64_t pc) {
 static void push_return(rvt_etrace_decoder *d, uint64_t link) {
     if (!d->o.implicit_return)
         return;
-    unsigned max = d->p.return_stack_size ? 1u << d->p.return_stack_size
-                   : d->p.call_counter_size ? (1u << d->p.call_counter_size) - 1 : MAX_STACK;
-    if (max > MAX_STACK)
-        max = MAX_STACK;
-    if (d->depth == max) {
-        d->base = (d->base + 1) % MAX_STACK;
+    if (d->depth == d->stack_max) {
+        d->base = (d->base + 1) & d->stack_mask;
         d->depth--;
     }
     *stack_entry(d, d->depth++) = link;
@@ -790,9 +797,11 @@ typedef struct {
 } lookahead;
 
 static bool lookahead_begin(rvt_etrace_decoder *d, lookahead *la) {
-    if (!(la->stack = malloc(MAX_STACK * sizeof *la->stack)))
+    /* (the stack's entries, which are all of it put back needs) */
+    if (!(la->stack = malloc((d->depth ? d->depth : 1) * sizeof *la->stack)))
         return false;
-    memcpy(la->stack, d->stack, MAX_STACK * sizeof *la->stack);
+    for (unsigned i = 0; i < d->depth; i++)
+        la->stack[i] = *stack_entry(d, i);
     la->saved = *d;
     d->sink = NULL;
     d->block = NULL;
@@ -802,9 +811,10 @@ static bool lookahead_begin(rvt_etrace_decoder *d, lookahead *la) {
 }
 
 static void lookahead_end(rvt_etrace_decoder *d, lookahead *la) {
-    memcpy(la->saved.stack, la->stack, MAX_STACK * sizeof *la->stack);
-    free(la->stack);
     *d = la->saved;
+    for (unsigned i = 0; i < d->depth; i++)
+        *stack_entry(d, i) = la->stack[i];
+    free(la->stack);
 }
 
 /* How many instructions after the reported address the code comes back to
@@ -1198,9 +1208,11 @@ void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_deco
     to->inferred_address = from->inferred_address;
     to->start_of_trace = from->start_of_trace;
     to->privilege = from->privilege;
-    for (unsigned i = 0; i < from->depth; i++)
-        to->stack[i] = *stack_entry(from, i);
-    to->depth = from->depth;
+    /* (decoders of the same parameters hold the same number of calls) */
+    unsigned skip = from->depth > to->stack_max ? from->depth - to->stack_max : 0;
+    for (unsigned i = skip; i < from->depth; i++)
+        to->stack[i - skip] = *stack_entry(from, i);
+    to->depth = from->depth - skip;
     to->base = 0;
     memcpy(to->reg, from->reg, sizeof to->reg);
     to->known = from->known;

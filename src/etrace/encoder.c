@@ -31,9 +31,11 @@ struct rvt_etrace_encoder {
     uint64_t packets;
     /* Implicit return with a call counter or return-address stack: the
      * link addresses of the calls not yet returned from (the counter mode
-     * uses only their number). */
+     * uses only their number), `depth` of them up from ras[ras_base] in a
+     * ring of ras_mask + 1, so that a call on a full stack drops the oldest
+     * in O(1) (code that calls without returning does it on every call). */
     uint64_t *ras;
-    unsigned depth, max_depth;
+    unsigned depth, max_depth, ras_base, ras_mask;
     bool last_predicted; /* the previous record was a return the decoder predicts */
     int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
     int prev_mispredicted; /* the same, for the previous record during a step */
@@ -88,6 +90,11 @@ static bool implicit_without_stack(const rvt_etrace_encoder *e) {
 
 static unsigned insn_size(const rvt_retire *r) { return r->ilastsize ? 4 : 2; }
 
+/* The return stack's i-th entry from the bottom. */
+static uint64_t *ras_entry(const rvt_etrace_encoder *e, unsigned i) {
+    return &e->ras[(e->ras_base + i) & e->ras_mask];
+}
+
 /* Call counter / return-address stack bookkeeping for the instruction that
  * just became current; returns whether its target is predicted. */
 static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_retire *next) {
@@ -101,7 +108,7 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
     if (cur->itype == RVT_ITYPE_RETURN && e->depth > 0) {
         /* The counter mode trusts the count; the stack must also hold the
          * actual target, else the packet says so (irreport, irdepth). */
-        predicted = e->p.return_stack_size == 0 || (next && e->ras[e->depth - 1] == next->iaddr);
+        predicted = e->p.return_stack_size == 0 || (next && *ras_entry(e, e->depth - 1) == next->iaddr);
         if (predicted)
             e->depth--;
         else
@@ -112,10 +119,10 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
      * between the caller's return and its own call site. */
     if (cur->itype == RVT_ITYPE_UNINFERABLE_CALL || cur->itype == RVT_ITYPE_INFERABLE_CALL) {
         if (e->depth == e->max_depth) { /* full: the oldest entry goes */
-            memmove(e->ras, e->ras + 1, (e->max_depth - 1) * sizeof *e->ras);
+            e->ras_base = (e->ras_base + 1) & e->ras_mask;
             e->depth--;
         }
-        e->ras[e->depth++] = cur->iaddr + insn_size(cur);
+        *ras_entry(e, e->depth++) = cur->iaddr + insn_size(cur);
     }
     return predicted;
 }
@@ -520,11 +527,12 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->user = user;
     e->max_resync = 1ull << (o->resync_max + 4);
     e->last_mispredicted = e->prev_mispredicted = -1;
-    e->max_depth = p->return_stack_size ? 1u << p->return_stack_size
-                   : p->call_counter_size ? (1u << p->call_counter_size) - 1 : 1;
-    if (e->max_depth > 1u << 16)
-        e->max_depth = 1u << 16;
-    e->ras = calloc(e->max_depth, sizeof *e->ras);
+    e->max_depth = rvt_etrace_return_depth(p) ? rvt_etrace_return_depth(p) : 1;
+    unsigned ras_size = 1;
+    while (ras_size < e->max_depth)
+        ras_size <<= 1;
+    e->ras_mask = ras_size - 1;
+    e->ras = calloc(ras_size, sizeof *e->ras);
     e->map_all_correct = true;
     e->latch = !o->filter.use_start;
     const struct rvt_etrace_filter *f = &o->filter;

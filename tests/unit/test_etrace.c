@@ -519,6 +519,118 @@ static void test_full_return_stack_drops_oldest(void **state) {
         assert_int_equal(pcs[1 + i], recs[i].iaddr);
 }
 
+/* Implicit return at depths past 4096 calls: a function at REC calls
+ * itself DEEP times (argument in a0), then each level loads ra (so that
+ * the decoder cannot take it from the registers) and returns. With a
+ * return stack of 2^13 entries the deepest 8192 returns go without an
+ * address and the rest with one (the oldest entries dropped); with a call
+ * counter of 14 bits every return but the outermost (whose call is not in
+ * the trace) goes without one. Decoding must give back every address. */
+#define REC 0x80004000u
+#define DEEP 10000u
+static bool fetch_recursion(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    static const uint32_t code[] = {
+        0x00050663, /* beqz a0, REC + 12 */
+        0xfff50513, /* addi a0, a0, -1 */
+        0xff9ff0ef, /* jal ra, REC */
+        0x00013083, /* ld ra, 0(sp) */
+        0x00008067, /* ret */
+    };
+    if (addr >= REC && addr < REC + sizeof code && addr % 4 == 0)
+        rvt_decode(code[(addr - REC) / 4], 64, out);
+    else if (addr == END || addr == END + 4)
+        rvt_decode(0x00000013, 64, out);
+    else
+        return false;
+    return true;
+}
+
+typedef struct {
+    const rvt_retire *expected;
+    size_t n, at, wrong;
+} pc_check;
+
+static int check_pc(void *user, uint64_t pc) {
+    pc_check *c = user;
+    if (c->at >= c->n || c->expected[c->at].iaddr != pc)
+        c->wrong++;
+    c->at++;
+    return 0;
+}
+
+typedef struct {
+    rvt_te_inst *pkts;
+    size_t n, cap;
+} packet_list;
+
+static int list_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    (void)payload;
+    (void)len;
+    packet_list *l = user;
+    if (l->n == l->cap)
+        return -1;
+    l->pkts[l->n++] = *pkt;
+    return 0;
+}
+
+static void test_return_stack_deeper_than_4096(void **state) {
+    (void)state;
+    size_t cap = 5 * (DEEP + 1) + 2, n = 0;
+    rvt_retire *recs = malloc(cap * sizeof *recs);
+    assert_non_null(recs);
+    for (unsigned level = 0; level < DEEP; level++) {
+        recs[n++] = insn(REC, 4, RVT_ITYPE_BRANCH_NOT_TAKEN);
+        recs[n++] = insn(REC + 4, 4, RVT_ITYPE_NONE);
+        recs[n++] = insn(REC + 8, 4, RVT_ITYPE_INFERABLE_CALL);
+    }
+    recs[n++] = insn(REC, 4, RVT_ITYPE_BRANCH_TAKEN);
+    for (unsigned level = 0; level <= DEEP; level++) {
+        recs[n++] = insn(REC + 12, 4, RVT_ITYPE_NONE);
+        recs[n++] = insn(REC + 16, 4, RVT_ITYPE_RETURN);
+    }
+    recs[n++] = insn(END, 4, RVT_ITYPE_NONE);
+    recs[n++] = insn(END + 4, 4, RVT_ITYPE_NONE);
+
+    for (unsigned counter = 0; counter < 2; counter++) {
+        rvt_etrace_params p;
+        rvt_etrace_options o;
+        rvt_etrace_params_default(&p);
+        rvt_etrace_options_default(&o);
+        p.itype_width = 4;
+        p.return_stack_size = counter ? 0 : 13;
+        p.call_counter_size = counter ? 14 : 0;
+        o.implicit_return = true;
+        o.resync_max = 16; /* no sync (which empties the stack) on the way */
+        packet_list l = {calloc(4096, sizeof *l.pkts), 0, 4096};
+        assert_non_null(l.pkts);
+        rvt_etrace_encoder *e;
+        assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, list_packet, &l), 0);
+        assert_int_equal(rvt_etrace_encoder_push(e, recs, n), 0);
+        assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+        size_t addressed = 0;
+        for (size_t i = 0; i < l.n; i++)
+            addressed += l.pkts[i].format == 2 || (l.pkts[i].format == 1 && l.pkts[i].branches != 0);
+        /* the returns sent with an address: those past the stack, or the
+         * outermost; and the end's address */
+        assert_int_equal(addressed, (counter ? 1 : DEEP + 1 - 8192) + 1);
+
+        pc_check check = {recs, n, 0, 0};
+        rvt_etrace_decoder *d;
+        assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_recursion, check_pc, &check), 0);
+        rvt_diag diag;
+        for (size_t i = 0; i < l.n; i++)
+            if (rvt_etrace_decode(d, &l.pkts[i], &diag) != 0)
+                fail_msg("%s, packet %zu: %s", counter ? "counter" : "stack", i, diag.msg);
+        rvt_etrace_decoder_free(d);
+        if (check.at != n || check.wrong)
+            fail_msg("%s: %zu of %zu instructions decoded, %zu wrong", counter ? "counter" : "stack", check.at, n,
+                     check.wrong);
+        free(l.pkts);
+    }
+    free(recs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_jal),
@@ -533,6 +645,7 @@ int main(void) {
         cmocka_unit_test(test_branch_predictor),
         cmocka_unit_test(test_blocks_equal_singles),
         cmocka_unit_test(test_full_return_stack_drops_oldest),
+        cmocka_unit_test(test_return_stack_deeper_than_4096),
     };
     return cmocka_run_group_tests_name("etrace", tests, NULL, NULL);
 }
