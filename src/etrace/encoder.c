@@ -319,6 +319,14 @@ enum {
                        1u << RVT_ITYPE_INFERABLE_CALL | 1u << RVT_ITYPE_INFERABLE_TAIL | 1u << RVT_ITYPE_OTHER_INFERABLE,
 };
 
+/* Those after which it is not (the address follows, unless implicit
+ * return or a sequentially inferable jump lets the decoder work it out). */
+enum {
+    UNINFERABLE_ITYPES = 1u << RVT_ITYPE_XRET | 1u << RVT_ITYPE_UNINFERABLE_JUMP | 1u << RVT_ITYPE_UNINFERABLE_CALL |
+                         1u << RVT_ITYPE_UNINFERABLE_TAIL | 1u << RVT_ITYPE_SWAP | 1u << RVT_ITYPE_RETURN |
+                         1u << RVT_ITYPE_OTHER_UNINFERABLE,
+};
+
 /* What a step needs to know of each record in the ring, worked out once as
  * it is staged: it retires, it retires an inferable instruction (so
  * neither a sync nor an address follows it), it has the privilege and
@@ -809,6 +817,46 @@ static void push_plain_block(rvt_etrace_encoder *e, const rvt_retire *in) {
  * last three where the run ends. A step whose records are calm takes what
  * it needs from the descriptors; any other step is made from copies. */
 
+/* The itype of a staged record (a block's first instruction is plain). */
+static unsigned staged_itype(const struct staged_ref *d) {
+    return d->kind == FIRST_OF ? RVT_ITYPE_NONE : d->src->itype;
+}
+
+/* The two steps at an uninferable jump where nothing else is going on (all
+ * three records retire in one privilege and context, the encoder is calm,
+ * nothing to notify about), taken the way decide() takes them but without
+ * copies of the records: the jump's own step after an inferable instruction
+ * sends nothing, unless implicit return keeps calls (which may predict the
+ * jump: the full step then); the step of a plain instruction after it
+ * sends that instruction's address. Every other step returns false, with
+ * nothing done. (Code that returns without implicit return, or through
+ * function pointers, has a packet per jump: this is most of its steps.) */
+static inline bool calm_jump_step(rvt_etrace_encoder *e, const struct staged_ref st[3]) {
+    unsigned fp = st[0].calm, fc = st[1].calm, fn = st[2].calm;
+    if (!((fp & fc & fn & CALM_RETIRES) && (fc & fn & CALM_JOINS)))
+        return false;
+    if (fp & CALM_INFERABLE) {
+        if (!((UNINFERABLE_ITYPES >> (staged_itype(&st[1]) & 31)) & 1) ||
+            (e->o.implicit_return && !implicit_without_stack(e)))
+            return false;
+        e->prev_mispredicted = e->last_mispredicted;
+        if (e->fail_pending || e->branches == 31)
+            settle_branches(e);
+    } else {
+        if (staged_itype(&st[1]) != RVT_ITYPE_NONE || !((UNINFERABLE_ITYPES >> (staged_itype(&st[0]) & 31)) & 1) ||
+            !is_updiscon(e, st[0].src, e->last_predicted))
+            return false;
+        e->prev_mispredicted = e->last_mispredicted;
+        /* (a plain instruction's own record or its block's: the same
+         * address and time) */
+        emit_address_packet(e, st[1].src, false, e->prev_mispredicted, true, false);
+    }
+    /* what predict_return does for the instruction */
+    e->last_mispredicted = -1;
+    e->last_predicted = false;
+    return true;
+}
+
 /* The step of st[1], between st[0] and st[2] (see step_slots); `calm`:
  * encoder_calm(e), brought up to date. */
 static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *e, const struct staged_ref st[3],
@@ -816,6 +864,10 @@ static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *
     unsigned fp = st[0].calm, fc = st[1].calm, fn = st[2].calm;
     /* (as quiet(), with nothing to notify about: blocks_in_two) */
     if (!((fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && *calm)) {
+        if (*calm && calm_jump_step(e, st)) {
+            *calm = encoder_calm(e);
+            return;
+        }
         rvt_retire r[3];
         for (unsigned k = 0; k < 3; k++)
             make_staged(&st[k], &r[k]);
@@ -1037,8 +1089,6 @@ static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r) {
     return false;
 }
 
-/* The record in the ring's free slot joins the stages: the one before it
- * is now final and steps. */
 /* The staged record in the ring's free slot, whose CALM_* flags are `calm`,
  * joins the stages: the one before it is now final and steps. */
 static inline void commit_calm(rvt_etrace_encoder *e, unsigned calm) {
