@@ -409,6 +409,21 @@ size_t rvt_image_read(const rvt_image *img, uint64_t addr, void *buf, size_t n) 
     return done;
 }
 
+/* The instruction at `off` in s (file-backed) into its cache slot. */
+static void decode_at(rvt_image *img, const img_segment *s, uint64_t off, rvt_insn *slot) {
+    uint8_t b[4] = {0, 0, 0, 0};
+    size_t got = 4;
+    if (off + 4 <= s->memsz) /* (where it cannot reach into another segment, without looking for one) */
+        for (unsigned i = 0; i < 4; i++)
+            b[i] = off + i < s->filesz ? s->data[off + i] : 0;
+    else
+        got = rvt_image_read(img, s->vaddr + off, b, 4);
+    uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    rvt_decode(w, img->xlen, slot);
+    if (got < slot->len) /* instruction runs off the image: not executable */
+        slot->op = RVT_OP_ILLEGAL, slot->cop = RVT_OP_ILLEGAL;
+}
+
 const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
     if (addr & 1)
         return NULL;
@@ -430,14 +445,8 @@ const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr) {
             return NULL;
     }
     rvt_insn *slot = &s->cache[off / 2];
-    if (slot->len == 0) {
-        uint8_t b[4] = {0, 0, 0, 0};
-        size_t got = rvt_image_read(img, addr, b, 4);
-        uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-        rvt_decode(w, img->xlen, slot);
-        if (got < slot->len) /* instruction runs off the image: not executable */
-            slot->op = RVT_OP_ILLEGAL, slot->cop = RVT_OP_ILLEGAL;
-    }
+    if (slot->len == 0)
+        decode_at(img, s, off, slot);
     return slot;
 }
 
@@ -446,9 +455,14 @@ int rvt_image_decode_all(rvt_image *img) {
         img_segment *s = &img->segs[i];
         if (!s->exec || (s->vaddr & 1)) /* (an odd start holds no instruction) */
             continue;
-        for (uint64_t off = 0; off < s->memsz && off <= s->filesz; off += 2)
-            if (!rvt_image_insn(img, s->vaddr + off))
-                return RVT_E_NOMEM;
+        uint64_t end = s->memsz < s->filesz ? s->memsz : s->filesz;
+        if (end && !s->cache && !(s->cache = alloc_cache(s)))
+            return RVT_E_NOMEM;
+        for (uint64_t off = 0; off < end; off += 2)
+            if (!s->cache[off / 2].len)
+                decode_at(img, s, off, &s->cache[off / 2]);
+        if (end < s->memsz && !rvt_image_insn(img, s->vaddr + end)) /* the zeros after the file's bytes */
+            return RVT_E_NOMEM;
     }
     return RVT_OK;
 }
