@@ -171,12 +171,54 @@ static void test_linux_image_header(void **state) {
     assert_false(rvt_linux_image_header(h, 63, &t, &sz));
 }
 
+/* Decoding a whole image up front gives what decoding on demand gives,
+ * address by address, and what the bytes say: a 32-bit instruction that
+ * goes on into the next segment is read across, one that runs off the
+ * image is illegal, and the zeros after a segment's bytes decode as zero. */
+static void test_decode_all_as_on_demand(void **state) {
+    (void)state;
+    /* addi a0, a0, 1; c.addi a0, 1; then addi a1, a1, 2 split over the two
+     * segments; in the second: c.nop, then jal ra whose upper half is past
+     * its end */
+    static const uint8_t first[] = {0x13, 0x05, 0x15, 0x00, 0x05, 0x05, 0x93, 0x85};
+    static const uint8_t second[] = {0x25, 0x00, 0x01, 0x00, 0xef, 0x00};
+    rvt_image *img[2];
+    rvt_diag d = {{0}};
+    for (unsigned k = 0; k < 2; k++) {
+        assert_int_equal(rvt_image_new(&img[k]), 0);
+        assert_int_equal(rvt_image_load_raw(img[k], "a.bin", first, sizeof first, 0x40000000, 0, 64, &d), 0);
+        assert_int_equal(rvt_image_load_raw(img[k], "b.bin", second, sizeof second, 0x40000008, 0, 64, &d), 0);
+        assert_int_equal(rvt_image_load_raw(img[k], "c.bin", first, 4, 0x40001000, 0x10, 64, &d), 0);
+    }
+    assert_int_equal(rvt_image_decode_all(img[0]), 0);
+    static const uint64_t at[] = {0x40000000, 0x40000004, 0x40000006, 0x40000008, 0x4000000a, 0x4000000c,
+                                  0x40001000, 0x40001004, 0x4000100e};
+    static const uint32_t raw[] = {0x00150513, 0x0505, 0x00258593, 0x0025, 0x0001, 0x00ef, 0x00150513, 0, 0};
+    /* the cut-off jal, and zeros (no instruction) */
+    static const bool illegal[] = {false, false, false, false, false, true, false, true, true};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        const rvt_insn *whole = rvt_image_insn(img[0], at[i]), *lazy = rvt_image_insn(img[1], at[i]);
+        assert_non_null(whole);
+        assert_non_null(lazy);
+        assert_int_equal(whole->raw & 0xffff, raw[i] & 0xffff);
+        if (!illegal[i])
+            assert_int_equal(whole->raw, raw[i]);
+        assert_int_equal(whole->op == RVT_OP_ILLEGAL, illegal[i]);
+        assert_int_equal(whole->op, lazy->op);
+        assert_int_equal(whole->raw, lazy->raw);
+        assert_int_equal(whole->len, lazy->len);
+    }
+    for (unsigned k = 0; k < 2; k++)
+        rvt_image_free(img[k]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rv32_program),
         cmocka_unit_test(test_load_offset_and_two_files),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_raw_binary),
+        cmocka_unit_test(test_decode_all_as_on_demand),
         cmocka_unit_test(test_linux_image_header),
     };
     return cmocka_run_group_tests_name("image", tests, NULL, NULL);
