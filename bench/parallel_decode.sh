@@ -34,6 +34,9 @@ for format in $FORMATS; do
     copies=$(( (SIZE_MB * 1048576 + one - 1) / one ))
     i=0
     while [ $i -lt "$copies" ]; do cat "$W/one"; i=$((i + 1)); done > "$W/big"
+    # The capture's pages go to disk now rather than beside the timed runs
+    # (writing back 1 GB takes the kernel seconds of a core).
+    sync
     insns=$("$R" decode --format "$format" --elf "$PROGRAM" "$W/one" --profile 0 -q 2> /dev/null |
         awk 'NR == 1 { print $1 }')
     insns=$((insns * copies))

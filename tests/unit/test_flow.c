@@ -187,6 +187,50 @@ static int record_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
 }
 static int record_note(void *user, const char *text) { return record(user, 1) | record(user, strlen(text)); }
 
+/* Every kind of entry comes back as it went in, in order: blocks (one of
+ * more than 4 GiB, one of 2^32 - 1 instructions), runs (the second joining
+ * the first), an address, a trap and a note. */
+static int record_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
+    return record(user, 0xb) | record(user, start) | record(user, end) | record(user, n);
+}
+static int record_run_as_is(void *user, uint64_t start, uint32_t n, uint64_t wide) {
+    return record(user, 0x7) | record(user, start) | record(user, n) | record(user, wide);
+}
+static int record_trap(void *user, const rvt_trap_event *trap) {
+    return record(user, 0x77) | record(user, trap->cause) | record(user, trap->at);
+}
+
+static void log_replays_every_kind_in_order(void **state) {
+    (void)state;
+    rvt_flow_log *log;
+    assert_int_equal(rvt_flow_log_new(&log), RVT_OK);
+    rvt_trap_event trap = {.has_cause = true, .cause = 8, .at = 0x4444};
+    assert_int_equal(rvt_flow_log_block(log, 0x80000000, 0x80000010, 5), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x1000, 0x1000 + (UINT64_C(1) << 33), 7), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x2000, 0x2008, UINT32_MAX), RVT_OK);
+    assert_int_equal(rvt_flow_log_run(log, 0x3000, 2, 1), RVT_OK);          /* 4 + 2 bytes */
+    assert_int_equal(rvt_flow_log_run(log, 0x3006, 3, 0x6), RVT_OK);        /* joins: 2 + 4 + 4 */
+    assert_int_equal(rvt_flow_log_pc(log, 0xfffffffffffffffe), RVT_OK);
+    assert_int_equal(rvt_flow_log_trap(log, &trap), RVT_OK);
+    assert_int_equal(rvt_flow_log_note(log, "lost"), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x5000, 0x5004, 1), RVT_OK);
+    flow_record got = {0};
+    rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note};
+    assert_int_equal(rvt_flow_log_replay(log, &sinks, &got), RVT_OK);
+    const uint64_t want[] = {0xb, 0x80000000, 0x80000010, 5,
+                             0xb, 0x1000, 0x1000 + (UINT64_C(1) << 33), 7,
+                             0xb, 0x2000, 0x2008, UINT32_MAX,
+                             0x7, 0x3000, 5, 0x1 | 0x6 << 2,
+                             0xfffffffffffffffe,
+                             0x77, 8, 0x4444,
+                             1, 4,
+                             0xb, 0x5000, 0x5004, 1};
+    assert_int_equal(got.n, sizeof want / sizeof want[0]);
+    assert_memory_equal(got.v, want, sizeof want);
+    free(got.v);
+    rvt_flow_log_free(log);
+}
+
 static void pool_decodes_an_overflowing_segment_in_order(void **state) {
     (void)state;
     /* a sync every third item (each segment three items, all decodable
@@ -229,6 +273,7 @@ int main(void) {
         cmocka_unit_test(blocks_join_and_refuse),
         cmocka_unit_test(ring_knows_what_is_overwritten),
         cmocka_unit_test(log_refuses_when_full),
+        cmocka_unit_test(log_replays_every_kind_in_order),
         cmocka_unit_test(pool_decodes_an_overflowing_segment_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
