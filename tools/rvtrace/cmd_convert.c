@@ -134,7 +134,7 @@ int cmd_convert(int argc, char **argv) {
             convert_usage(stdout);
             return 0;
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
-            xlen = (unsigned)atoi(argv[++i]);
+            xlen = (unsigned)option_number(a, argv[++i], 64);
             if (xlen != 32 && xlen != 64) {
                 fprintf(stderr, "rvtrace convert: --xlen takes 32 or 64\n");
                 return 2;
@@ -144,7 +144,7 @@ int cmd_convert(int argc, char **argv) {
         } else if (!strcmp(a, "--blocks")) {
             blocks = true;
         } else if (!strcmp(a, "--hart") && i + 1 < argc) {
-            hart = (unsigned)strtoul(argv[++i], NULL, 0);
+            hart = (unsigned)option_number(a, argv[++i], 255);
         } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
             continue;
         } else if (a[0] == '-' && a[1]) {

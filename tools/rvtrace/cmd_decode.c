@@ -1,6 +1,7 @@
 /* rvtrace decode: trace packets plus the program in, instruction flow out. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +64,9 @@ static void decode_usage(FILE *out) {
             "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
             "  -o FILE            output file (default: standard output)\n"
             "  --strict           stop at the first place where trace was lost\n"
-            "  --threads N        decode on N threads, the trace cut at its syncs (the output\n"
-            "                     is the same; N-Trace: not with --messages, --itc-print or\n"
-            "                     several sources); it pays on long captures (hundreds of\n"
+            "  --threads N        decode on N threads (1-256), the trace cut at its syncs (the\n"
+            "                     output is the same; N-Trace: not with --messages, --itc-print\n"
+            "                     or several sources); it pays on long captures (hundreds of\n"
             "                     millions of instructions): the first 65536 packets or\n"
             "                     messages decode on the reading thread, so a short capture\n"
             "                     takes what it takes on one\n"
@@ -1142,7 +1143,7 @@ int cmd_decode(int argc, char **argv) {
         } else if (!strcmp(a, "--listing")) {
             listing = true;
         } else if (!strcmp(a, "--profile") && i + 1 < argc) {
-            profile_top = atol(argv[++i]);
+            profile_top = (long)option_number(a, argv[++i], LONG_MAX);
         } else if (!strcmp(a, "--folded") && i + 1 < argc) {
             folded = argv[++i];
         } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
@@ -1158,9 +1159,12 @@ int cmd_decode(int argc, char **argv) {
         } else if (!strcmp(a, "--strict")) {
             strict = true;
         } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-            threads = (unsigned)atoi(argv[++i]);
+            if ((threads = (unsigned)option_number(a, argv[++i], 256)) == 0) {
+                fprintf(stderr, "rvtrace decode: --threads takes 1 to 256\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--segment") && i + 1 < argc) {
-            c.min_segment = strtoull(argv[++i], NULL, 0);
+            c.min_segment = option_number(a, argv[++i], UINT64_MAX);
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -1168,9 +1172,9 @@ int cmd_decode(int argc, char **argv) {
         } else if (!strcmp(a, "--traps") && i + 1 < argc) {
             traps = argv[++i];
         } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
-            nopt.call_stack = (unsigned)atoi(argv[++i]);
+            nopt.call_stack = (unsigned)option_number(a, argv[++i], RVT_NTRACE_MAX_CALL_STACK);
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
-            nopt.src_bits = (unsigned)atoi(argv[++i]);
+            nopt.src_bits = (unsigned)option_number(a, argv[++i], 16);
         } else if (!strcmp(a, "--extend-addr-msb")) {
             nopt.extend_addr_msb = true;
         } else if (!strcmp(a, "--no-implicit-return")) {
@@ -1184,17 +1188,17 @@ int cmd_decode(int argc, char **argv) {
         } else if (!strcmp(a, "--image") && i + 1 < argc && nraw < 16) {
             raws[nraw++] = argv[++i];
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
-            raw_xlen = (unsigned)atoi(argv[++i]);
+            raw_xlen = (unsigned)option_number(a, argv[++i], 64);
         } else if (!strcmp(a, "--messages") && i + 1 < argc) {
             messages = argv[++i];
         } else if (!strcmp(a, "--itc-print") && i + 1 < argc) {
             itc_print = argv[++i];
         } else if ((!strcmp(a, "--src-id") || !strcmp(a, "--source")) && i + 1 < argc) {
-            nopt.src_id = atoi(argv[++i]);
+            nopt.src_id = (int)option_number(a, argv[++i], 0xffff);
         } else if (!strcmp(a, "--tvec") && i + 1 < argc) {
-            tvec = strtoull(argv[++i], NULL, 0);
+            tvec = option_number(a, argv[++i], UINT64_MAX);
         } else if (!strcmp(a, "--stvec") && i + 1 < argc) {
-            stvec = strtoull(argv[++i], NULL, 0);
+            stvec = option_number(a, argv[++i], UINT64_MAX);
             has_stvec = true;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace decode: unknown option '%s'\n", a);

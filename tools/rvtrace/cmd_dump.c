@@ -181,12 +181,7 @@ int cmd_dump(int argc, char **argv) {
         } else if (!strcmp(a, "--v1")) {
             v1 = true;
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
-            char *end;
-            src_bits = strtoul(argv[++i], &end, 0);
-            if (*end || src_bits > 16) {
-                fprintf(stderr, "rvtrace dump: --src-bits wants 0..16, got '%s'\n", argv[i]);
-                return 2;
-            }
+            src_bits = option_number(a, argv[++i], 16);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace dump: unknown option '%s'\n", a);
             return 2;

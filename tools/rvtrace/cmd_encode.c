@@ -1,5 +1,6 @@
 /* rvtrace encode: a retirement stream in, trace packets out. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,38 +220,39 @@ int cmd_encode(int argc, char **argv) {
         } else if (!strcmp(a, "--full-address")) {
             full = true;
         } else if (!strcmp(a, "--filter-range") && i + 1 < argc && filter.nranges < 4) {
-            char *colon;
-            filter.lo[filter.nranges] = strtoull(argv[++i], &colon, 0);
-            if (*colon != ':') {
+            char lo[32];
+            const char *colon = strchr(argv[++i], ':');
+            if (!colon || colon - argv[i] >= (ptrdiff_t)sizeof lo) {
                 fprintf(stderr, "rvtrace encode: --filter-range wants LO:HI, got '%s'\n", argv[i]);
                 return 2;
             }
-            filter.hi[filter.nranges++] = strtoull(colon + 1, NULL, 0);
+            snprintf(lo, sizeof lo, "%.*s", (int)(colon - argv[i]), argv[i]);
+            filter.lo[filter.nranges] = option_number(a, lo, UINT64_MAX);
+            filter.hi[filter.nranges++] = option_number(a, colon + 1, UINT64_MAX);
         } else if (!strcmp(a, "--filter-priv") && i + 1 < argc) {
-            filter.priv_mask = (unsigned)strtoul(argv[++i], NULL, 0);
+            filter.priv_mask = (unsigned)option_number(a, argv[++i], 0xff);
         } else if (!strcmp(a, "--trigger-start") && i + 1 < argc) {
             filter.use_start = true;
-            filter.start_addr = strtoull(argv[++i], NULL, 0);
+            filter.start_addr = option_number(a, argv[++i], UINT64_MAX);
         } else if (!strcmp(a, "--trigger-stop") && i + 1 < argc) {
             filter.use_stop = true;
-            filter.stop_addr = strtoull(argv[++i], NULL, 0);
+            filter.stop_addr = option_number(a, argv[++i], UINT64_MAX);
         } else if (!strcmp(a, "--notify") && i + 1 < argc && filter.nnotify < 4) {
-            filter.notify[filter.nnotify++] = strtoull(argv[++i], NULL, 0);
+            filter.notify[filter.nnotify++] = option_number(a, argv[++i], UINT64_MAX);
         } else if ((!strcmp(a, "--filter-exception") || !strcmp(a, "--filter-interrupt")) && i + 1 < argc) {
-            char *end;
-            unsigned long cause = strtoul(argv[++i], &end, 0);
-            if (*end || cause > 63) {
-                fprintf(stderr, "rvtrace encode: %s wants a cause number 0-63, got '%s'\n", a, argv[i]);
-                return 2;
-            }
+            uint64_t cause = option_number(a, argv[++i], 63);
             if (a[9] == 'e')
                 filter.exception_mask |= 1ull << cause;
             else
                 filter.interrupt_mask |= 1ull << cause;
         } else if (!strcmp(a, "--resync-max") && i + 1 < argc) {
-            resync = atoi(argv[++i]);
+            resync = (int)option_number(a, argv[++i], 27);
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
-            xlen = (unsigned)atoi(argv[++i]);
+            xlen = (unsigned)option_number(a, argv[++i], 64);
+            if (xlen != 32 && xlen != 64) {
+                fprintf(stderr, "rvtrace encode: --xlen takes 32 or 64\n");
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace encode: unknown option '%s'\n", a);
             return 2;

@@ -94,18 +94,6 @@ static void run_usage(FILE *out) {
             "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n");
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || !*s) {
-        fprintf(stderr, "rvtrace run: %s needs a number, got '%s'\n", opt, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* The .rvti gets the run as it happened; the row formats and the encoders get
  * it through the reference filter, so they equal the reference traces.
  * The filter and everything behind it run on a second thread, fed through a
@@ -478,15 +466,13 @@ int cmd_run(int argc, char **argv) {
                 return 2;
             }
         } else if (!strcmp(a, "-p") && val) {
-            if (parse_u64(a, val, &n) || n == 0 || n > 64) {
+            if ((n = option_number(a, val, 64)) == 0) {
                 fprintf(stderr, "rvtrace run: -p takes 1..64\n");
                 return 2;
             }
             cfg.nharts = (unsigned)n, i++;
         } else if (!strcmp(a, "--pmpregions") && val) {
-            if (parse_u64(a, val, &n) || n > 64)
-                return 2;
-            cfg.pmp_regions = (unsigned)n, i++;
+            cfg.pmp_regions = (unsigned)option_number(a, val, 64), i++;
         } else if (!strcmp(a, "--ctr") && val) {
             if (!strcmp(val, "0.1.4"))
                 cfg.ctr_version = RVT_CTR_0_1_4;
@@ -514,13 +500,11 @@ int cmd_run(int argc, char **argv) {
             }
             i++;
         } else if (!strcmp(a, "--ctr-depth") && val) {
-            if (parse_u64(a, val, &n) || n > 256)
-                return 2;
-            ctr_depth = (unsigned)n, i++;
+            ctr_depth = (unsigned)option_number(a, val, 256), i++;
         } else if (!strcmp(a, "--ctr-dump") && val) {
             ctr_dump = val, i++;
         } else if (!strcmp(a, "--sample-branches") && val) {
-            if (parse_u64(a, val, &sample_period) || sample_period == 0) {
+            if ((sample_period = option_number(a, val, UINT64_MAX)) == 0) {
                 fprintf(stderr, "rvtrace run: --sample-branches needs a period of at least 1\n");
                 return 2;
             }
@@ -534,9 +518,7 @@ int cmd_run(int argc, char **argv) {
         } else if (!strcmp(a, "--pmu-report") && val) {
             pmu_report = val, i++;
         } else if (!strcmp(a, "--max-insns") && val) {
-            if (parse_u64(a, val, &n))
-                return 2;
-            cfg.max_insns = n, i++;
+            cfg.max_insns = option_number(a, val, UINT64_MAX), i++;
             max_given = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;

@@ -104,7 +104,7 @@ int cmd_stats(int argc, char **argv) {
         } else if (!strcmp(a, "--format") && i + 1 < argc) {
             format = argv[++i];
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
-            src_bits = (unsigned)atoi(argv[++i]);
+            src_bits = (unsigned)option_number(a, argv[++i], 16);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rvtrace stats: unknown option '%s'\n", a);
             return 2;

@@ -60,6 +60,12 @@ static inline int byte_file_wrote(byte_file *b, size_t len) {
     return b->failed ? RVT_E_IO : RVT_OK;
 }
 
+/* `text` as a number from 0 to max: decimal, or hex after 0x, nothing else. */
+bool parse_number(const char *text, uint64_t max, uint64_t *out);
+/* The value of option `opt`, `text`, as parse_number takes it; anything
+ * else is a usage error: a message naming the option and exit status 2. */
+uint64_t option_number(const char *opt, const char *text, uint64_t max);
+
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {
     bool enabled;

@@ -1,8 +1,36 @@
 /* Command-line options more than one subcommand takes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+
+bool parse_number(const char *text, uint64_t max, uint64_t *out) {
+    if (text[0] < '0' || text[0] > '9') /* (strtoull would take spaces and a sign) */
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+uint64_t option_number(const char *opt, const char *text, uint64_t max) {
+    uint64_t v;
+    if (!parse_number(text, max, &v)) {
+        if (max == UINT64_MAX)
+            fprintf(stderr, "rvtrace: %s takes a number (decimal or 0x hex), not '%s'\n", opt, text);
+        else
+            fprintf(stderr, "rvtrace: %s takes a number from 0 to %" PRIu64 " (decimal or 0x hex), not '%s'\n", opt,
+                    max, text);
+        exit(2);
+    }
+    return v;
+}
 
 bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc) {
     const char *a = argv[*i];
@@ -15,13 +43,13 @@ bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc)
         tc->enabled = tc->t.timestamps = true;
     } else if (!strcmp(a, "--encap-index-bytes") && *i + 1 < argc) {
         tc->enabled = true;
-        tc->t.index_bytes = (unsigned)atoi(argv[++*i]);
+        tc->t.index_bytes = (unsigned)option_number(a, argv[++*i], 2);
     } else if (!strcmp(a, "--encap-index") && *i + 1 < argc) {
         tc->enabled = true;
-        tc->t.index = (unsigned)strtoul(argv[++*i], NULL, 0);
+        tc->t.index = (unsigned)option_number(a, argv[++*i], 0xffff);
     } else if (!strcmp(a, "--encap-align") && *i + 1 < argc) {
         tc->enabled = true;
-        tc->t.align_every = (unsigned)atoi(argv[++*i]);
+        tc->t.align_every = (unsigned)option_number(a, argv[++*i], UINT32_MAX);
     } else {
         return false;
     }
@@ -63,7 +91,7 @@ bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p) 
                      : !strcmp(a, "--mlen") ? &p->mlen : NULL;
     if (!slot)
         return false;
-    *slot = (unsigned)strtoul(argv[++*i], NULL, 0);
+    *slot = (unsigned)option_number(a, argv[++*i], slot == &p->xlen ? 64 : 128);
     if (slot == &p->flen && *slot == 0)
         *slot = FLEN_NONE;
     return true;
@@ -131,28 +159,32 @@ bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) 
     if (!strcmp(a, "--btm")) {
         no->btm = true;
     } else if (!strcmp(a, "--call-stack") && value) {
-        no->call_stack = (unsigned)atoi(argv[++*i]);
+        no->call_stack = (unsigned)option_number(a, argv[++*i], RVT_NTRACE_MAX_CALL_STACK);
     } else if (!strcmp(a, "--call-counter") && value) {
-        no->call_stack = (unsigned)atoi(argv[++*i]);
+        no->call_stack = (unsigned)option_number(a, argv[++*i], RVT_NTRACE_MAX_CALL_STACK);
         no->call_counter = true;
     } else if (!strcmp(a, "--repeat-history") && value) {
-        no->repeat = (unsigned)atoi(argv[++*i]);
+        no->repeat = (unsigned)option_number(a, argv[++*i], 3);
     } else if (!strcmp(a, "--src-bits") && value) {
-        no->src_bits = (unsigned)atoi(argv[++*i]);
+        no->src_bits = (unsigned)option_number(a, argv[++*i], 12);
     } else if (!strcmp(a, "--sync-max") && value) {
-        no->sync_max = (unsigned)atoi(argv[++*i]);
+        no->sync_max = (unsigned)option_number(a, argv[++*i], 40);
     } else if (!strcmp(a, "--timestamps")) {
         no->timestamps = true;
     } else if (!strcmp(a, "--seq-jump")) {
         no->seq_jump = true;
     } else if (!strcmp(a, "--icnt-bits") && value) {
-        no->icnt_bits = (unsigned)atoi(argv[++*i]);
+        no->icnt_bits = (unsigned)option_number(a, argv[++*i], 32);
+        if (no->icnt_bits == 1) {
+            fprintf(stderr, "rvtrace: --icnt-bits takes 0 (the default) or 2 to 32, not 1\n");
+            exit(2);
+        }
     } else if (!strcmp(a, "--extend-addr-msb")) {
         no->extend_addr_msb = true;
     } else if (!strcmp(a, "--ownership")) {
         no->ownership = true;
     } else if (!strcmp(a, "--src-id") && value) {
-        no->src_id = (unsigned)strtoul(argv[++*i], NULL, 0);
+        no->src_id = (unsigned)option_number(a, argv[++*i], 0xfff);
     } else {
         return false;
     }
@@ -163,6 +195,7 @@ const char *const ntrace_option_help =
     "  --btm                branch-trace messages (default: history trace, HTM)\n"
     "  --call-stack N       implicit return with an N-deep return-address stack (0-32)\n"
     "  --call-counter N     implicit return with a nested-call counter saturating at N\n"
+    "                       (0-32)\n"
     "  --repeat-history N   0 none, 1 RepeatBranch, 2 repeated history (ResourceFull\n"
     "                       RCODE 2), 3 both\n"
     "  --src-bits N --src-id ID   send a SRC field (several harts in one stream)\n"

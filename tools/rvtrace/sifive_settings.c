@@ -146,6 +146,17 @@ static int load_kmem(rvt_image *img, const char *dir, unsigned xlen, rvt_diag *d
     return rc;
 }
 
+/* The number a `key = value` line of the settings gives, up to max. */
+static int settings_number(const char *path, unsigned line, const char *key, const char *value, unsigned max,
+                           unsigned *out, rvt_diag *diag) {
+    uint64_t v;
+    if (!parse_number(value, max, &v))
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: %s takes a number up to %u, not '%s'", path, line, key, max,
+                            value);
+    *out = (unsigned)v;
+    return RVT_OK;
+}
+
 int sifive_settings_load(const char *path, const char *sysroot, sifive_settings *s, rvt_image *img,
                          rvt_diag *diag) {
     FILE *f = fopen(path, "r");
@@ -177,11 +188,13 @@ int sifive_settings_load(const char *path, const char *sysroot, sifive_settings 
         } else if (!strcmp(key, "image") && nraws < 16) {
             snprintf(raws[nraws++], sizeof raws[0], "%s", value);
         } else if (!strcmp(key, "archsize")) {
-            s->xlen = (unsigned)atoi(value);
+            rc = settings_number(path, lineno, key, value, 64, &s->xlen, diag);
+            if (rc == RVT_OK && s->xlen != 32 && s->xlen != 64)
+                rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: archsize is 32 or 64, not %u", path, lineno, s->xlen);
         } else if (!strcmp(key, "addrbits")) {
-            s->addr_bits = (unsigned)atoi(value);
+            rc = settings_number(path, lineno, key, value, 64, &s->addr_bits, diag);
         } else if (!strcmp(key, "srcbits")) {
-            s->src_bits = (unsigned)atoi(value);
+            rc = settings_number(path, lineno, key, value, 16, &s->src_bits, diag);
         } else if (!strcmp(key, "pids")) {
             for (char *p = value; *p && s->npids < SIFIVE_MAX_PIDS;) {
                 char *end;

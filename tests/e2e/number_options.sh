@@ -1,0 +1,54 @@
+#!/bin/sh
+# Numeric options: a value that is not a number, has trailing text, is
+# negative or out of range is a usage error (exit 2) whose message names the
+# option and the value, before anything is run or written; a good value in
+# decimal or 0x hex still works. A settings file's number is checked with
+# its file and line.
+# usage: number_options.sh RVTRACE SHARED_DIR WORK_DIR
+set -u
+R=$1 SHARED=$2 W=$3
+rm -rf "$W" && mkdir -p "$W" || exit 1
+elf=$SHARED/corpus/programs/dhrystone.riscv
+[ -f "$elf" ] || { echo "skipped: no dhrystone in $SHARED"; exit 77; }
+fail=0
+# rejected OPTION VALUE COMMAND...: COMMAND with OPTION VALUE added must exit
+# 2, name both on standard error, and leave $W/out unwritten
+rejected() {
+    opt=$1 val=$2
+    shift 2
+    rm -f "$W/out"
+    "$R" "$@" "$opt" "$val" > /dev/null 2> "$W/err"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q -- "$opt" "$W/err" || ! grep -qF -- "$val" "$W/err" || [ -e "$W/out" ]; then
+        echo "$* $opt '$val': exit $rc, $(head -c 200 "$W/err")"
+        fail=1
+    fi
+}
+rejected --call-stack abc run --ntrace "$W/out" "$elf"
+rejected --call-stack 33 run --ntrace "$W/out" "$elf"
+rejected --call-counter 65535 run --ntrace "$W/out" "$elf"
+rejected --repeat-history -1 run --ntrace "$W/out" "$elf"
+rejected --max-insns 1e6 run --etrace "$W/out" "$elf"
+rejected --max-insns " 5" run --etrace "$W/out" "$elf"
+rejected --pmpregions 65 run --etrace "$W/out" "$elf"
+rejected --ctr-depth 300 run --etrace "$W/out" "$elf"
+rejected --threads 2x decode --format etrace --elf "$elf" "$elf" --pcs -o "$W/out"
+rejected --profile -3 decode --format etrace --elf "$elf" "$elf" -o "$W/out"
+rejected --resync-max 99 encode --format etrace "$elf" -o "$W/out"
+rejected --filter-range 0x80000000 encode --format etrace "$elf" -o "$W/out"
+rejected --filter-exception 64 encode --format etrace "$elf" -o "$W/out"
+rejected --src-bits 17 dump --format ntrace "$elf"
+# good values, decimal and hex
+"$R" run --max-insns 0x1000 --pcs "$W/run.pcs" --ntrace "$W/hex.nex" --call-stack 0x20 "$elf" > /dev/null 2>&1
+[ $? -eq 124 ] && [ -s "$W/hex.nex" ] || { echo "run --max-insns 0x1000 --call-stack 0x20: did not run"; fail=1; }
+"$R" decode --format ntrace --call-stack 32 --elf "$elf" "$W/hex.nex" --pcs -o "$W/hex.pcs" --threads 2 2> /dev/null
+[ "$(wc -l < "$W/run.pcs")" -gt 4000 ] && cmp -s "$W/run.pcs" "$W/hex.pcs" ||
+    { echo "decode --call-stack 32 --threads 2: not the run's $(wc -l < "$W/run.pcs") addresses"; fail=1; }
+# a settings file
+printf 'archsize = 6x4\nrtd = none.rtd\n' > "$W/bad.settings"
+"$R" decode --format sifive --settings "$W/bad.settings" --pcs -o "$W/out" > /dev/null 2> "$W/err"
+rc=$?
+grep -q "bad.settings:1: archsize .*'6x4'" "$W/err" && [ $rc -ne 0 ] && [ ! -e "$W/out" ] ||
+    { echo "settings: exit $rc, $(head -c 200 "$W/err")"; fail=1; }
+[ $fail -eq 0 ] && echo "number options: ok"
+exit $fail
