@@ -1,6 +1,7 @@
 /* libFuzzer target: the E-Trace decoder on arbitrary packets against a fixed
  * pseudo-random code image (every instruction class appears), with and
- * without implicit return, branch prediction and the jump target cache.
+ * without implicit return (with a return stack, a call counter or neither),
+ * branch prediction and the jump target cache.
  * Whatever the packets say, decoding ends each packet with a path or an
  * error, never a crash or an endless walk; and a second decoder with a block
  * sink and a third with a run sink give the same addresses as the first one
@@ -47,6 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_etrace_params_default(&p);
     rvt_etrace_options_default(&o);
     o.implicit_return = size && (data[0] & 1);
+    /* implicit return with a return stack of two entries or a call counter
+     * of two bits: small, so that inputs fill them */
+    if (size && (data[0] & 4))
+        p.return_stack_size = 1;
+    else if (size && (data[0] & 8))
+        p.call_counter_size = 2;
     if (size && (data[0] & 2)) { /* branch prediction and jump target cache (format 0) */
         p.bpred_size = 4;
         p.cache_size = 3;
