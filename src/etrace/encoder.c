@@ -843,12 +843,12 @@ static inline bool calm_jump_step(rvt_etrace_encoder *e, const struct staged_ref
         if (e->fail_pending || e->branches == 31)
             settle_branches(e);
     } else {
-        if (staged_itype(&st[1]) != RVT_ITYPE_NONE || !((UNINFERABLE_ITYPES >> (staged_itype(&st[0]) & 31)) & 1) ||
-            !is_updiscon(e, st[0].src, e->last_predicted))
+        if (st[1].kind == LAST_OF || staged_itype(&st[1]) != RVT_ITYPE_NONE ||
+            !((UNINFERABLE_ITYPES >> (staged_itype(&st[0]) & 31)) & 1) || !is_updiscon(e, st[0].src, e->last_predicted))
             return false;
         e->prev_mispredicted = e->last_mispredicted;
-        /* (a plain instruction's own record or its block's: the same
-         * address and time) */
+        /* (a plain instruction's own record or its block's first: the
+         * record's address and time) */
         emit_address_packet(e, st[1].src, false, e->prev_mispredicted, true, false);
     }
     /* what predict_return does for the instruction */

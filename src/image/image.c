@@ -461,7 +461,8 @@ int rvt_image_decode_all(rvt_image *img) {
         for (uint64_t off = 0; off < end; off += 2)
             if (!s->cache[off / 2].len)
                 decode_at(img, s, off, &s->cache[off / 2]);
-        if (end < s->memsz && !rvt_image_insn(img, s->vaddr + end)) /* the zeros after the file's bytes */
+        uint64_t zeros = (end + 1) & ~UINT64_C(1); /* the zeros after the file's bytes */
+        if (zeros < s->memsz && !rvt_image_insn(img, s->vaddr + zeros))
             return RVT_E_NOMEM;
     }
     return RVT_OK;

@@ -189,6 +189,7 @@ static void test_decode_all_as_on_demand(void **state) {
         assert_int_equal(rvt_image_load_raw(img[k], "a.bin", first, sizeof first, 0x40000000, 0, 64, &d), 0);
         assert_int_equal(rvt_image_load_raw(img[k], "b.bin", second, sizeof second, 0x40000008, 0, 64, &d), 0);
         assert_int_equal(rvt_image_load_raw(img[k], "c.bin", first, 4, 0x40001000, 0x10, 64, &d), 0);
+        assert_int_equal(rvt_image_load_raw(img[k], "d.bin", first, 3, 0x40002000, 0x10, 64, &d), 0);
     }
     assert_int_equal(rvt_image_decode_all(img[0]), 0);
     static const uint64_t at[] = {0x40000000, 0x40000004, 0x40000006, 0x40000008, 0x4000000a, 0x4000000c,
@@ -207,6 +208,13 @@ static void test_decode_all_as_on_demand(void **state) {
         assert_int_equal(whole->op, lazy->op);
         assert_int_equal(whole->raw, lazy->raw);
         assert_int_equal(whole->len, lazy->len);
+    }
+    for (uint64_t a = 0x40002000; a < 0x40002010; a += 2) { /* an odd number of bytes, then zeros */
+        const rvt_insn *whole = rvt_image_insn(img[0], a), *lazy = rvt_image_insn(img[1], a);
+        assert_non_null(whole);
+        assert_non_null(lazy);
+        assert_int_equal(whole->raw, lazy->raw);
+        assert_int_equal(whole->op, lazy->op);
     }
     for (unsigned k = 0; k < 2; k++)
         rvt_image_free(img[k]);
