@@ -44,6 +44,9 @@ rejected --src-bits 17 dump --format ntrace "$elf"
 "$R" decode --format ntrace --call-stack 32 --elf "$elf" "$W/hex.nex" --pcs -o "$W/hex.pcs" --threads 2 2> /dev/null
 [ "$(wc -l < "$W/run.pcs")" -gt 4000 ] && cmp -s "$W/run.pcs" "$W/hex.pcs" ||
     { echo "decode --call-stack 32 --threads 2: not the run's $(wc -l < "$W/run.pcs") addresses"; fail=1; }
+"$R" run --max-insns 0x1000 --ntrace "$W/counter.nex" --call-counter 0x10 "$elf" > /dev/null 2>&1
+"$R" decode --format ntrace --call-counter 16 --elf "$elf" "$W/counter.nex" --pcs -o "$W/counter.pcs" 2> /dev/null
+cmp -s "$W/run.pcs" "$W/counter.pcs" || { echo "run and decode --call-counter 16: not the run's addresses"; fail=1; }
 # a settings file
 printf 'archsize = 6x4\nrtd = none.rtd\n' > "$W/bad.settings"
 "$R" decode --format sifive --settings "$W/bad.settings" --pcs -o "$W/out" > /dev/null 2> "$W/err"

@@ -79,6 +79,8 @@ static void decode_usage(FILE *out) {
             "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
+            "  --call-counter N   N-Trace: the encoder counted calls (its --call-counter N); the\n"
+            "                     decoder follows whatever N was\n"
             "  --src-bits N       N-Trace: width of the SRC field; --source N (or --src-id) keeps\n"
             "                     one source, else each source is decoded on its own\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
@@ -1173,6 +1175,9 @@ int cmd_decode(int argc, char **argv) {
             traps = argv[++i];
         } else if (!strcmp(a, "--call-stack") && i + 1 < argc) {
             nopt.call_stack = (unsigned)option_number(a, argv[++i], RVT_NTRACE_MAX_CALL_STACK);
+        } else if (!strcmp(a, "--call-counter") && i + 1 < argc) {
+            option_number(a, argv[++i], RVT_NTRACE_MAX_CALL_STACK);
+            nopt.call_counter = true;
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             nopt.src_bits = (unsigned)option_number(a, argv[++i], 16);
         } else if (!strcmp(a, "--extend-addr-msb")) {
