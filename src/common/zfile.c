@@ -58,7 +58,7 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
     if (!r->z) {
         size_t got = fread(buf, 1, n, r->f);
         if (got == 0 && ferror(r->f))
-            return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+            return rvt_diag_set(diag, RVT_E_IO, "%s: %s", r->path, strerror(errno));
         r->consumed += got;
         return (long)got;
     }
@@ -67,7 +67,7 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
         if (r->ib.pos == r->ib.size && !r->eof) {
             size_t got = fread(r->in, 1, r->in_cap, r->f);
             if (got == 0 && ferror(r->f))
-                return rvt_diag_set(diag, RVT_E_IO, "%s: read error", r->path);
+                return rvt_diag_set(diag, RVT_E_IO, "%s: %s", r->path, strerror(errno));
             r->eof = got == 0;
             r->ib = (ZSTD_inBuffer){r->in, got, 0};
         }

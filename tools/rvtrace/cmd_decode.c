@@ -1401,6 +1401,8 @@ done:
     if (c.losses)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
                 c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
+    if (status == 0 && c.bytes == 0) /* (a capture that failed, likelier than one of nothing) */
+        fprintf(stderr, "rvtrace decode: %s: warning: the trace is empty: nothing to decode\n", trace);
     rvt_etrace_decoder_free(dec);
     rvt_run_cache_free(c.pc_runs);
     if (c.out && flush_pcs(&c))

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Numeric options: a value that is not a number, has trailing text, is
-# negative or out of range is a usage error (exit 2) whose message names the
-# option and the value, before anything is run or written; a good value in
-# decimal or 0x hex still works. A settings file's number is checked with
-# its file and line.
-# usage: number_options.sh RVTRACE SHARED_DIR WORK_DIR
+# What users type and name on the command line. Numeric options: a value
+# that is not a number, has trailing text, is negative or out of range is a
+# usage error (exit 2) whose message names the option and the value, before
+# anything is run or written; a good value in decimal or 0x hex still works.
+# A settings file's number is checked with its file and line. An empty trace
+# decodes to nothing with a warning; a directory given as a program says so.
+# usage: cli_input.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
 rm -rf "$W" && mkdir -p "$W" || exit 1
@@ -53,5 +54,15 @@ printf 'archsize = 6x4\nrtd = none.rtd\n' > "$W/bad.settings"
 rc=$?
 grep -q "bad.settings:1: archsize .*'6x4'" "$W/err" && [ $rc -ne 0 ] && [ ! -e "$W/out" ] ||
     { echo "settings: exit $rc, $(head -c 200 "$W/err")"; fail=1; }
-[ $fail -eq 0 ] && echo "number options: ok"
+# an empty trace, a directory
+: > "$W/empty"
+for format in etrace ntrace; do
+    "$R" decode --format $format --elf "$elf" "$W/empty" --pcs -o "$W/empty.pcs" 2> "$W/err"
+    rc=$?
+    [ $rc -eq 0 ] && [ ! -s "$W/empty.pcs" ] && grep -q "empty.*warning: the trace is empty" "$W/err" ||
+        { echo "decode --format $format of an empty trace: exit $rc, $(head -c 200 "$W/err")"; fail=1; }
+done
+"$R" run "$W" > /dev/null 2> "$W/err" && { echo "run of a directory: exit 0"; fail=1; }
+grep -q "Is a directory" "$W/err" || { echo "run of a directory: $(head -c 200 "$W/err")"; fail=1; }
+[ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail
