@@ -99,6 +99,14 @@ static inline unsigned rvt_etrace_return_depth(const rvt_etrace_params *p) {
     unsigned counter = p->call_counter_size < 16 ? p->call_counter_size : 16;
     return stack ? 1u << stack : counter ? (1u << counter) - 1 : 0;
 }
+/* The size of a ring that holds `depth` calls: a power of two, so that an
+ * index wraps with a mask. */
+static inline unsigned rvt_etrace_return_ring(unsigned depth) {
+    unsigned size = 1;
+    while (size < depth)
+        size <<= 1;
+    return size;
+}
 
 /* ioptions bits as the reference flow packs them. */
 enum {

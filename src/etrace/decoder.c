@@ -110,9 +110,7 @@ static int decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, con
         d->shares_runs = true;
     }
     unsigned stack_max = rvt_etrace_return_depth(p) ? rvt_etrace_return_depth(p) : UNBOUNDED_STACK_DEPTH;
-    unsigned stack_size = 1;
-    while (stack_size < stack_max)
-        stack_size <<= 1;
+    unsigned stack_size = rvt_etrace_return_ring(stack_max);
     if (!d || !(d->stack = calloc(stack_size, sizeof *d->stack)) ||
         (!runs && rvt_run_cache_new(&d->runs, fetch, user, xlen, etrace_nonlinear)) ||
         (p->bpred_size && (p->bpred_size > 20 || !(d->bpred = malloc((size_t)1 << p->bpred_size)))) ||

@@ -536,9 +536,7 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->max_resync = 1ull << (o->resync_max + 4);
     e->last_mispredicted = e->prev_mispredicted = -1;
     e->max_depth = rvt_etrace_return_depth(p) ? rvt_etrace_return_depth(p) : 1;
-    unsigned ras_size = 1;
-    while (ras_size < e->max_depth)
-        ras_size <<= 1;
+    unsigned ras_size = rvt_etrace_return_ring(e->max_depth);
     e->ras_mask = ras_size - 1;
     e->ras = calloc(ras_size, sizeof *e->ras);
     e->map_all_correct = true;
@@ -876,7 +874,7 @@ static inline __attribute__((always_inline)) void lazy_step(rvt_etrace_encoder *
         return;
     }
     const struct staged_ref *cur = &st[1];
-    unsigned itype = cur->kind == FIRST_OF ? RVT_ITYPE_NONE : cur->src->itype;
+    unsigned itype = staged_itype(cur);
     bool settled;
     if (itype == RVT_ITYPE_INFERABLE_CALL) {
         rvt_retire r;
