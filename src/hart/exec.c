@@ -997,7 +997,18 @@ static const bool in_code_blocks[RVT_OP_COUNT] = {
 
 const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
                                          const void *const *dispatch) {
-    struct code_block *cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+    uint32_t slot = code_slot_of(pc);
+    uint16_t entry = m->code_slots[slot];
+    if (!entry) { /* the pool's next entry, taken from the slot that had it */
+        entry = (uint16_t)m->code_blocks_next;
+        m->code_blocks_next = m->code_blocks_next + 1 < CODE_BLOCK_POOL ? m->code_blocks_next + 1 : 1;
+        uint32_t was = m->code_blocks[entry].slot;
+        if (m->code_slots[was] == entry)
+            m->code_slots[was] = 0;
+        m->code_slots[slot] = entry;
+    }
+    struct code_block *cb = &m->code_blocks[entry];
+    cb->slot = slot;
     cb->pc = pc;
     cb->gen = m->code_gen;
     cb->ends_in_jump = false;

@@ -131,7 +131,7 @@ next_insn:
         if (THREADED && off < 4096 && blocks_here && page != no_page) {
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
-            cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+            cb = code_block_at(m, pc);
             if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc, dispatch))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
@@ -381,7 +381,7 @@ block_done:
     pc = target;
 next_block: /* (with block records, right after one) */
     if (pc - page_base < 4096) { /* the next block straight away, if there is one */
-        cb = &m->code_blocks[(pc >> 1) & (CODE_BLOCK_SLOTS - 1)];
+        cb = code_block_at(m, pc);
         if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS_QUANTUM(cb)) {
             op = cb->ops;
             goto *op->go;

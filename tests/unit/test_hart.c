@@ -231,6 +231,13 @@ static void test_code_watch(void **state) {
     assert_true(leaves_code("traps64.elf", false));
 }
 
+/* More code blocks than the interpreter keeps, some sharing a slot. */
+static void test_code_blocks(void **state) {
+    (void)state;
+    expect_pass("blocks64.elf");
+    expect_pass("blocks32.elf");
+}
+
 static void test_atomics(void **state) {
     (void)state;
     expect_pass("amo64.elf");
@@ -387,6 +394,7 @@ int main(void) {
         cmocka_unit_test(test_interrupts),
         cmocka_unit_test(test_virtual_memory),
         cmocka_unit_test(test_code_watch),
+        cmocka_unit_test(test_code_blocks),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
         cmocka_unit_test(test_triggers),
