@@ -63,9 +63,9 @@ static inline uint64_t block_record_tail(uint64_t hw, unsigned ilastsize, unsign
 }
 
 /* The record of a block of `n` instructions from `pc` whose last has bits
- * `insn`, once the caller made room (machine_make_room). */
+ * `insn`, retired at `time`, once the caller made room (machine_make_room). */
 static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
-                                                                    uint32_t insn, uint64_t tail) {
+                                                                    uint32_t insn, uint64_t tail, uint64_t time) {
     rvt_retire *r = m->buf_next++;
     /* The buffer is usually a relay's, last read on the consumer's core:
      * asking for the line eight records ahead, for writing, hides most of
@@ -84,7 +84,7 @@ static inline __attribute__((always_inline)) void write_block_words(rvt_machine 
     record_word *w = (record_word *)r;
     w[0] = pc;
     w[1] = w[2] = w[3] = 0;
-    w[4] = m->mtime;
+    w[4] = time;
     w[5] = insn | (uint64_t)n << 32;
     w[6] = tail;
     w[7] = 0;
@@ -97,7 +97,7 @@ static inline __attribute__((always_inline)) void write_block_words(rvt_machine 
         .insn = insn,
         .itype = (uint8_t)(tail >> 24),
         .priv = (uint8_t)(tail >> 32),
-        .time = m->mtime,
+        .time = time,
         .hart = (uint8_t)(tail >> 56),
     };
 #endif
@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) void write_block_words(rvt_machine 
 static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
                                       unsigned hart_id) {
     write_block_words(m, b->pc, b->n, b->insn,
-                      block_record_tail(b->hw, b->len == 4, itype, block_record_owner(b->priv, hart_id)));
+                      block_record_tail(b->hw, b->len == 4, itype, block_record_owner(b->priv, hart_id)), m->mtime);
 }
 
 static void emit_block(hart *h, unsigned itype) {

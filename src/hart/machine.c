@@ -616,6 +616,10 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
             }
             if (++cur == m->nharts) {
                 cur = 0;
+                /* A block record stands for instructions that retired at
+                 * one time: none goes on past a change of mtime. */
+                for (unsigned i = 0; i < m->nharts; i++)
+                    hart_flush_block(&m->harts[i]);
                 if (!any_ran && !machine_idle(m)) {
                     m->stop = true;
                     m->stop_reason = RVT_STOP_ASLEEP;

@@ -80,15 +80,17 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
      * one starts at `to`. (No struct for the block: only the way out needs
      * one, and keeping it up to date here kept it on the stack.) */
     uint64_t blk_owner = block_record_owner(blk_priv, h->id);
-#define CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to)                                                   \
+#define CLOSE_RECORD_BLOCK_AT(time, next, raw, ilastsize, itype, retired, to)                                         \
     do {                                                                                                               \
         /* (the next block first: the record's stores may alias what it reads) */                                      \
         const uint64_t closed_pc_ = blk_pc, closed_base_ = blk_base;                                                   \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
         write_block_words(m, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw),                                   \
-                          block_record_tail(((next) - closed_pc_) >> 1, (ilastsize), (itype), blk_owner));             \
+                          block_record_tail(((next) - closed_pc_) >> 1, (ilastsize), (itype), blk_owner), (time));     \
     } while (0)
+#define CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to)                                                   \
+    CLOSE_RECORD_BLOCK_AT(m->mtime, next, raw, ilastsize, itype, retired, to)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
@@ -177,6 +179,7 @@ general: {
     }
     unsigned priv = h->priv;
     uint64_t next;
+    const uint64_t time_before = m->mtime;
     st = execute(h, in, pc, instret_before + done, &next, XLEN);
     x[0] = 0;
     if (__builtin_expect(st >= EXEC_TRAP, 0)) {
@@ -184,6 +187,13 @@ general: {
         h->cur_len = in->len;
         pc = next;
         goto out;
+    }
+    if (BLOCKS && __builtin_expect(m->mtime != time_before, 0) && done != blk_base) {
+        /* The instruction wrote mtime (the CLINT's): those before it in the
+         * record block retired at the time before (a block has one time). */
+        uint32_t prev_raw = last_raw ? last_raw : blk.insn;
+        machine_make_room(m);
+        CLOSE_RECORD_BLOCK_AT(time_before, pc, prev_raw, retired_length(prev_raw) == 4, RVT_ITYPE_NONE, done, pc);
     }
     done++;
     if (in->cf != RVT_CF_NONE &&
@@ -409,6 +419,7 @@ op_leave : {
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
 #undef CLOSE_RECORD_BLOCK
+#undef CLOSE_RECORD_BLOCK_AT
 
 out:
     h->pc = pc;

@@ -238,6 +238,12 @@ static void test_code_blocks(void **state) {
     expect_pass("blocks32.elf");
 }
 
+/* The CLINT's mtime written by the program reads back through the time CSR. */
+static void test_mtime_write(void **state) {
+    (void)state;
+    expect_pass("mtime64.elf");
+}
+
 static void test_atomics(void **state) {
     (void)state;
     expect_pass("amo64.elf");
@@ -395,6 +401,7 @@ int main(void) {
         cmocka_unit_test(test_virtual_memory),
         cmocka_unit_test(test_code_watch),
         cmocka_unit_test(test_code_blocks),
+        cmocka_unit_test(test_mtime_write),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
         cmocka_unit_test(test_triggers),

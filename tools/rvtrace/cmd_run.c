@@ -572,11 +572,10 @@ int cmd_run(int argc, char **argv) {
         return 1;
     }
     /* Encoders alone take multiple-retire blocks and write what the
-     * single-retire records give (checked for every corpus program), except
-     * with per-instruction time stamps and N-Trace's bounded I-CNT, whose
-     * overflow falls inside blocks. */
-    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path &&
-                        (!etrace_path || ep.notime || !ep.time_width) && !nopt.timestamps && !nopt.icnt_bits;
+     * single-retire records give (checked for every corpus program; a block
+     * record's instructions retired at one time), except N-Trace's bounded
+     * I-CNT, whose overflow falls inside blocks. */
+    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path && !nopt.icnt_bits;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *tv = NULL;
