@@ -53,6 +53,50 @@ void rvt_huge_free(void *p, size_t size);
 void *rvt_pages_alloc(size_t size);
 void rvt_pages_free(void *p, size_t size);
 
+/* ---- Hex text for outputs that run to gigabytes ---- */
+
+/* The eight lower-case hex digits of `v` as the bytes of a word, the first
+ * digit at the lowest address (store it with memcpy). */
+static inline uint64_t rvt_hex_digits8(uint32_t v) {
+    uint64_t x = v; /* nibble i to byte i, then the bytes to ASCII: no table, no loop */
+    x = ((x & 0xffff0000u) << 16) | (x & 0xffffu);
+    x = ((x & 0x0000ff000000ff00ull) << 8) | (x & 0x000000ff000000ffull);
+    x = ((x & 0x00f000f000f000f0ull) << 4) | (x & 0x000f000f000f000full);
+    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibbles over 9 */
+    x += 0x3030303030303030ull + letters * ('a' - '0' - 10);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return x;
+#else
+    return __builtin_bswap64(x);
+#endif
+}
+
+/* The digits of a word from rvt_hex_digits8 without the first `skip`. */
+static inline uint64_t rvt_hex_skip_digits(uint64_t digits, unsigned skip) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return digits << (8 * skip);
+#else
+    return digits >> (8 * skip);
+#endif
+}
+
+/* `v` in lower-case hex without leading zeros (printf's PRIx64) at `out`,
+ * which has 16 bytes of room: whole words are stored, none read back.
+ * Returns the number of digits (1 to 16). */
+static inline __attribute__((always_inline)) unsigned rvt_format_hex(char *out, uint64_t v) {
+    unsigned n = (67 - (unsigned)__builtin_clzll(v | 1)) / 4;
+    uint64_t low = rvt_hex_digits8((uint32_t)v);
+    if (n <= 8) {
+        low = rvt_hex_skip_digits(low, 8 - n);
+        __builtin_memcpy(out, &low, 8);
+    } else {
+        uint64_t high = rvt_hex_skip_digits(rvt_hex_digits8((uint32_t)(v >> 32)), 16 - n);
+        __builtin_memcpy(out, &high, 8);
+        __builtin_memcpy(out + n - 8, &low, 8);
+    }
+    return n;
+}
+
 #ifdef __cplusplus
 }
 #endif

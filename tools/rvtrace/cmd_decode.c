@@ -248,44 +248,10 @@ static int ntrace_trap(void *user, const rvt_trap_event *t) {
     return rc ? rc : note_trap(c, t);
 }
 
-/* The eight hex digits of `v` as the bytes of a word, in memory order. */
-static uint64_t hex_digits8(uint32_t v) {
-    uint64_t x = v; /* nibble i to byte i, then the bytes to ASCII: no table, no loop */
-    x = ((x & 0xffff0000u) << 16) | (x & 0xffffu);
-    x = ((x & 0x0000ff000000ff00ull) << 8) | (x & 0x000000ff000000ffull);
-    x = ((x & 0x00f000f000f000f0ull) << 4) | (x & 0x000f000f000f000full);
-    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibbles over 9 */
-    x += 0x3030303030303030ull + letters * ('a' - '0' - 10);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return x;
-#else
-    return __builtin_bswap64(x); /* the first digit at the lowest address */
-#endif
-}
-
-/* The digits of a word from hex_digits8 without the first `skip`. */
-static uint64_t skip_digits(uint64_t digits, unsigned skip) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return digits << (8 * skip);
-#else
-    return digits >> (8 * skip);
-#endif
-}
-
 /* `pc` in lower-case hex without leading zeros, and a newline, at `out`
- * (which has 24 bytes of room); returns the bytes of the line (18 at most).
- * A PC list runs to gigabytes: whole words are stored, none read back. */
+ * (which has 24 bytes of room); returns the bytes of the line (17 at most). */
 static inline __attribute__((always_inline)) size_t format_hex_line(char *out, uint64_t pc) {
-    unsigned n = (67 - (unsigned)__builtin_clzll(pc | 1)) / 4; /* digits */
-    uint64_t low = hex_digits8((uint32_t)pc);
-    if (n <= 8) {
-        low = skip_digits(low, 8 - n);
-        memcpy(out, &low, 8);
-    } else {
-        uint64_t high = skip_digits(hex_digits8((uint32_t)(pc >> 32)), 16 - n);
-        memcpy(out, &high, 8);
-        memcpy(out + n - 8, &low, 8);
-    }
+    unsigned n = rvt_format_hex(out, pc);
     out[n] = '\n';
     return n + 1;
 }
@@ -320,7 +286,7 @@ static char *format_hex_lines(char *out, uint64_t *pc, uint64_t wide, uint32_t k
         if (a >= 0x10000 && a <= 0xffffffffu) {
             unsigned n = (67 - (unsigned)__builtin_clzll(a)) / 4, shift = 8 * (n - 4);
             uint64_t top = a >> 16;
-            uint64_t prefix = skip_digits(hex_digits8((uint32_t)a), 8 - n) & ((UINT64_C(1) << shift) - 1);
+            uint64_t prefix = rvt_hex_skip_digits(rvt_hex_digits8((uint32_t)a), 8 - n) & ((UINT64_C(1) << shift) - 1);
             do {
                 uint64_t word = prefix | (uint64_t)hex_digits4((uint32_t)a) << shift;
                 start = out;
