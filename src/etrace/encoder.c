@@ -920,6 +920,8 @@ static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rv
  * previous block's: its first record's step changes nothing but the
  * misprediction state, which is -1 and false from then on (no return in
  * the run), and its last record's step is the branch or call bookkeeping.
+ * A block of one instruction is its last record alone (a branch that
+ * follows a branch: a quarter of the blocks of branchy code).
  * The block after the run's last is looked at first (an interrupt there
  * takes its last instruction back). Inner instructions stay out: with
  * every step quiet the count is below its limit, and a branch that settles
@@ -936,16 +938,37 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
     unsigned branches = e->branches;
     uint32_t map = e->branch_map;
     bool mapped = false;
-    const rvt_retire *before = st[2].src, *first = &recs[i];
+    const size_t first = i;
+    const rvt_retire *before = st[2].src;
+    /* The records of the last two blocks stay unstepped: after a block of
+     * one instruction, the last record of the block before it (`pending`)
+     * waits for the next block. */
+    const rvt_retire *pending = NULL;
+    bool stepped_fully = false; /* st was left by a full step */
     for (; i + 1 < n; i++) {
         const rvt_retire *r = &recs[i];
-        unsigned itype = before->itype;
-        if (r->ninsns < 2 || r->sideband || r->priv != before->priv || r->context != before->context ||
-            !((INFERABLE_ITYPES >> (itype & 31)) & 1) ||
+        if (!r->ninsns || r->sideband || r->priv != before->priv || r->context != before->context ||
+            !((INFERABLE_ITYPES >> (before->itype & 31)) & 1) ||
             (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
             break;
+        /* the last records r's records step, in order */
+        const rvt_retire *due[2];
+        unsigned ndue = 0;
+        if (pending)
+            due[ndue++] = pending;
+        if (r->ninsns > 1)
+            due[ndue++] = before;
+        pending = r->ninsns > 1 ? NULL : before;
         before = r;
-        if (itype == RVT_ITYPE_BRANCH_TAKEN || itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
+        for (unsigned k = 0; k < ndue; k++) {
+            const rvt_retire *x = due[k];
+            unsigned itype = x->itype;
+            if (itype == RVT_ITYPE_INFERABLE_CALL) {
+                quiet_call(e, x);
+                continue;
+            }
+            if (itype != RVT_ITYPE_BRANCH_TAKEN && itype != RVT_ITYPE_BRANCH_NOT_TAKEN)
+                continue;
             if (map_only) {
                 map |= (uint32_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << branches;
                 mapped = true;
@@ -955,7 +978,7 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
                 e->branch_map = map;
                 e->map_all_correct = false;
             } else {
-                record_branch_at(e, rvt_retire_last_iaddr(r - 1), itype == RVT_ITYPE_BRANCH_TAKEN);
+                record_branch_at(e, rvt_retire_last_iaddr(x), itype == RVT_ITYPE_BRANCH_TAKEN);
                 if (__builtin_expect(!e->fail_pending && e->branches != 31, 1))
                     continue;
             }
@@ -964,26 +987,47 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
             map = e->branch_map;
             mapped = false;
             *calm = encoder_calm(e);
-            if (!*calm || e->error) {
-                i++;
-                break;
+            if (*calm && !e->error)
+                continue;
+            if (k + 1 < ndue && !e->error) {
+                /* r's first record went in (stepping x's last); its last
+                 * steps the record before it the full way */
+                e->prev_mispredicted = e->last_mispredicted = -1;
+                e->last_predicted = false;
+                st[0] = (struct staged_ref){x, LAST_OF, last_of_calm(x)};
+                st[1] = (struct staged_ref){due[k + 1], LAST_OF, last_of_calm(due[k + 1])};
+                st[2] = (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
+                lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, calm);
+                stepped_fully = true;
             }
-        } else if (itype == RVT_ITYPE_INFERABLE_CALL) {
-            quiet_call(e, r - 1);
+            i++;
+            goto out;
         }
     }
+out:
     if (map_only) {
         e->branches = branches;
         e->branch_map = map;
         if (mapped)
             e->map_all_correct = false;
     }
-    if (before != st[2].src) {
+    if (i > first && !stepped_fully) {
         e->prev_mispredicted = e->last_mispredicted = -1;
         e->last_predicted = false;
-        st[0] = before == first ? st[2] : (struct staged_ref){before - 1, LAST_OF, last_of_calm(before - 1)};
-        st[1] = (struct staged_ref){before, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
-        st[2] = (struct staged_ref){before, LAST_OF, last_of_calm(before)};
+        /* The stages: the last three records the run's blocks went in as
+         * (a block of one instruction as its last alone), then those from
+         * before the run. */
+        struct staged_ref last[3];
+        unsigned k = 3;
+        for (size_t j = i; k && j-- > first;) {
+            const rvt_retire *b = &recs[j];
+            last[--k] = (struct staged_ref){b, LAST_OF, last_of_calm(b)};
+            if (k && b->ninsns > 1)
+                last[--k] = (struct staged_ref){b, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
+        }
+        for (unsigned j = 3; k;)
+            last[--k] = st[--j];
+        memcpy(st, last, sizeof last);
     }
     return i;
 }
