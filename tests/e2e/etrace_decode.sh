@@ -6,7 +6,8 @@
 # etrace_decode_limits.txt may do that, and there the corpus trace must go on
 # through nothing but that loop's addresses. The traps the decoder reports
 # (--traps) must be the trap rows of the corpus trace: address, xcause and
-# interrupt flag (the reference encoder sends no tval).
+# interrupt flag (the reference encoder sends no tval), with or without
+# another output.
 # usage: etrace_decode.sh RVTRACE SHARED_DIR CONFIG WORK_DIR
 set -u
 R=$1 SHARED=$2 CONFIG=$3 WORK=$4
@@ -57,7 +58,13 @@ for raw in "$G"/*.te_inst_raw; do
     if ! cut -d, -f1-3 "$out.traps" | cmp -s - "$out.wtraps"; then
         echo "$CONFIG $name: reported traps differ from the corpus trace's trap rows"; fail=$((fail + 1))
     fi
-    rm -f "$out.want" "$out.got" "$out.err" "$out.loop" "$out.set" "$out.traps" "$out.wtraps"
+    # --traps is an output of its own
+    "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --traps "$out.alone" \
+        2> /dev/null
+    if ! cmp -s "$out.traps" "$out.alone"; then
+        echo "$CONFIG $name: --traps alone differs from --traps beside --pcs"; fail=$((fail + 1))
+    fi
+    rm -f "$out.want" "$out.got" "$out.err" "$out.loop" "$out.set" "$out.traps" "$out.wtraps" "$out.alone"
 done
 echo "etrace decode $CONFIG: $count streams, $fail differ"
 [ $count -gt 0 ] && [ $fail -eq 0 ]

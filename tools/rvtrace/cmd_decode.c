@@ -1188,10 +1188,10 @@ int cmd_decode(int argc, char **argv) {
     bool profiling = profile_top >= 0 || folded || coverage || gmon || callgrind || lcov || report_dir;
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||
-        (!pcs && !listing && !profiling && !side_output)) {
+        (!pcs && !listing && !profiling && !side_output && !traps)) {
         fprintf(stderr, "rvtrace decode: give --format etrace, ntrace or sifive, and --pcs or --listing and/or "
-                        "--profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report, --messages, "
-                        "--itc-print\n");
+                        "--profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report, --traps, "
+                        "--messages, --itc-print\n");
         return 2;
     }
     rvt_etrace_params p;
