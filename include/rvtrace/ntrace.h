@@ -240,6 +240,12 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s);
  * with the 4-bit itype classification and the instruction bits (as the hart
  * model, .rvti, the spike CSV and spike logs give them). */
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n);
+/* The program's code (rvt_code_fetch from flow.h): with a bounded I-CNT
+ * (icnt_bits), a block whose count overflows before its last instruction
+ * goes in as its instructions' own records, as single-retire records would
+ * have given them. Without the code such a block fails the push with
+ * RVT_E_UNSUPP (the overflow message would have no place). */
+void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user);
 /* Sends what is pending (ProgTraceCorrelation when instructions are
  * unreported), fills *stats when not NULL and frees the encoder. */
 int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);

@@ -43,6 +43,8 @@ struct rvt_ntrace_encoder {
     rvt_nexus_byte_sink sink;
     void *user;
     int status;
+    rvt_code_fetch fetch; /* rvt_ntrace_encoder_set_code */
+    void *fetch_user;
 
     bool started;
     unsigned start_sync;    /* SYNC code of the next start: 1 (reset) or 3 (after debug mode) */
@@ -55,7 +57,7 @@ struct rvt_ntrace_encoder {
     unsigned priv;          /* privilege and context last reported by Ownership */
     uint64_t context;
     bool owned;
-    uint64_t last_iaddr;    /* address of the last record (for the closing message) */
+    uint64_t last_iaddr;    /* address of the last instruction or trap record (for the closing message) */
 
     /* Repetition detection. */
     uint64_t bcnt;          /* repeats counted and not yet sent */
@@ -553,6 +555,19 @@ static inline const struct decoded *classified(rvt_ntrace_encoder *e, uint32_t i
     return d;
 }
 
+void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user) {
+    e->fetch = fetch;
+    e->fetch_user = user;
+}
+
+/* Whether a bounded I-CNT may overflow inside block r, before its last
+ * instruction (where one instruction at a time would send the overflow
+ * message). */
+static inline bool overflows_inside(const rvt_ntrace_encoder *e, const rvt_retire *r) {
+    return e->o.icnt_bits && r->ninsns > 1 &&
+           ((e->icnt + r->iretire - (r->ilastsize ? 2u : 1u)) >> (e->o.icnt_bits - 1)) != 0;
+}
+
 /* What rvt_ntrace_encoder_push does with records while no message waits
  * and none is decided: blocks that end in a branch or a direct jump (the
  * instruction count, history, call stack; after() for them). It stops after
@@ -564,7 +579,7 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
     size_t from = i;
     for (; i < n && !e->pending; i++) {
         const rvt_retire *r = &recs[i];
-        if (r->sideband || r->ninsns == 0)
+        if (r->sideband || r->ninsns == 0 || overflows_inside(e, r))
             break;
         unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
         if (r->itype != RVT_ITYPE_NONE) {
@@ -584,9 +599,43 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
      * which never come this way, read them) */
     if (i > from) {
         e->pending_time = recs[i - 1].time;
-        e->last_iaddr = recs[i - 1].iaddr;
+        e->last_iaddr = rvt_retire_last_iaddr(&recs[i - 1]);
     }
     return i;
+}
+
+/* Block r as its instructions' own records; false, with nothing pushed,
+ * when the code does not add up to the block. */
+static bool push_block_singly(rvt_ntrace_encoder *e, const rvt_retire *r) {
+    uint64_t last = rvt_retire_last_iaddr(r), a = r->iaddr;
+    rvt_insn in;
+    for (uint32_t k = 0; k + 1 < r->ninsns; k++) {
+        if (a >= last || !e->fetch(e->fetch_user, a, &in))
+            return false;
+        a += in.len;
+    }
+    if (a != last)
+        return false;
+    rvt_retire one = *r;
+    one.ninsns = 1;
+    one.itype = RVT_ITYPE_NONE;
+    one.sijump = 0;
+    a = r->iaddr;
+    for (uint32_t k = 0; k + 1 < r->ninsns && !e->status; k++) {
+        e->fetch(e->fetch_user, a, &in);
+        one.iaddr = a;
+        one.iretire = (uint16_t)(in.len / 2);
+        one.ilastsize = in.len == 4;
+        one.insn = in.raw;
+        rvt_ntrace_encoder_push(e, &one, 1);
+        a += in.len;
+    }
+    one = *r;
+    one.iaddr = last;
+    one.ninsns = 1;
+    one.iretire = (uint16_t)(r->ilastsize + 1);
+    rvt_ntrace_encoder_push(e, &one, 1);
+    return true;
 }
 
 int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n) {
@@ -616,6 +665,13 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             }
             e->started = false;
             e->start_sync = (r->sideband & RVT_SIDEBAND_RESET) ? 1 : 3;
+            continue;
+        }
+        if (overflows_inside(e, r)) {
+            /* without the code (or with code that does not add up to the
+             * block) the overflow has no place: an error, not a guess */
+            if (!e->fetch || !push_block_singly(e, r))
+                e->status = RVT_E_UNSUPP;
             continue;
         }
         uint64_t messages = e->stats.messages;
@@ -653,7 +709,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             after(e, rvt_retire_last_iaddr(r), flags, r->iretire);
             e->stats.insns += r->ninsns - 1;
         }
-        e->last_iaddr = r->iaddr;
+        e->last_iaddr = r->ninsns ? rvt_retire_last_iaddr(r) : r->iaddr;
     }
     return e->status;
 }

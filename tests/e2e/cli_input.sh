@@ -5,6 +5,7 @@
 # anything is run or written; a good value in decimal or 0x hex still works.
 # A settings file's number is checked with its file and line. An empty trace
 # decodes to nothing with a warning; a directory given as a program says so.
+# N-Trace with a bounded I-CNT from a block stream needs the program.
 # usage: cli_input.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -64,5 +65,14 @@ for format in etrace ntrace; do
 done
 "$R" run "$W" > /dev/null 2> "$W/err" && { echo "run of a directory: exit 0"; fail=1; }
 grep -q "Is a directory" "$W/err" || { echo "run of a directory: $(head -c 200 "$W/err")"; fail=1; }
+# a bounded I-CNT over a multiple-retire stream: the program places the
+# overflow inside a block (the same bytes as from single records), and
+# without it the encoder says so rather than guess
+"$R" run --blocks --retire "$W/b.rvti" "$elf" > /dev/null && "$R" run --retire "$W/s.rvti" "$elf" > /dev/null &&
+    "$R" encode --format ntrace --icnt-bits 6 "$W/s.rvti" -o "$W/s.nex" &&
+    "$R" encode --format ntrace --icnt-bits 6 --elf "$elf" "$W/b.rvti" -o "$W/b.nex" && cmp -s "$W/s.nex" "$W/b.nex" ||
+    { echo "encode --icnt-bits of a block stream with --elf differs from single records"; fail=1; }
+"$R" encode --format ntrace --icnt-bits 6 "$W/b.rvti" -o "$W/x.nex" 2> "$W/err" && { echo "encode --icnt-bits of a block stream without --elf: exit 0"; fail=1; }
+grep -q "give the program with --elf" "$W/err" || { echo "encode --icnt-bits without --elf: $(head -c 200 "$W/err")"; fail=1; }
 [ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail

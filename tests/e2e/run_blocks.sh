@@ -3,12 +3,15 @@
 # outputs; with --pcs the same run goes one record per instruction. Both must
 # give the same E-Trace and N-Trace bytes, for every corpus program, in the
 # golden E-Trace configurations, with branch prediction and the jump target
-# cache, and several N-Trace option sets (blocks
-# taken apart where a resynchronisation, an interrupt or the final row falls
-# inside them).
-# usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR
+# cache, and several N-Trace option sets (blocks taken apart where a
+# resynchronisation, an interrupt, the final row or the overflow of a 6-bit
+# I-CNT falls inside them), and with time stamps (a block record's
+# instructions retired at one time: blocks end where mtime moves on).
+# EXTRA_ELF: programs to run as well (one that writes mtime itself).
+# usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR [EXTRA_ELF...]
 set -u
 R=$1 SHARED=$2 W=$3
+shift 3
 mkdir -p "$W" || exit 1
 fail=0 count=0
 G=$SHARED/golden/etrace
@@ -43,7 +46,7 @@ for elf in "$SHARED"/corpus/programs/*.riscv "$@"; do
             default) eopts="" nopts="" ;;
             itype4_call_stack) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--call-stack 8 --repeat-history 2" ;;
             bpred_jtc) eopts="--scf $W/bpred_$scf --ucf $W/bpred.ucf" nopts="--call-stack 0 --repeat-history 0" ;;
-            resync3) eopts="--scf $W/bpred_$scf --ucf $W/resync3.ucf" nopts="--call-stack 4 --sync-max 3" ;;
+            resync3) eopts="--scf $W/bpred_$scf --ucf $W/resync3.ucf" nopts="--call-stack 4 --sync-max 3 --icnt-bits 6" ;;
             timed) eopts="--scf $W/timed_$scf" nopts="--timestamps --sync-max 3" ;;
             *) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--btm --sync-max 1 --seq-jump" ;;
         esac

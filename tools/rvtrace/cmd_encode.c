@@ -47,7 +47,9 @@ static void encode_usage(FILE *out) {
             "INPUT: NexRv's pcseq file, or any retirement stream above (traps become\n"
             "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
             "  --elf PROGRAM        with the E-Trace encoder-input CSV: the instruction bits\n"
-            "                       and jump classes come from the program\n"
+            "                       and jump classes come from the program; with --icnt-bits\n"
+            "                       and a multiple-retire .rvti: where the overflow falls\n"
+            "                       inside a block\n"
             "%s"
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
@@ -85,6 +87,17 @@ static int complete_from_program(rvt_image *img, rvt_machine *m, rvt_retire *rec
                                                       : rvt_itype(&in, r->itype == RVT_ITYPE_BRANCH_TAKEN, 4, false));
     }
     return 0;
+}
+
+/* The program's code for the N-Trace encoder (rvt_code_fetch). */
+typedef struct code_at {
+    rvt_image *img;
+    rvt_machine *m;
+} code_at;
+
+static bool fetch_code_at(void *user, uint64_t addr, rvt_insn *out) {
+    const code_at *c = user;
+    return rvt_program_insn(c->img, c->m, addr, out);
 }
 
 static int encode_ntrace(const char *input, const char *output, const rvt_ntrace_options *o, unsigned xlen,
@@ -129,6 +142,9 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
         goto done;
     }
+    code_at code = {img, machine};
+    if (img) /* a bounded I-CNT overflows inside multiple-retire blocks too */
+        rvt_ntrace_encoder_set_code(e, fetch_code_at, &code);
     while (rc == 0 && (n = pr ? rvt_pcseq_read(pr, steps, BATCH, &d) : rvt_retire_reader_read(rr, recs, BATCH, &d)) > 0) {
         if (from_program && complete_from_program(img, machine, recs, (size_t)n, elf, &d)) {
             n = -1;
@@ -143,6 +159,11 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
     int frc = rvt_ntrace_encoder_finish(e, &st);
     if (n < 0)
         goto report;
+    if (rc == RVT_E_UNSUPP && o->icnt_bits) {
+        fprintf(stderr, "rvtrace encode: %s: a block of the multiple-retire input overflows the %u-bit I-CNT inside "
+                        "it; give the program with --elf to place the overflow there\n", input, o->icnt_bits);
+        goto done;
+    }
     if (rc || frc) {
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc ? rc : frc));
         goto done;

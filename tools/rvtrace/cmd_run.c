@@ -97,7 +97,8 @@ static void run_usage(FILE *out) {
 /* The .rvti gets the run as it happened; the row formats and the encoders get
  * it through the reference filter, so they equal the reference traces.
  * The filter and everything behind it run on a second thread, fed through a
- * relay. The E-Trace encoder there reads the code of the program's image
+ * relay. An encoder there that takes blocks apart (E-Trace; N-Trace with a
+ * bounded I-CNT) reads the code of the program's image
  * (decoded beforehand, read-only while the hart runs); the first block the
  * image does not hold would need the hart's memory, which only the hart's
  * thread may read, so the relay is then drained and closed and the rest
@@ -110,8 +111,8 @@ struct fanout {
     rvt_ntrace_encoder *ntrace;
     rvt_retire_relay *relay;
     int relay_error; /* the relay's, once closed early */
-    /* with the E-Trace encoder behind the relay: the image's executable
-     * segments, and the one the last block was in */
+    bool reads_code; /* an encoder behind the relay reads the image's code */
+    /* then: the image's executable segments, and the one the last block was in */
     rvt_segment_info code[16];
     size_t ncode, code_at;
     rvt_machine *m; /* and the machine, for its boot ROM */
@@ -136,7 +137,7 @@ static bool segment_holds(const rvt_segment_info *s, uint64_t first, uint64_t la
     return first - s->vaddr < s->memsz && last - s->vaddr < s->memsz;
 }
 
-/* Whether the E-Trace encoder may need code of r that neither the image
+/* Whether an encoder may need code of r that neither the image
  * nor the boot ROM (which no hart can write) holds. */
 static bool outside_image(struct fanout *f, const rvt_retire *r) {
     if (r->ninsns < 2)
@@ -205,7 +206,7 @@ static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     if (!f->filter)
         return rc;
     if (f->relay) {
-        size_t k = f->etrace ? inside_image_prefix(f, recs, n) : n;
+        size_t k = f->reads_code ? inside_image_prefix(f, recs, n) : n;
         rc |= rvt_retire_relay_sink(f->relay, recs, k);
         if (k == n)
             return rc;
@@ -573,9 +574,9 @@ int cmd_run(int argc, char **argv) {
     }
     /* Encoders alone take multiple-retire blocks and write what the
      * single-retire records give (checked for every corpus program; a block
-     * record's instructions retired at one time), except N-Trace's bounded
-     * I-CNT, whose overflow falls inside blocks. */
-    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path && !nopt.icnt_bits;
+     * record's instructions retired at one time; the encoders read the code
+     * to take apart a block whose inner instructions matter). */
+    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *tv = NULL;
@@ -683,11 +684,12 @@ int cmd_run(int argc, char **argv) {
         goto out;
     }
     struct fanout fan = {.rvti = rvti_w, .csv = csv_w, .pcs = pcs_w, .etrace = enc, .ntrace = nenc, .m = m};
+    fan.reads_code = enc || (nenc && nopt.icnt_bits);
     if ((csv_w || pcs_w || enc || nenc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
-    if (enc) {
+    if (fan.reads_code) {
         fan.ncode = rvt_image_segments(img, fan.code, sizeof fan.code / sizeof fan.code[0]);
         if (fan.ncode > sizeof fan.code / sizeof fan.code[0])
             fan.ncode = 0; /* more than the table holds: every block goes straight */
@@ -696,8 +698,8 @@ int cmd_run(int argc, char **argv) {
                 fan.code[i].memsz = 0;
         rvt_machine_watch_code(m, fan.code, fan.ncode); /* (cannot fail: ncode <= 16) */
     }
-    if (fan.filter && (!enc || fan.ncode) &&
-        ((enc && rvt_image_decode_all(img)) || rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter))) {
+    if (fan.filter && (!fan.reads_code || fan.ncode) &&
+        ((fan.reads_code && rvt_image_decode_all(img)) || rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter))) {
         rvt_ref_filter_free(fan.filter);
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
@@ -707,6 +709,8 @@ int cmd_run(int argc, char **argv) {
         rvt_ref_filter_set_code(fan.filter, fetch_run_code, &code);
     if (enc)
         rvt_etrace_encoder_set_code(enc, fetch_run_code, &code);
+    if (nenc && nopt.icnt_bits)
+        rvt_ntrace_encoder_set_code(nenc, fetch_run_code, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     if (fan.relay)
