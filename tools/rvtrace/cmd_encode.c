@@ -89,17 +89,6 @@ static int complete_from_program(rvt_image *img, rvt_machine *m, rvt_retire *rec
     return 0;
 }
 
-/* The program's code for the N-Trace encoder (rvt_code_fetch). */
-typedef struct code_at {
-    rvt_image *img;
-    rvt_machine *m;
-} code_at;
-
-static bool fetch_code_at(void *user, uint64_t addr, rvt_insn *out) {
-    const code_at *c = user;
-    return rvt_program_insn(c->img, c->m, addr, out);
-}
-
 static int encode_ntrace(const char *input, const char *output, const rvt_ntrace_options *o, unsigned xlen,
                          bool stats, const char *elf) {
     rvt_diag d = {{0}};
@@ -142,9 +131,9 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
         goto done;
     }
-    code_at code = {img, machine};
+    program_code code = {img, machine};
     if (img) /* a bounded I-CNT overflows inside multiple-retire blocks too */
-        rvt_ntrace_encoder_set_code(e, fetch_code_at, &code);
+        rvt_ntrace_encoder_set_code(e, program_code_fetch, &code);
     while (rc == 0 && (n = pr ? rvt_pcseq_read(pr, steps, BATCH, &d) : rvt_retire_reader_read(rr, recs, BATCH, &d)) > 0) {
         if (from_program && complete_from_program(img, machine, recs, (size_t)n, elf, &d)) {
             n = -1;

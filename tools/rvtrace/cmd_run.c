@@ -186,18 +186,6 @@ static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *pa
     return n ? byte_file_wrote(out, n) : RVT_E_RANGE;
 }
 
-/* The code the hart runs, for the encoders and the reference filter. */
-typedef struct run_code {
-    rvt_image *img;
-    rvt_machine *m;
-} run_code;
-
-static bool fetch_run_code(void *user, uint64_t addr, rvt_insn *out) {
-    const run_code *c = user;
-    return rvt_program_insn(c->img, c->m, addr, out);
-}
-
-
 static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
     struct fanout *f = user;
     int rc = 0;
@@ -704,13 +692,13 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
-    run_code code = {img, m};
+    program_code code = {img, m}; /* the code the hart runs */
     if (fan.filter)
-        rvt_ref_filter_set_code(fan.filter, fetch_run_code, &code);
+        rvt_ref_filter_set_code(fan.filter, program_code_fetch, &code);
     if (enc)
-        rvt_etrace_encoder_set_code(enc, fetch_run_code, &code);
+        rvt_etrace_encoder_set_code(enc, program_code_fetch, &code);
     if (nenc && nopt.icnt_bits)
-        rvt_ntrace_encoder_set_code(nenc, fetch_run_code, &code);
+        rvt_ntrace_encoder_set_code(nenc, program_code_fetch, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_sink(m, run_fanout_sink, &fan);
     if (fan.relay)

@@ -88,6 +88,14 @@ int load_etrace_config(const char *scf, const char *ucf, const transport_choice 
  * layout, and its ELF alone is the code then. */
 rvt_machine *program_machine(rvt_image *img);
 
+/* A program's code, from its image and else from the machine (either may be
+ * NULL), for whatever takes an rvt_code_fetch: program_code_fetch. */
+typedef struct program_code {
+    rvt_image *img;
+    rvt_machine *m;
+} program_code;
+bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out);
+
 /* A SiFive settings file (sifive_settings.c): the capture, the decoding
  * parameters, and the images it names, loaded into `img`. */
 #define SIFIVE_MAX_PIDS 16

@@ -82,6 +82,11 @@ rvt_machine *program_machine(rvt_image *img) {
     return rvt_machine_new(&m, &cfg, img, &d) ? NULL : m;
 }
 
+bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out) {
+    const program_code *c = user;
+    return rvt_program_insn(c->img, c->m, addr, out);
+}
+
 /* Tandem parameters: 0 leaves a value to rvt_tv_params_default. */
 bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p) {
     const char *a = argv[*i];
