@@ -85,6 +85,11 @@ typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
  * unchanged and `r` must start a new block. */
 bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
 
+/* Whether `fetch` gives code that adds up to block r: its instructions but
+ * the last, fetched one after another from its address, end where its last
+ * begins (so that r can be taken apart into the records it stands for). */
+bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void *user);
+
 /* ---- Handing the stream to another thread ---- */
 
 /* Passes records on to `next` on a thread of its own, so that a consumer

@@ -719,17 +719,11 @@ static bool push_block_insn(rvt_etrace_encoder *e, const rvt_retire *block, uint
 /* A block as the single-retire records it stands for, all but its last
  * instruction (whose record the caller builds); false, with nothing pushed,
  * when the code does not add up to the block. */
-static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in, uint64_t last_addr) {
+static bool push_block_singly(rvt_etrace_encoder *e, const rvt_retire *in) {
+    if (!rvt_retire_block_fits_code(in, e->fetch, e->fetch_user))
+        return false;
     uint64_t a = in->iaddr;
     rvt_insn insn;
-    for (uint32_t k = 0; k + 1 < in->ninsns; k++) {
-        if (!e->fetch(e->fetch_user, a, &insn) || a >= last_addr)
-            return false;
-        a += insn.len;
-    }
-    if (a != last_addr)
-        return false;
-    a = in->iaddr;
     for (uint32_t k = 0; k + 1 < in->ninsns && !e->error; k++) {
         e->fetch(e->fetch_user, a, &insn);
         push_block_insn(e, in, a, &insn);
@@ -1193,7 +1187,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
             in_two = e->fetch && !interrupt_next && !every_instruction_matters(e);
             if (in_two)
                 push_block_insn(e, in, in->iaddr, NULL); /* (the ones after it: push_due_inner) */
-            bool done = in_two || (e->fetch && push_block_singly(e, in, last_iaddr));
+            bool done = in_two || (e->fetch && push_block_singly(e, in));
             if (!e->error && !done) {
                 rvt_retire first = *in;
                 first.ninsns = 1;

@@ -139,6 +139,17 @@ bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r) {
     return true;
 }
 
+bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void *user) {
+    uint64_t last = rvt_retire_last_iaddr(r), a = r->iaddr;
+    rvt_insn in;
+    for (uint32_t k = 0; k + 1 < r->ninsns; k++) {
+        if (a >= last || !fetch(user, a, &in))
+            return false;
+        a += in.len;
+    }
+    return a == last;
+}
+
 /* ------------------------------------------------------------- reader */
 
 struct rvt_rvti_reader {

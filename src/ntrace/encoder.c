@@ -607,15 +607,10 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
 /* Block r as its instructions' own records; false, with nothing pushed,
  * when the code does not add up to the block. */
 static bool push_block_singly(rvt_ntrace_encoder *e, const rvt_retire *r) {
-    uint64_t last = rvt_retire_last_iaddr(r), a = r->iaddr;
-    rvt_insn in;
-    for (uint32_t k = 0; k + 1 < r->ninsns; k++) {
-        if (a >= last || !e->fetch(e->fetch_user, a, &in))
-            return false;
-        a += in.len;
-    }
-    if (a != last)
+    if (!rvt_retire_block_fits_code(r, e->fetch, e->fetch_user))
         return false;
+    uint64_t a = r->iaddr;
+    rvt_insn in;
     rvt_retire one = *r;
     one.ninsns = 1;
     one.itype = RVT_ITYPE_NONE;
@@ -631,7 +626,7 @@ static bool push_block_singly(rvt_ntrace_encoder *e, const rvt_retire *r) {
         a += in.len;
     }
     one = *r;
-    one.iaddr = last;
+    one.iaddr = rvt_retire_last_iaddr(r);
     one.ninsns = 1;
     one.iretire = (uint16_t)(r->ilastsize + 1);
     rvt_ntrace_encoder_push(e, &one, 1);
