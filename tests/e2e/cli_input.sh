@@ -5,7 +5,8 @@
 # anything is run or written; a good value in decimal or 0x hex still works.
 # A settings file's number is checked with its file and line. An empty trace
 # decodes to nothing with a warning; a directory given as a program says so.
-# N-Trace with a bounded I-CNT from a block stream needs the program.
+# N-Trace with a bounded I-CNT from a block stream needs the program. An
+# output that is a pipe stays one.
 # usage: cli_input.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -74,5 +75,21 @@ grep -q "Is a directory" "$W/err" || { echo "run of a directory: $(head -c 200 "
     { echo "encode --icnt-bits of a block stream with --elf differs from single records"; fail=1; }
 "$R" encode --format ntrace --icnt-bits 6 "$W/b.rvti" -o "$W/x.nex" 2> "$W/err" && { echo "encode --icnt-bits of a block stream without --elf: exit 0"; fail=1; }
 grep -q "give the program with --elf" "$W/err" || { echo "encode --icnt-bits without --elf: $(head -c 200 "$W/err")"; fail=1; }
+# a tandem conversion into something that is not a regular file (a pipe
+# here, /dev/null alike) writes into it: renaming its temporary file onto
+# the name would put a file where the pipe or device was
+log=$SHARED/corpus/spike-commits/median.log.zst
+if [ -f "$log" ] && mkfifo "$W/pipe.tv"; then
+    cat "$W/pipe.tv" > "$W/from_pipe.tv" &
+    reader=$!
+    "$R" convert "$log" "$W/pipe.tv" 2> /dev/null
+    rc=$?
+    # (a pipe renamed over was never opened: its reader would wait for ever)
+    [ -p "$W/pipe.tv" ] || kill $reader 2> /dev/null
+    wait $reader
+    "$R" convert "$log" "$W/file.tv" 2> /dev/null
+    [ $rc -eq 0 ] && [ -p "$W/pipe.tv" ] && [ -s "$W/file.tv" ] && cmp -s "$W/file.tv" "$W/from_pipe.tv" ||
+        { echo "convert to a tandem trace through a pipe: exit $rc, the pipe replaced or other bytes"; fail=1; }
+fi
 [ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "rvtrace/hart.h"
@@ -89,17 +90,21 @@ static int expand_block(conv_out *o, rvt_machine *m, unsigned xlen, const rvt_re
 }
 
 /* A spike commit log to a tandem trace, written to a temporary file that
- * replaces OUTPUT only when the conversion succeeded. */
+ * replaces OUTPUT only when the conversion succeeded. An OUTPUT that is not
+ * a regular file (a device such as /dev/null, a pipe) is written straight:
+ * renaming onto it would put a file where the device was. */
 static int convert_to_tandem(const char *in_path, const char *out_path, unsigned xlen, rvt_tv_params *p,
                              unsigned hart) {
     rvt_diag diag = {{0}};
     p->xlen = xlen;
     finish_tandem_params(p, 64);
+    struct stat st;
+    bool straight = stat(out_path, &st) == 0 && !S_ISREG(st.st_mode);
     size_t n = strlen(out_path) + 16;
     char *tmp = malloc(n);
     if (!tmp)
         return 1;
-    snprintf(tmp, n, "%s.partial", out_path);
+    snprintf(tmp, n, straight ? "%s" : "%s.partial", out_path);
     FILE *out = fopen(tmp, "wb");
     if (!out) {
         fprintf(stderr, "rvtrace convert: %s: %s\n", tmp, strerror(errno));
@@ -110,10 +115,11 @@ static int convert_to_tandem(const char *in_path, const char *out_path, unsigned
     int rc = rvt_tv_convert_spike_log(in_path, p, hart, file_byte_sink, out, &groups, &diag);
     if (fclose(out) != 0 && !rc)
         rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
-    if (!rc && rename(tmp, out_path) != 0)
+    if (!rc && !straight && rename(tmp, out_path) != 0)
         rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
     if (rc) {
-        remove(tmp);
+        if (!straight)
+            remove(tmp);
         fprintf(stderr, "rvtrace convert: %s\n", diag.msg);
     } else {
         fprintf(stderr, "rvtrace convert: %s: %llu groups\n", out_path, (unsigned long long)groups);
