@@ -6,7 +6,7 @@
 # A settings file's number is checked with its file and line. An empty trace
 # decodes to nothing with a warning; a directory given as a program says so.
 # N-Trace with a bounded I-CNT from a block stream needs the program. An
-# output that is a pipe stays one.
+# output that is a pipe or a symbolic link stays one.
 # usage: cli_input.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -90,6 +90,11 @@ if [ -f "$log" ] && mkfifo "$W/pipe.tv"; then
     "$R" convert "$log" "$W/file.tv" 2> /dev/null
     [ $rc -eq 0 ] && [ -p "$W/pipe.tv" ] && [ -s "$W/file.tv" ] && cmp -s "$W/file.tv" "$W/from_pipe.tv" ||
         { echo "convert to a tandem trace through a pipe: exit $rc, the pipe replaced or other bytes"; fail=1; }
+    # and through a symbolic link, the file it names gets the trace
+    echo old > "$W/named.tv" && ln -s named.tv "$W/link.tv"
+    "$R" convert "$log" "$W/link.tv" 2> /dev/null
+    [ -L "$W/link.tv" ] && cmp -s "$W/file.tv" "$W/named.tv" ||
+        { echo "convert to a tandem trace through a symbolic link: the link replaced or the file not written"; fail=1; }
 fi
 [ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail

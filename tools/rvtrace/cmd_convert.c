@@ -1,4 +1,5 @@
 /* rvtrace convert: between retirement-stream formats. */
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +100,17 @@ static int convert_to_tandem(const char *in_path, const char *out_path, unsigned
     p->xlen = xlen;
     finish_tandem_params(p, 64);
     struct stat st;
-    bool straight = stat(out_path, &st) == 0 && !S_ISREG(st.st_mode);
-    size_t n = strlen(out_path) + 16;
+    bool exists = stat(out_path, &st) == 0, straight = exists && !S_ISREG(st.st_mode);
+    /* (a symbolic link stays one: the file it names is replaced) */
+    char *real = exists && !straight ? realpath(out_path, NULL) : NULL;
+    const char *target = real ? real : out_path;
+    size_t n = strlen(target) + 16;
     char *tmp = malloc(n);
-    if (!tmp)
+    if (!tmp) {
+        free(real);
         return 1;
-    snprintf(tmp, n, straight ? "%s" : "%s.partial", out_path);
+    }
+    snprintf(tmp, n, straight ? "%s" : "%s.partial", target);
     FILE *out = fopen(tmp, "wb");
     if (!out) {
         fprintf(stderr, "rvtrace convert: %s: %s\n", tmp, strerror(errno));
@@ -115,7 +121,7 @@ static int convert_to_tandem(const char *in_path, const char *out_path, unsigned
     int rc = rvt_tv_convert_spike_log(in_path, p, hart, file_byte_sink, out, &groups, &diag);
     if (fclose(out) != 0 && !rc)
         rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
-    if (!rc && !straight && rename(tmp, out_path) != 0)
+    if (!rc && !straight && rename(tmp, target) != 0)
         rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
     if (rc) {
         if (!straight)
@@ -125,6 +131,7 @@ static int convert_to_tandem(const char *in_path, const char *out_path, unsigned
         fprintf(stderr, "rvtrace convert: %s: %llu groups\n", out_path, (unsigned long long)groups);
     }
     free(tmp);
+    free(real);
     return rc ? 1 : 0;
 }
 
