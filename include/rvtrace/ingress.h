@@ -62,6 +62,14 @@ static inline uint64_t rvt_retire_last_iaddr(const rvt_retire *r) {
     return r->iaddr + 2u * r->iretire - (r->ilastsize ? 4u : 2u);
 }
 
+/* Record r stands for instruction `in` alone: its size and bits (the
+ * address, count and class are the caller's). */
+static inline void rvt_retire_take_insn(rvt_retire *r, const rvt_insn *in) {
+    r->iretire = (uint16_t)(in->len / 2);
+    r->ilastsize = in->len == 4;
+    r->insn = in->raw;
+}
+
 /* A trap record of an ecall or ebreak. */
 static inline bool rvt_retire_is_env_trap(const rvt_retire *r) {
     return r->ninsns == 0 && r->itype == 1 && rvt_cause_is_env_call(r->cause);

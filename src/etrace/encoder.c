@@ -688,13 +688,6 @@ static void make_staged(const struct staged_ref *d, rvt_retire *out) {
     }
 }
 
-/* A plain record of one instruction takes that instruction's size and bits. */
-static void take_insn(rvt_retire *r, const rvt_insn *insn) {
-    r->iretire = (uint16_t)(insn->len / 2);
-    r->ilastsize = insn->len == 4;
-    r->insn = insn->raw;
-}
-
 /* One instruction of a block as its own plain record, made in `r`, a ring
  * slot (see push_records for why not on the stack); `insn` NULL when its
  * size does not matter (it is then given as 16-bit). */
@@ -702,7 +695,7 @@ static void make_block_insn(rvt_retire *r, const rvt_retire *block, uint64_t add
     make_staged(&(struct staged_ref){block, FIRST_OF, 0}, r);
     r->iaddr = addr;
     if (insn)
-        take_insn(r, insn);
+        rvt_retire_take_insn(r, insn);
 }
 
 /* make_block_insn in the free slot, staged; true when it was (qualified). */
@@ -773,7 +766,7 @@ static void push_due_inner(rvt_etrace_encoder *e, const rvt_retire *block) {
     rvt_insn insn;
     if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)
         return; /* the code is not what the block says: its last stays as it is */
-    take_insn(SLOT(e, e->nstaged - 2), &insn); /* the block's first */
+    rvt_retire_take_insn(SLOT(e, e->nstaged - 2), &insn); /* the block's first */
     a += insn.len;
     for (uint32_t k = 1; k + 1 < block->ninsns; k++) {
         if (!e->fetch(e->fetch_user, a, &insn) || a + insn.len > last_addr)

@@ -615,13 +615,10 @@ static bool push_block_singly(rvt_ntrace_encoder *e, const rvt_retire *r) {
     one.ninsns = 1;
     one.itype = RVT_ITYPE_NONE;
     one.sijump = 0;
-    a = r->iaddr;
     for (uint32_t k = 0; k + 1 < r->ninsns && !e->status; k++) {
         e->fetch(e->fetch_user, a, &in);
         one.iaddr = a;
-        one.iretire = (uint16_t)(in.len / 2);
-        one.ilastsize = in.len == 4;
-        one.insn = in.raw;
+        rvt_retire_take_insn(&one, &in);
         rvt_ntrace_encoder_push(e, &one, 1);
         a += in.len;
     }

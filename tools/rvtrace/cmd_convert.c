@@ -78,9 +78,7 @@ static int expand_block(conv_out *o, rvt_machine *m, unsigned xlen, const rvt_re
         rvt_retire one = *r;
         one.iaddr = pc;
         one.ninsns = 1;
-        one.iretire = (uint16_t)(in->len / 2);
-        one.ilastsize = in->len == 4;
-        one.insn = in->raw;
+        rvt_retire_take_insn(&one, in);
         one.itype = i + 1 == r->ninsns ? r->itype : RVT_ITYPE_NONE;
         int rc = conv_put(o, &one);
         if (rc)
