@@ -23,6 +23,10 @@ trap 'rm -rf "$W"' EXIT
 [ -c /dev/null ] ||
     echo "consumers.sh: warning: /dev/null is a $(stat -c %F /dev/null), not the null device: the pcs and listing figures include writing it" >&2
 
+# The machine's state: on some virtual machines data crosses between cores
+# ten times slower at times, and all two-thread figures with it.
+CROSSCORE=${CROSSCORE:-$(dirname "$R")/bench/crosscore}
+machine_state() { if [ -x "$CROSSCORE" ]; then printf '%s: ' "$1"; "$CROSSCORE" 512; fi; }
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t / 1e6; else print "-" }'; }
@@ -37,6 +41,7 @@ args() { # the decode options of consumer $1
     esac
 }
 
+machine_state before
 printf '%-24s %-7s %3s' program codec thr
 for c in $CONSUMERS; do printf ' %9s' "$c"; done
 echo
@@ -65,4 +70,5 @@ for program in "$@"; do
         done
     done
 done
+machine_state after
 echo "(millions of instructions per second, or of lines for pcs and listing; whole processes, median of $RUNS)"

@@ -21,8 +21,13 @@ FORMATS=${FORMATS:-ntrace etrace}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
+# The machine's state: on some virtual machines data crosses between cores
+# ten times slower at times, and all two-thread figures with it.
+CROSSCORE=${CROSSCORE:-$(dirname "$R")/bench/crosscore}
+machine_state() { if [ -x "$CROSSCORE" ]; then printf '%s: ' "$1"; "$CROSSCORE" 512; fi; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+machine_state before
 for format in $FORMATS; do
     case $format in
         ntrace) trace_opts="--ntrace $W/one --sync-max $SYNC_MAX" ;;
@@ -66,3 +71,4 @@ for format in $FORMATS; do
     done
     rm -f "$W/big"
 done
+machine_state after

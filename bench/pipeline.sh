@@ -21,6 +21,10 @@ MEM=0x20010000:0x40000,0x80000000:0x400000
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
+# The machine's state: on some virtual machines data crosses between cores
+# ten times slower at times, and all two-thread figures with it.
+CROSSCORE=${CROSSCORE:-$(dirname "$R")/bench/crosscore}
+machine_state() { if [ -x "$CROSSCORE" ]; then printf '%s: ' "$1"; "$CROSSCORE" 512; fi; }
 PROCTIME=${PROCTIME:-$(dirname "$R")/bench/proctime}
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -37,6 +41,7 @@ wall() { awk '{ print $1 }' "$1" | median; }
 cpu() { awk '{ print $2 }' "$1" | median; }
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t / 1e6; else print "-" }'; }
 
+machine_state before
 printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' program insns hart run+E ratio run+N ratio \
     "dec E" "dec N" "bits E" "bits N" "spike" "x spike" "cpu"
 for program in "$@"; do
@@ -80,6 +85,7 @@ for program in "$@"; do
         "$faster" "$faster_cpu"
     [ -s "$W/nexrv" ] && printf '%-24s NexRv decode: %s M instructions/s\n' "" "$(mips "$insns" "$(wall "$W/nexrv")")"
 done
+machine_state after
 echo "(millions of instructions per second, whole processes, median of $RUNS; ratio: run+trace speed / hart speed;"
 echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ', not installed here'); x spike: spike's time / the hart's,"
 echo " wall-clock; cpu: the same in CPU time$([ -x "$PROCTIME" ] || echo ', - without bench/proctime'))"
