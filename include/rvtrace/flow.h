@@ -188,11 +188,12 @@ int rvt_flow_log_new(rvt_flow_log **out);
 void rvt_flow_log_free(rvt_flow_log *l);
 /* Forget the entries (the memory stays for the next use). */
 void rvt_flow_log_clear(rvt_flow_log *l);
-/* Entries a log holds at least before it refuses more (it holds fewer than
- * twice as many, of 24 bytes each): one packet or message can send a decoder
- * through billions of instructions, which consumers take as they come but
- * a log would have to keep. */
-#define RVT_FLOW_LOG_MAX (UINT32_C(1) << 20)
+/* A log refuses more once it holds this many 8-byte words (it holds fewer
+ * than twice as many): one packet or message can send a decoder through
+ * billions of instructions, which consumers take as they come but a log
+ * would have to keep. A block takes one word where its start is near the
+ * address logged before it, every other entry three. */
+#define RVT_FLOW_LOG_MAX (UINT32_C(3) << 20)
 /* Sinks that append to the log given as `user`; they return RVT_E_NOMEM
  * when memory runs out and RVT_E_RANGE once the log is full (a run that
  * joins the last one still fits). A run that continues the run logged just before it
@@ -255,6 +256,9 @@ typedef struct rvt_pool_codec {
     /* A kept segment's counters (losses, warnings) added to the decoder's. */
     void (*add_counts)(void *to, const void *from);
     void (*free)(void *dec);
+    /* The bytes at the start of `item` that `decode` reads (at most
+     * item_size), or NULL: all of them. Segments keep only those. */
+    size_t (*item_bytes)(const void *item);
 } rvt_pool_codec;
 
 typedef struct rvt_decode_pool rvt_decode_pool;

@@ -1338,5 +1338,5 @@ static void pool_free(void *d) { rvt_etrace_decoder_free(d); }
 
 const rvt_pool_codec rvt_etrace_pool_codec = {
     sizeof(rvt_etrace_item), pool_restarts, pool_like, pool_decode, pool_resync, pool_copy_state,
-    pool_same_state, pool_add_counts, pool_free,
+    pool_same_state, pool_add_counts, pool_free, NULL,
 };

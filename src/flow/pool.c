@@ -24,10 +24,15 @@ enum {
 /* SEG_IN_ORDER: closed, for the pool's own decoder only. */
 typedef enum { SEG_FREE, SEG_FILLING, SEG_QUEUED, SEG_WORKING, SEG_DONE, SEG_IN_ORDER } seg_state;
 
+/* Each segment on cache lines of its own (and the pair the hardware
+ * fetches together): the reading thread writes the filling one's count
+ * with every item while a worker reads the one before it. */
+#define SEGMENT_ALIGN 128
+
 typedef struct segment {
-    struct rvt_decode_pool *pool;
-    unsigned char *items; /* n packets or messages of codec->item_size bytes */
-    size_t n, cap;
+    _Alignas(SEGMENT_ALIGN) struct rvt_decode_pool *pool;
+    unsigned char *items; /* n packets or messages, each as stored_size says */
+    size_t n, used, cap;  /* items; bytes of `items` used and allocated */
     seg_state state;
     /* How the segment starts: `fresh` (the trace's first items: decoded
      * from nothing, all of its output kept), `at_sync` (its first item is
@@ -86,7 +91,21 @@ struct rvt_decode_pool {
 };
 
 static segment *seg_at(rvt_decode_pool *p, uint64_t i) { return &p->ring[i % RING]; }
-static const void *item_at(const segment *s, size_t i) { return s->items + i * s->pool->codec->item_size; }
+
+/* The bytes an item takes in a segment: what the decoder reads of it (a
+ * message's fields in use, not the room for all), 8-byte aligned. The
+ * reading thread copies the items in and a worker reads them from another
+ * core, so this is the traffic between the two: N-Trace messages are 216
+ * bytes as structs and mostly under 100 in use. */
+static size_t stored_size(const rvt_pool_codec *codec, const void *item) {
+    size_t n = codec->item_bytes ? codec->item_bytes(item) : codec->item_size;
+    return (n + 7) & ~(size_t)7;
+}
+
+/* The item after `item` in its segment. */
+static const unsigned char *item_after(const rvt_pool_codec *codec, const unsigned char *item) {
+    return item + stored_size(codec, item);
+}
 
 /* A worker's part: the segment's items into its log, afresh or (chained)
  * from the decoder take_queued made. */
@@ -94,25 +113,30 @@ static int decode_segment(segment *s, const worker *w) {
     const rvt_pool_codec *codec = s->pool->codec;
     rvt_diag diag;
     size_t i = 0;
+    const unsigned char *item = s->items;
     if (s->status)
         return s->status;
     rvt_flow_log_clear(s->log);
-    if (s->chained)
-        i = s->at_sync; /* (its first item ended the segment before) */
-    else if (codec->like(&s->dec, w->model, w->model, s->log))
+    if (s->chained) {
+        if (s->at_sync) { /* (its first item ended the segment before) */
+            i = 1;
+            item = item_after(codec, item);
+        }
+    } else if (codec->like(&s->dec, w->model, w->model, s->log))
         return RVT_E_NOMEM;
     if (s->at_sync && !s->chained) { /* the previous segment's decoder lists what this item ends */
-        codec->decode(s->dec, item_at(s, 0), &diag);
+        codec->decode(s->dec, item, &diag);
         if (codec->like(&s->start, w->model, w->model, s->log))
             return RVT_E_NOMEM;
         codec->copy_state(s->start, s->dec);
         rvt_flow_log_clear(s->log);
         i = 1;
+        item = item_after(codec, item);
     }
     /* Only the log can refuse: memory ran out, or it is full (the segment
      * is then decoded in order, straight into the consumers). */
-    for (; i < s->n; i++) {
-        int rc = codec->decode(s->dec, item_at(s, i), &diag);
+    for (const size_t n = s->n; i < n; i++, item = item_after(codec, item)) {
+        int rc = codec->decode(s->dec, item, &diag);
         if (rc == RVT_E_IO || (rc && rvt_flow_log_note(s->log, diag.msg)))
             return RVT_E_RANGE;
     }
@@ -193,7 +217,7 @@ static void seg_reset(segment *s) {
     s->dec = s->start = NULL;
     free(s->damage);
     s->damage = NULL;
-    s->n = 0;
+    s->n = s->used = 0;
     s->fresh = s->at_sync = s->chained = false;
     s->status = 0;
     if (s->log) {
@@ -216,8 +240,9 @@ static int decode_now(rvt_decode_pool *p, const void *item) {
 /* The segment's items in order in the pool's decoder (skipping the first
  * when the previous segment decoded it already). */
 static int decode_in_order(rvt_decode_pool *p, segment *s) {
-    for (size_t i = s->at_sync ? 1 : 0; i < s->n; i++) {
-        int rc = decode_now(p, item_at(s, i));
+    const unsigned char *item = s->items;
+    for (size_t i = 0; i < s->n; i++, item = item_after(p->codec, item)) {
+        int rc = i || !s->at_sync ? decode_now(p, item) : 0;
         if (rc)
             return rc;
     }
@@ -303,16 +328,21 @@ static int next_segment(rvt_decode_pool *p, bool at_sync) {
 }
 
 static int append(segment *s, const void *item) {
-    size_t size = s->pool->codec->item_size;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        unsigned char *items = realloc(s->items, cap * size);
+    const rvt_pool_codec *codec = s->pool->codec;
+    size_t size = stored_size(codec, item);
+    if (s->cap - s->used < size) {
+        size_t cap = s->cap ? 2 * s->cap : 256 * codec->item_size;
+        while (cap - s->used < size)
+            cap *= 2;
+        unsigned char *items = realloc(s->items, cap);
         if (!items)
             return RVT_E_NOMEM;
         s->items = items;
         s->cap = cap;
     }
-    memcpy(s->items + s->n++ * size, item, size);
+    memcpy(s->items + s->used, item, size < codec->item_size ? size : codec->item_size);
+    s->used += size;
+    s->n++;
     return 0;
 }
 
@@ -374,9 +404,10 @@ void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64
 int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg) {
     if (!cfg || !cfg->codec || !cfg->decoder || cfg->threads == 0 || !cfg->sinks.pc || !cfg->sinks.run)
         return RVT_E_ARG;
-    rvt_decode_pool *p = calloc(1, sizeof *p);
+    rvt_decode_pool *p = aligned_alloc(SEGMENT_ALIGN, sizeof *p); /* (a multiple of its alignment) */
     if (!p)
         return RVT_E_NOMEM;
+    memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->codec = cfg->codec;
     if (!p->cfg.min_segment)

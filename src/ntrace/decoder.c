@@ -1038,8 +1038,13 @@ static void pool_add_counts(void *to, const void *from) {
     d->error_messages += seg->error_messages;
 }
 static void pool_free(void *d) { rvt_ntrace_decoder_free(d); }
+/* (a message's fields are read up to nfields: rvt_nexus_get) */
+static size_t pool_item_bytes(const void *item) {
+    const rvt_nexus_msg *m = item;
+    return offsetof(rvt_nexus_msg, fields) + m->nfields * sizeof m->fields[0];
+}
 
 const rvt_pool_codec rvt_ntrace_pool_codec = {
     sizeof(rvt_nexus_msg), pool_restarts, pool_like, pool_decode, pool_resync, pool_copy_state,
-    pool_same_state, pool_add_counts, pool_free,
+    pool_same_state, pool_add_counts, pool_free, pool_item_bytes,
 };

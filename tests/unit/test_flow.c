@@ -97,26 +97,36 @@ static void log_refuses_when_full(void **state) {
     uint64_t pc = 0x1000;
     size_t kept = 0;
     int rc;
-    /* single addresses never join: one entry each */
+    /* single addresses never join: one entry (three words) each */
     while ((rc = rvt_flow_log_pc(log, pc)) == RVT_OK && kept < 2 * (size_t)RVT_FLOW_LOG_MAX)
         kept++, pc += 4;
     assert_int_equal(rc, RVT_E_RANGE);
-    assert_true(kept >= RVT_FLOW_LOG_MAX && kept < 2 * (size_t)RVT_FLOW_LOG_MAX);
+    assert_true(3 * kept >= RVT_FLOW_LOG_MAX && 3 * kept < 2 * (size_t)RVT_FLOW_LOG_MAX + 3);
     rvt_flow_log_clear(log); /* empty again: takes entries */
     assert_int_equal(rvt_flow_log_run(log, 0x2000, 2, 3), RVT_OK);
     for (size_t i = 1; i < kept; i++)
         assert_int_equal(rvt_flow_log_pc(log, 0x3000 + 4 * i), RVT_OK);
     assert_int_equal(rvt_flow_log_run(log, 0x5000, 1, 1), RVT_E_RANGE);
+    /* blocks near each other: a word each */
+    rvt_flow_log_clear(log);
+    size_t blocks = 0;
+    while ((rc = rvt_flow_log_block(log, 0x1000 + 16 * blocks, 0x1008 + 16 * blocks, 3)) == RVT_OK &&
+           blocks < 2 * (size_t)RVT_FLOW_LOG_MAX)
+        blocks++;
+    assert_int_equal(rc, RVT_E_RANGE);
+    assert_true(blocks >= RVT_FLOW_LOG_MAX && blocks < 2 * (size_t)RVT_FLOW_LOG_MAX);
     rvt_flow_log_free(log);
 }
 
 /* A codec of the test's own: an item is a count of instructions, 4 bytes
  * apart, from where the last item left off, or from `at` when it restarts
- * the flow; after resync the path is lost until the next restart. */
+ * the flow; after resync the path is lost until the next restart. An item
+ * that does not restart is read without its `at` (toy_item_bytes): the
+ * pool keeps items of different sizes. */
 typedef struct {
-    uint64_t at;
     uint32_t count;
     bool restart;
+    uint64_t at;
 } toy_item;
 
 typedef struct {
@@ -160,8 +170,12 @@ static bool toy_same_state(const void *a, const void *b) {
 }
 static void toy_add_counts(void *to, const void *from) { (void)to, (void)from; }
 
-static const rvt_pool_codec toy_codec = {sizeof(toy_item), toy_restarts, toy_like,           toy_decode,  toy_resync,
-                                         toy_copy_state,   toy_same_state, toy_add_counts, free};
+static size_t toy_item_bytes(const void *item) {
+    return ((const toy_item *)item)->restart ? sizeof(toy_item) : offsetof(toy_item, at);
+}
+
+static const rvt_pool_codec toy_codec = {sizeof(toy_item), toy_restarts,   toy_like,       toy_decode, toy_resync,
+                                         toy_copy_state,   toy_same_state, toy_add_counts, free,       toy_item_bytes};
 
 /* What the consumers get, one value per address and two per note. */
 typedef struct {
@@ -214,6 +228,13 @@ static void log_replays_every_kind_in_order(void **state) {
     assert_int_equal(rvt_flow_log_trap(log, &trap), RVT_OK);
     assert_int_equal(rvt_flow_log_note(log, "lost"), RVT_OK);
     assert_int_equal(rvt_flow_log_block(log, 0x5000, 0x5004, 1), RVT_OK);
+    /* the widest and longest blocks one word holds, and one past each */
+    assert_int_equal(rvt_flow_log_block(log, 0x100000100, 0x100000200, 9), RVT_OK); /* new high bits */
+    assert_int_equal(rvt_flow_log_block(log, 0x100000400, 0x100000400 + 0x1fffe, 0x7fff), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x100000400, 0x100000400 + 0x20000, 0x7fff), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x1fffffff0, 0x1fffffff4, 0x8000), RVT_OK);
+    assert_int_equal(rvt_flow_log_block(log, 0x1fffffffc, 0x200000000, 2), RVT_OK); /* ends past them */
+    assert_int_equal(rvt_flow_log_block(log, 0x5000, 0x5003, 1), RVT_OK);            /* (odd) */
     flow_record got = {0};
     rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note};
     assert_int_equal(rvt_flow_log_replay(log, &sinks, &got), RVT_OK);
@@ -224,7 +245,13 @@ static void log_replays_every_kind_in_order(void **state) {
                              0xfffffffffffffffe,
                              0x77, 8, 0x4444,
                              1, 4,
-                             0xb, 0x5000, 0x5004, 1};
+                             0xb, 0x5000, 0x5004, 1,
+                             0xb, 0x100000100, 0x100000200, 9,
+                             0xb, 0x100000400, 0x100000400 + 0x1fffe, 0x7fff,
+                             0xb, 0x100000400, 0x100000400 + 0x20000, 0x7fff,
+                             0xb, 0x1fffffff0, 0x1fffffff4, 0x8000,
+                             0xb, 0x1fffffffc, 0x200000000, 2,
+                             0xb, 0x5000, 0x5003, 1};
     assert_int_equal(got.n, sizeof want / sizeof want[0]);
     assert_memory_equal(got.v, want, sizeof want);
     free(got.v);
@@ -237,7 +264,7 @@ static void pool_decodes_an_overflowing_segment_in_order(void **state) {
      * apart) and one item whose instructions overflow a log */
     toy_item items[60];
     for (unsigned i = 0; i < 60; i++)
-        items[i] = (toy_item){0x10000000ull * (i / 3 + 1), 5 + i % 7, i % 3 == 0};
+        items[i] = (toy_item){5 + i % 7, i % 3 == 0, 0x10000000ull * (i / 3 + 1)};
     items[31].count = RVT_FLOW_LOG_MAX + RVT_FLOW_LOG_MAX / 2 + 1;
     flow_record one = {0}, pooled = {0};
     toy_decoder in_order = {.pc = record_pc, .user = &one};
