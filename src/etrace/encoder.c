@@ -52,6 +52,13 @@ struct rvt_etrace_encoder {
     bool qualified, latch, in_handler;
     bool filtering; /* any filter is set (else only sideband records are not traced) */
     bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
+    /* The last packet emit_address_packet packed, by the fields that reach
+     * its payload (packed_key), with the payload: a loop that sends the same
+     * packet each time round (a return to the same caller, the same branches
+     * on the way) packs it once. */
+    uint64_t packed_key[3];
+    int packed_len; /* 0: none kept */
+    uint8_t packed[64];
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -245,8 +252,19 @@ static void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *cur, bo
             emit_packed(e, &alt, by_index, n_index);
         else
             emit_packed(e, &pkt, by_address, n_address);
-    } else {
-        emit(e, &pkt);
+    } else if (!e->error) {
+        /* (f0_subformat is 0 throughout: format 0 here counts branches) */
+        const uint64_t key[3] = {pkt.address, pkt.branch_map | (uint64_t)pkt.irdepth << 32,
+                                 pkt.branch_count | (uint64_t)pkt.format << 32 | (uint64_t)pkt.branches << 40 |
+                                     (uint64_t)pkt.branch_fmt << 48 |
+                                     (uint64_t)(pkt.notify | pkt.updiscon << 1 | pkt.irreport << 2) << 56};
+        int n = e->packed_len;
+        if (!n || memcmp(key, e->packed_key, sizeof key)) {
+            n = rvt_te_inst_pack(&e->p, &e->o, &pkt, e->packed, sizeof e->packed);
+            e->packed_len = n > 0 ? n : 0;
+            memcpy(e->packed_key, key, sizeof key);
+        }
+        emit_packed(e, &pkt, e->packed, n);
     }
     e->last_addr = cur->iaddr;
     e->branches = 0;
