@@ -10,6 +10,12 @@
  * stretch (a burst of packets) without waiting. 2048 and 8192 measured
  * within noise of this on run --ntrace. */
 enum { RELAY_BATCH = 4096, RELAY_BATCHES = 8 };
+/* A consumer that runs dry sleeps until this many batches wait (or the
+ * stream ends), and a producer that finds them all queued until this many
+ * are free, not just one: waking a thread costs the waker a system call
+ * and, on a virtual machine, an interrupt between processors, and the
+ * faster side would otherwise sleep and be woken for every batch. */
+enum { RELAY_WAKE_AT = RELAY_BATCHES / 2 };
 
 struct rvt_retire_relay {
     rvt_retire_sink next;
@@ -34,8 +40,9 @@ static void *consume(void *arg) {
     int rc = 0;
     pthread_mutex_lock(&r->lock);
     for (;;) {
-        while (!r->queued && !r->closing)
-            pthread_cond_wait(&r->filled, &r->lock);
+        if (!r->queued) /* (with some queued, it goes on without waiting) */
+            while (r->queued < RELAY_WAKE_AT && !r->closing)
+                pthread_cond_wait(&r->filled, &r->lock);
         if (!r->queued)
             break;
         unsigned b = r->first;
@@ -46,8 +53,8 @@ static void *consume(void *arg) {
         if (rc && !r->error)
             r->error = rc;
         r->first = (r->first + 1) % RELAY_BATCHES;
-        r->queued--;
-        pthread_cond_signal(&r->emptied);
+        if (--r->queued <= RELAY_BATCHES - RELAY_WAKE_AT)
+            pthread_cond_signal(&r->emptied);
     }
     pthread_mutex_unlock(&r->lock);
     return NULL;
@@ -80,10 +87,11 @@ int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *nex
 static int hand_over(rvt_retire_relay *r) {
     pthread_mutex_lock(&r->lock);
     r->len[r->filling_at] = r->filling;
-    r->queued++;
-    pthread_cond_signal(&r->filled);
-    while (r->queued == RELAY_BATCHES)
-        pthread_cond_wait(&r->emptied, &r->lock);
+    if (++r->queued >= RELAY_WAKE_AT)
+        pthread_cond_signal(&r->filled);
+    if (r->queued == RELAY_BATCHES)
+        while (r->queued > RELAY_BATCHES - RELAY_WAKE_AT)
+            pthread_cond_wait(&r->emptied, &r->lock);
     int rc = r->error;
     pthread_mutex_unlock(&r->lock);
     r->filling_at = (r->filling_at + 1) % RELAY_BATCHES;
