@@ -17,9 +17,9 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE };
  *   start's low 32 bits | (end - start) / 2 << 32 | n << 48.
  * Every other entry is three words: bit 63 set, the kind at bit 32 and n,
  * then start (a trap's or note's index for those) and wide (a run's sizes,
- * a block's end). (On a machine whose cores hand data over at 2.4 GB/s
- * rather than 30, parallel decoding took twice the time with every entry
- * in three words.) */
+ * a block's end). (Where cores hand data over slowly, 2.4 GB/s on some
+ * virtual machines at times, the traffic costs the decoding threads more
+ * than their work: docs/ARCHITECTURE.md.) */
 #define LONG_ENTRY (UINT64_C(1) << 63)
 enum { LONG_WORDS = 3 };
 
