@@ -23,6 +23,9 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE };
 #define LONG_ENTRY (UINT64_C(1) << 63)
 enum { LONG_WORDS = 3 };
 
+/* Whether an entry's start is an address (else an index into traps or notes). */
+static bool starts_at_address(enum entry_kind kind) { return kind != ENTRY_TRAP && kind != ENTRY_NOTE; }
+
 struct rvt_flow_log {
     uint64_t *words;
     size_t n, cap; /* words */
@@ -94,7 +97,7 @@ static int append(rvt_flow_log *l, uint64_t start, uint64_t wide, uint32_t n, en
     int rc = room(l, LONG_WORDS);
     if (rc)
         return rc;
-    if (kind != ENTRY_TRAP && kind != ENTRY_NOTE)
+    if (starts_at_address(kind))
         l->high = (uint32_t)(start >> 32);
     l->last_run = kind == ENTRY_RUN ? l->n : SIZE_MAX;
     uint64_t *w = l->words + l->n;
@@ -172,7 +175,7 @@ int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *u
             uint32_t n = (uint32_t)w[0];
             uint64_t start = w[1], wide = w[2];
             enum entry_kind kind = (enum entry_kind)((w[0] >> 32) & 7);
-            if (kind != ENTRY_TRAP && kind != ENTRY_NOTE)
+            if (starts_at_address(kind))
                 high = start & ~UINT64_C(0xffffffff);
             switch (kind) {
             case ENTRY_RUN:

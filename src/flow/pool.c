@@ -117,19 +117,16 @@ static int decode_segment(segment *s, const worker *w) {
     if (s->status)
         return s->status;
     rvt_flow_log_clear(s->log);
-    if (s->chained) {
-        if (s->at_sync) { /* (its first item ended the segment before) */
-            i = 1;
-            item = item_after(codec, item);
-        }
-    } else if (codec->like(&s->dec, w->model, w->model, s->log))
+    if (!s->chained && codec->like(&s->dec, w->model, w->model, s->log))
         return RVT_E_NOMEM;
-    if (s->at_sync && !s->chained) { /* the previous segment's decoder lists what this item ends */
-        codec->decode(s->dec, item, &diag);
-        if (codec->like(&s->start, w->model, w->model, s->log))
-            return RVT_E_NOMEM;
-        codec->copy_state(s->start, s->dec);
-        rvt_flow_log_clear(s->log);
+    if (s->at_sync) { /* its first item ended the segment before */
+        if (!s->chained) { /* (whose decoder lists what the item ends) */
+            codec->decode(s->dec, item, &diag);
+            if (codec->like(&s->start, w->model, w->model, s->log))
+                return RVT_E_NOMEM;
+            codec->copy_state(s->start, s->dec);
+            rvt_flow_log_clear(s->log);
+        }
         i = 1;
         item = item_after(codec, item);
     }

@@ -1038,7 +1038,7 @@ static void pool_add_counts(void *to, const void *from) {
     d->error_messages += seg->error_messages;
 }
 static void pool_free(void *d) { rvt_ntrace_decoder_free(d); }
-/* (a message's fields are read up to nfields: rvt_nexus_get) */
+/* (a message's fields are read up to nfields: rvt_nexus_find) */
 static size_t pool_item_bytes(const void *item) {
     const rvt_nexus_msg *m = item;
     return offsetof(rvt_nexus_msg, fields) + m->nfields * sizeof m->fields[0];
