@@ -11,17 +11,18 @@
  * stretch (a burst of packets) without waiting. 2048 and 8192 measured
  * within noise of this on run --ntrace. */
 enum { RELAY_BATCH = 4096, RELAY_BATCHES = 8 };
-/* Waking a thread costs the waker a system call and, on a virtual machine,
- * an interrupt between processors: the producer, usually the hart and the
- * slower side, does not wake the consumer. A consumer that runs dry looks
- * again after RELAY_POLL_NS (the producer fills a batch in 30-50 us at the
- * hart's speed, so a few wait then), and is woken only when the stream
- * ends or all but one batch are queued (a producer that fast, or a consumer
- * that overslept). A producer that finds all batches queued sleeps until
- * RELAY_WAKE_AT are free, not just one, not to be woken for every batch.
- * On coremark (6 M records) run --etrace took 85 ms instead of 98 (medians
- * of 11): the hart's thread had woken the consumer 370 times. */
-enum { RELAY_WAKE_AT = RELAY_BATCHES / 2, RELAY_POLL_NS = 100000 };
+/* Waking a sleeping thread costs the waker a system call and, on a virtual
+ * machine, an interrupt between processors, and the hart (the producer) is
+ * usually the slower side. So a consumer that runs dry looks again after
+ * RELAY_POLL_NS on its own (in practice 60-80 us later, while the hart
+ * fills a batch in 30-50 us), and the producer wakes it only when
+ * RELAY_WAKE_AT batches wait: what is left of the ring then covers a wake
+ * that comes late (a virtual processor the host runs late). A producer that
+ * finds all batches queued sleeps until RELAY_WAKE_AT are free, not just
+ * one, not to be woken for every batch. (Waking the consumer only when the
+ * ring was nearly full saved as much where wakes are quick, and made
+ * run --etrace several times slower where they are not.) */
+enum { RELAY_WAKE_AT = RELAY_BATCHES / 2, RELAY_POLL_NS = 20000 };
 
 struct rvt_retire_relay {
     rvt_retire_sink next;
@@ -104,7 +105,7 @@ int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *nex
 static int hand_over(rvt_retire_relay *r) {
     pthread_mutex_lock(&r->lock);
     r->len[r->filling_at] = r->filling;
-    if (++r->queued == RELAY_BATCHES - 1)
+    if (++r->queued >= RELAY_WAKE_AT)
         pthread_cond_signal(&r->filled);
     if (r->queued == RELAY_BATCHES)
         while (r->queued > RELAY_BATCHES - RELAY_WAKE_AT)
