@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -255,6 +256,51 @@ static void test_relay_keeps_order(void **state) {
     free(recs);
 }
 
+/* A producer slower than the consumer's polling (it pauses between pieces
+ * longer than the consumer looks again) and one that stops short of the
+ * batches that wake the consumer: every record arrives, in order. */
+struct order_check {
+    const rvt_retire *want;
+    size_t seen;
+    bool out_of_order;
+};
+static int check_order(void *user, const rvt_retire *recs, size_t n) {
+    struct order_check *o = user;
+    for (size_t i = 0; i < n; i++, o->seen++)
+        if (memcmp(&recs[i], &o->want[o->seen], sizeof *recs))
+            o->out_of_order = true;
+    return 0;
+}
+
+static void test_relay_slow_producer(void **state) {
+    (void)state;
+    enum { N = 40000 };
+    rvt_retire *recs = calloc(N, sizeof *recs);
+    assert_non_null(recs);
+    for (size_t i = 0; i < N; i++)
+        recs[i] = (rvt_retire){.iaddr = 0x80000000u + 4 * i, .ninsns = 1, .insn = (uint32_t)i, .time = i};
+    struct order_check o = {recs, 0, false};
+    rvt_retire_relay *relay;
+    assert_int_equal(rvt_retire_relay_new(&relay, check_order, &o), 0);
+    const struct timespec pause = {0, 300000};
+    for (size_t at = 0; at < N; at += 2500) {
+        assert_int_equal(rvt_retire_relay_sink(relay, recs + at, N - at < 2500 ? N - at : 2500), 0);
+        nanosleep(&pause, NULL);
+    }
+    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(o.seen, N);
+    assert_false(o.out_of_order);
+    /* less than one batch, then the end */
+    o = (struct order_check){recs, 0, false};
+    assert_int_equal(rvt_retire_relay_new(&relay, check_order, &o), 0);
+    assert_int_equal(rvt_retire_relay_sink(relay, recs, 10), 0);
+    nanosleep(&pause, NULL);
+    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(o.seen, 10);
+    assert_false(o.out_of_order);
+    free(recs);
+}
+
 /* A consumer that fails: the producer hears of it and the consumer is not
  * called again. */
 struct failing {
@@ -343,6 +389,7 @@ int main(void) {
         cmocka_unit_test(test_field_forms),
         cmocka_unit_test(test_relay_keeps_order),
         cmocka_unit_test(test_relay_reports_failure),
+        cmocka_unit_test(test_relay_slow_producer),
     };
     return cmocka_run_group_tests_name("ingress", tests, NULL, NULL);
 }
