@@ -14,14 +14,14 @@ enum { RELAY_BATCH = 4096, RELAY_BATCHES = 8 };
 /* Waking a sleeping thread costs the waker a system call and, on a virtual
  * machine, an interrupt between processors, and the hart (the producer) is
  * usually the slower side. So a consumer that runs dry looks again after
- * RELAY_POLL_NS on its own (in practice 60-80 us later, while the hart
- * fills a batch in 30-50 us), and the producer wakes it only when
- * RELAY_WAKE_AT batches wait: what is left of the ring then covers a wake
- * that comes late (a virtual processor the host runs late). A producer that
- * finds all batches queued sleeps until RELAY_WAKE_AT are free, not just
- * one, not to be woken for every batch. (Waking the consumer only when the
- * ring was nearly full saved as much where wakes are quick, and made
- * run --etrace several times slower where they are not.) */
+ * RELAY_POLL_NS on its own (in practice 60-90 us later, while the hart
+ * fills a batch in 30-50 us; the hart model never waits for input, so
+ * nothing but a full ring stops it for long). The producer wakes it only
+ * when RELAY_WAKE_AT batches wait, as it did before the consumer polled:
+ * where its timer fires late (a virtual processor the host runs late) the
+ * rest of the ring still covers the wake. A producer that finds all
+ * batches queued sleeps until RELAY_WAKE_AT are free, not just one, not to
+ * be woken for every batch. */
 enum { RELAY_WAKE_AT = RELAY_BATCHES / 2, RELAY_POLL_NS = 20000 };
 
 struct rvt_retire_relay {

@@ -200,7 +200,7 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
         if (i + 16 < n)
             __builtin_prefetch(r + 16);
         if (r->ninsns > 1) { /* a block: neither an interrupt nor a repeat */
-            /* (most records: the run of blocks to the next other one in a loop of its own) */
+            /* (most records are blocks: the rest of their run in a loop of its own) */
             const rvt_retire *end = recs + n, *b = r + 1;
             for (; b < end && b->ninsns > 1; b++)
                 __builtin_prefetch((const void *)((uintptr_t)b + 16 * sizeof *b));
