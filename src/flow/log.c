@@ -131,8 +131,8 @@ int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide) {
     return append(l, start, wide, n, ENTRY_RUN);
 }
 
-int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
-    rvt_flow_log *l = log;
+/* A block that does not fit one word, or the first past the log's room. */
+static int __attribute__((noinline)) log_block_slowly(rvt_flow_log *l, uint64_t start, uint64_t end, uint32_t n) {
     uint64_t halfwords = (end - start) >> 1;
     if ((start >> 32) != l->high || halfwords >= 0x10000 || n >= 0x8000 || ((end - start) & 1))
         return append(l, start, end, n, ENTRY_BLOCK);
@@ -142,6 +142,21 @@ int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
     l->last_run = SIZE_MAX;
     l->words[l->n++] = (uint32_t)start | halfwords << 32 | (uint64_t)n << 48;
     return RVT_OK;
+}
+
+/* Called for every few instructions a worker decodes: the common case
+ * (one word, room for it) saves no registers and calls nothing. */
+int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
+    rvt_flow_log *l = log;
+    uint64_t span = end - start;
+    if (__builtin_expect((start >> 32) == l->high && span < 0x20000 && !(span & 1) && n < 0x8000 && l->n < l->cap &&
+                             !atomic_load_explicit(&l->stopped, memory_order_relaxed),
+                         1)) {
+        l->last_run = SIZE_MAX;
+        l->words[l->n++] = (uint32_t)start | span << 31 | (uint64_t)n << 48;
+        return RVT_OK;
+    }
+    return log_block_slowly(l, start, end, n);
 }
 
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap) {
