@@ -950,12 +950,46 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
      * waits for the next block. */
     const rvt_retire *pending = NULL;
     bool stepped_fully = false; /* st was left by a full step */
+    /* An uninferable jump (a return, say) goes quietly too where
+     * calm_jump_step would take its two steps: the jump's own, which
+     * changes nothing here, and that of the first instruction of the block
+     * it went to (`target`), which sends its address as the block after
+     * that goes in. */
+    const bool jumps_calm = !(e->o.implicit_return && !implicit_without_stack(e));
+    const rvt_retire *target = NULL;
     for (; i + 1 < n; i++) {
         const rvt_retire *r = &recs[i];
         if (!r->ninsns || r->sideband || r->priv != before->priv || r->context != before->context ||
-            !((INFERABLE_ITYPES >> (before->itype & 31)) & 1) ||
             (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
             break;
+        const rvt_retire *jumped_to = NULL;
+        if (!((INFERABLE_ITYPES >> (before->itype & 31)) & 1)) {
+            if (!jumps_calm || r->ninsns < 2 || !((UNINFERABLE_ITYPES >> (before->itype & 31)) & 1) ||
+                !is_updiscon(e, before, false))
+                break;
+            jumped_to = r;
+        }
+        if (target) { /* r's first record steps the target's first: its address goes */
+            if (e->resync_cnt + 1 >= e->max_resync)
+                break; /* (the packet ends the calm: full steps from here) */
+            if (map_only) {
+                e->branches = branches;
+                e->branch_map = map;
+                if (mapped)
+                    e->map_all_correct = false;
+            }
+            e->prev_mispredicted = e->last_mispredicted = -1;
+            e->last_predicted = false;
+            emit_address_packet(e, target, false, -1, true, false);
+            branches = 0;
+            map = 0;
+            mapped = false;
+            if (e->error) {
+                i++; /* (r went in: nothing more happens after an error) */
+                goto out;
+            }
+        }
+        target = jumped_to;
         /* the last records r's records step, in order */
         const rvt_retire *due[2];
         unsigned ndue = 0;
@@ -1069,6 +1103,16 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
             if (to > i + 1) {
                 before = &recs[to - 1];
                 i = to - 1;
+                if (e->resync_cnt == e->max_resync && before->ninsns > 2 && st[1].kind == FIRST_OF &&
+                    st[1].src == before) {
+                    /* a packet there took the count to its limit with the
+                     * block's first still to step (after a jump, its
+                     * address): as above */
+                    e->qualified = true;
+                    lazy_end(e, st);
+                    push_due_inner(e, before);
+                    return i + 1;
+                }
                 continue;
             }
         }

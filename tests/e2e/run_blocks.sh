@@ -3,7 +3,7 @@
 # outputs; with --pcs the same run goes one record per instruction. Both must
 # give the same E-Trace and N-Trace bytes, for every corpus program, in the
 # golden E-Trace configurations, with branch prediction and the jump target
-# cache, and several N-Trace option sets (blocks taken apart where a
+# cache (with and without implicit return), and several N-Trace option sets (blocks taken apart where a
 # resynchronisation, an interrupt, the final row or the overflow of a 6-bit
 # I-CNT falls inside them), and with time stamps (a block record's
 # instructions retired at one time: blocks end where mtime moves on).
@@ -23,6 +23,8 @@ for x in 32 64; do
 done
 sed -e 's/^branch-prediction *= *false/branch-prediction = true/; s/^jump-target-cache *= *false/jump-target-cache = true/' \
     "$G/itype4_call_stack/encoder.ucf" > "$W/bpred.ucf"
+# both tables without implicit return: every return sends its target
+sed -e 's/^implicit-return *= *true/implicit-return=false/' "$W/bpred.ucf" > "$W/bpred_noret.ucf"
 # a resynchronisation every three packets, falling due inside blocks often,
 # with prediction counts and implicit returns in the state it depends on
 sed -e 's/^resync-max *= *[0-9]*/resync-max=3/' "$W/bpred.ucf" > "$W/resync3.ucf"
@@ -31,7 +33,7 @@ for x in 32 64; do
     sed -e 's/^notime_p=1/notime_p=0/; s/^time_width_p=.*/time_width_p=16/' "$W/bpred_hw$x.scf" > "$W/timed_hw$x.scf"
 done
 grep -q '^bpred_size_p=5' "$W/bpred_hw64.scf" && grep -q '^branch-prediction = true' "$W/bpred.ucf" &&
-    grep -q '^resync-max=3' "$W/resync3.ucf" && grep -q '^notime_p=0' "$W/timed_hw64.scf" &&
+    grep -q '^implicit-return=false' "$W/bpred_noret.ucf" && grep -q '^resync-max=3' "$W/resync3.ucf" && grep -q '^notime_p=0' "$W/timed_hw64.scf" &&
     grep -q '^time_width_p=16' "$W/timed_hw32.scf" || {
     echo "run blocks: cannot derive the branch prediction configuration"
     exit 1
@@ -41,11 +43,12 @@ for elf in "$SHARED"/corpus/programs/*.riscv "$@"; do
     opts=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/#.*/, ""); print }' "$(dirname "$0")/spike_trace_options.txt")
     scf=hw64.scf
     [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && scf=hw32.scf
-    for case in default itype4_call_stack itype3_debug bpred_jtc resync3 timed; do
+    for case in default itype4_call_stack itype3_debug bpred_jtc bpred_noret resync3 timed; do
         case $case in
             default) eopts="" nopts="" ;;
             itype4_call_stack) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--call-stack 8 --repeat-history 2" ;;
             bpred_jtc) eopts="--scf $W/bpred_$scf --ucf $W/bpred.ucf" nopts="--call-stack 0 --repeat-history 0" ;;
+            bpred_noret) eopts="--scf $W/bpred_$scf --ucf $W/bpred_noret.ucf" nopts="--call-stack 0 --sync-max 4" ;;
             resync3) eopts="--scf $W/bpred_$scf --ucf $W/resync3.ucf" nopts="--call-stack 4 --sync-max 3 --icnt-bits 6" ;;
             timed) eopts="--scf $W/timed_$scf" nopts="--timestamps --sync-max 3" ;;
             *) eopts="--scf $G/$case/$scf --ucf $G/$case/encoder.ucf" nopts="--btm --sync-max 1 --seq-jump" ;;
