@@ -131,17 +131,16 @@ int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide) {
     return append(l, start, wide, n, ENTRY_RUN);
 }
 
-/* A block that does not fit one word, or the first past the log's room. */
+/* Whether a block is logged as one word (see LONG_ENTRY). */
+static inline bool fits_one_word(const rvt_flow_log *l, uint64_t start, uint64_t span, uint32_t n) {
+    return (start >> 32) == l->high && span < 0x20000 && !(span & 1) && n < 0x8000;
+}
+
 static int __attribute__((noinline)) log_block_slowly(rvt_flow_log *l, uint64_t start, uint64_t end, uint32_t n) {
-    uint64_t halfwords = (end - start) >> 1;
-    if ((start >> 32) != l->high || halfwords >= 0x10000 || n >= 0x8000 || ((end - start) & 1))
+    if (!fits_one_word(l, start, end - start, n))
         return append(l, start, end, n, ENTRY_BLOCK);
     int rc = room(l, 1);
-    if (rc)
-        return rc;
-    l->last_run = SIZE_MAX;
-    l->words[l->n++] = (uint32_t)start | halfwords << 32 | (uint64_t)n << 48;
-    return RVT_OK;
+    return rc ? rc : rvt_flow_log_block(l, start, end, n);
 }
 
 /* Called for every few instructions a worker decodes: the common case
@@ -149,11 +148,11 @@ static int __attribute__((noinline)) log_block_slowly(rvt_flow_log *l, uint64_t 
 int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
     rvt_flow_log *l = log;
     uint64_t span = end - start;
-    if (__builtin_expect((start >> 32) == l->high && span < 0x20000 && !(span & 1) && n < 0x8000 && l->n < l->cap &&
+    if (__builtin_expect(fits_one_word(l, start, span, n) && l->n < l->cap &&
                              !atomic_load_explicit(&l->stopped, memory_order_relaxed),
                          1)) {
         l->last_run = SIZE_MAX;
-        l->words[l->n++] = (uint32_t)start | span << 31 | (uint64_t)n << 48;
+        l->words[l->n++] = (uint32_t)start | span << 31 | (uint64_t)n << 48; /* (span is even) */
         return RVT_OK;
     }
     return log_block_slowly(l, start, end, n);
