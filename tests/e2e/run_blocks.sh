@@ -3,10 +3,11 @@
 # outputs; with --pcs the same run goes one record per instruction. Both must
 # give the same E-Trace and N-Trace bytes, for every corpus program, in the
 # golden E-Trace configurations, with branch prediction and the jump target
-# cache (with and without implicit return), and several N-Trace option sets (blocks taken apart where a
-# resynchronisation, an interrupt, the final row or the overflow of a 6-bit
-# I-CNT falls inside them), and with time stamps (a block record's
-# instructions retired at one time: blocks end where mtime moves on).
+# cache (with and without implicit return), and several N-Trace option sets
+# (blocks taken apart where a resynchronisation, an interrupt, the final row
+# or the overflow of a 6-bit I-CNT falls inside them), and with time stamps
+# (a block record's instructions retired at one time: blocks end where mtime
+# moves on).
 # EXTRA_ELF: programs to run as well (one that writes mtime itself).
 # usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR [EXTRA_ELF...]
 set -u
@@ -33,8 +34,8 @@ for x in 32 64; do
     sed -e 's/^notime_p=1/notime_p=0/; s/^time_width_p=.*/time_width_p=16/' "$W/bpred_hw$x.scf" > "$W/timed_hw$x.scf"
 done
 grep -q '^bpred_size_p=5' "$W/bpred_hw64.scf" && grep -q '^branch-prediction = true' "$W/bpred.ucf" &&
-    grep -q '^implicit-return=false' "$W/bpred_noret.ucf" && grep -q '^resync-max=3' "$W/resync3.ucf" && grep -q '^notime_p=0' "$W/timed_hw64.scf" &&
-    grep -q '^time_width_p=16' "$W/timed_hw32.scf" || {
+    grep -q '^implicit-return=false' "$W/bpred_noret.ucf" && grep -q '^resync-max=3' "$W/resync3.ucf" &&
+    grep -q '^notime_p=0' "$W/timed_hw64.scf" && grep -q '^time_width_p=16' "$W/timed_hw32.scf" || {
     echo "run blocks: cannot derive the branch prediction configuration"
     exit 1
 }
