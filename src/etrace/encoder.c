@@ -919,6 +919,15 @@ static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rv
     predict_return(e, &call, NULL);
 }
 
+/* The branch map push_quiet_blocks keeps in locals (without branch
+ * prediction) back in the encoder; `mapped`: a branch joined it there. */
+static inline void store_map(rvt_etrace_encoder *e, unsigned branches, uint32_t map, bool mapped) {
+    e->branches = branches;
+    e->branch_map = map;
+    if (mapped)
+        e->map_all_correct = false;
+}
+
 /* What push_run_lazily does with a run of blocks whose steps are all quiet,
  * without descriptors: from recs[i], once the block before it went in as
  * its first and last records (st[1], st[2]). Each block's records step the
@@ -972,12 +981,8 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
         if (target) { /* r's first record steps the target's first: its address goes */
             if (e->resync_cnt + 1 >= e->max_resync)
                 break; /* (the packet ends the calm: full steps from here) */
-            if (map_only) {
-                e->branches = branches;
-                e->branch_map = map;
-                if (mapped)
-                    e->map_all_correct = false;
-            }
+            if (map_only)
+                store_map(e, branches, map, mapped);
             e->prev_mispredicted = e->last_mispredicted = -1;
             e->last_predicted = false;
             emit_address_packet(e, target, false, -1, true, false);
@@ -1013,9 +1018,7 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
                 mapped = true;
                 if (__builtin_expect(++branches < 31, 1))
                     continue;
-                e->branches = branches;
-                e->branch_map = map;
-                e->map_all_correct = false;
+                store_map(e, branches, map, true);
             } else {
                 record_branch_at(e, rvt_retire_last_iaddr(x), itype == RVT_ITYPE_BRANCH_TAKEN);
                 if (__builtin_expect(!e->fail_pending && e->branches != 31, 1))
@@ -1044,12 +1047,8 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
         }
     }
 out:
-    if (map_only) {
-        e->branches = branches;
-        e->branch_map = map;
-        if (mapped)
-            e->map_all_correct = false;
-    }
+    if (map_only)
+        store_map(e, branches, map, mapped);
     if (i > first && !stepped_fully) {
         e->prev_mispredicted = e->last_mispredicted = -1;
         e->last_predicted = false;
@@ -1069,6 +1068,13 @@ out:
         memcpy(st, last, sizeof last);
     }
     return i;
+}
+
+/* Whether `block`, gone in as st[1] and st[2] (its first and last), may
+ * have inner instructions that send a packet (see push_due_inner): the
+ * count is at its limit with the first still to step. */
+static bool inner_may_send(const rvt_etrace_encoder *e, const struct staged_ref st[3], const rvt_retire *block) {
+    return e->resync_cnt == e->max_resync && block->ninsns > 2 && st[1].kind == FIRST_OF && st[1].src == block;
 }
 
 /* Takes recs[i..) while they are instructions (a block only with the record
@@ -1092,27 +1098,19 @@ static size_t push_run_lazily(rvt_etrace_encoder *e, const rvt_retire *recs, siz
                 break;
             lazy_commit(e, st, (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | joins}, &calm);
             lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, &calm);
-            if (e->resync_cnt == e->max_resync && r->ninsns > 2) {
-                /* its inner instructions may send a packet: the ring decides */
+            size_t to = inner_may_send(e, st, r) ? i + 1 : push_quiet_blocks(e, st, recs, i + 1, n, &calm);
+            const rvt_retire *last = &recs[to - 1];
+            if (inner_may_send(e, st, last)) {
+                /* (after a quiet run: a packet there, for a jump's target,
+                 * took the count to its limit) the ring decides */
                 e->qualified = true;
                 lazy_end(e, st);
-                push_due_inner(e, r);
-                return i + 1;
+                push_due_inner(e, last);
+                return to;
             }
-            size_t to = push_quiet_blocks(e, st, recs, i + 1, n, &calm);
             if (to > i + 1) {
-                before = &recs[to - 1];
+                before = last;
                 i = to - 1;
-                if (e->resync_cnt == e->max_resync && before->ninsns > 2 && st[1].kind == FIRST_OF &&
-                    st[1].src == before) {
-                    /* a packet there took the count to its limit with the
-                     * block's first still to step (after a jump, its
-                     * address): as above */
-                    e->qualified = true;
-                    lazy_end(e, st);
-                    push_due_inner(e, before);
-                    return i + 1;
-                }
                 continue;
             }
         }
