@@ -256,9 +256,7 @@ static void test_relay_keeps_order(void **state) {
     free(recs);
 }
 
-/* A producer slower than the consumer's polling (it pauses between pieces
- * longer than the consumer looks again) and one that stops short of the
- * batches that wake the consumer: every record arrives, in order. */
+/* A consumer that checks each record against the one expected next. */
 struct order_check {
     const rvt_retire *want;
     size_t seen;
@@ -272,6 +270,9 @@ static int check_order(void *user, const rvt_retire *recs, size_t n) {
     return 0;
 }
 
+/* A producer slower than the consumer's polling (it pauses between pieces
+ * longer than the consumer looks again) and one that stops short of the
+ * batches that wake the consumer: every record arrives, in order. */
 static void test_relay_slow_producer(void **state) {
     (void)state;
     enum { N = 40000 };
