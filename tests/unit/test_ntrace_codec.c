@@ -211,11 +211,8 @@ static rvt_nexus_msg make_msg(unsigned tcode, unsigned n, const rvt_nexus_field_
     rvt_nexus_msg m;
     memset(&m, 0, sizeof m);
     m.tcode = tcode;
-    m.nfields = n;
-    for (unsigned i = 0; i < n; i++) {
-        m.fields[i].id = (uint8_t)ids[i];
-        m.fields[i].value = values[i];
-    }
+    for (unsigned i = 0; i < n; i++)
+        rvt_nexus_add_field(&m, ids[i], 0, 0, values[i]);
     return m;
 }
 

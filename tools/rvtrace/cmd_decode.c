@@ -940,12 +940,13 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     uint64_t base = 0;
     bool eof = false;
     rvt_diag d = {{0}};
+    /* Just past the last byte read with MSEO = 3 (0: none). A message ends at
+     * the first such byte after its start, so the one at rd.pos is whole when
+     * it starts before this: no scan per message. */
+    size_t marks_end = 0;
     while (data) {
         /* Keep at least one whole message ahead of the reader. */
-        bool complete = false;
-        for (size_t i = rd.pos; i < have && !complete; i++)
-            complete = (data[i] & 3) == 3;
-        if (!complete && !eof && have - rd.pos < 2 * chunk) {
+        if (rd.pos >= marks_end && !eof && have - rd.pos < 2 * chunk) {
             memmove(data, data + rd.pos, have - rd.pos);
             base += rd.pos;
             have -= rd.pos;
@@ -953,6 +954,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
                 status = 1;
                 break;
             }
+            for (marks_end = have; marks_end && (data[marks_end - 1] & 3) != 3;)
+                marks_end--;
             size_t skipped = rd.skipped, idle = rd.idle;
             rvt_nexus_reader_init(&rd, &cfg, data, have);
             rd.base = base;
