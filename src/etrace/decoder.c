@@ -670,7 +670,8 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
  * it left the decoder, and handed out again when it is due again. Walks of
  * more than MEMO_BLOCKS blocks are walked each time. */
 
-#define MEMO_SLOTS 16384u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOT_BITS 16u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOTS (1u << MEMO_SLOT_BITS)
 #define MEMO_BLOCKS 32u
 
 enum { /* what a walk starts from besides addresses and branches, and how it ends */
@@ -694,7 +695,7 @@ typedef struct walk_memo {
 
 /* A slot's flags (0: empty) lie apart from it: a slot's memory is first
  * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 5.5 MiB of slots and blocks, nor a long one fault twice on
+ * in the pages of 9.8 MiB of slots and blocks, nor a long one fault twice on
  * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
     uint32_t flags[MEMO_SLOTS];
@@ -732,7 +733,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint32_t flags = walk_flags(d, t);
     uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
                   ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
-    const size_t slot = h >> 50 & (MEMO_SLOTS - 1);
+    const size_t slot = h >> (64 - MEMO_SLOT_BITS);
     uint32_t *m_flags = &d->memo->flags[slot];
     walk_memo *m = &d->memo->slots[slot];
     rvt_block_ring *ring = &d->memo->ring;

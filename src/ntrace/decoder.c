@@ -591,7 +591,8 @@ static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
  * with a block sink and where nothing else decides the walk (SiFive's owed
  * counts, sequential jumps). */
 
-#define MEMO_SLOTS 16384u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOT_BITS 14u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOTS (1u << MEMO_SLOT_BITS)
 #define MEMO_BLOCKS 40u
 #define MEMO_STACK_OPS 8u
 
@@ -678,7 +679,7 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         return walk_uncached(d, icnt, hist, kind);
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
-    const size_t slot = h >> 50 & (MEMO_SLOTS - 1);
+    const size_t slot = h >> (64 - MEMO_SLOT_BITS);
     bool *m_valid = &d->memo->valid[slot];
     walk_memo *m = &d->memo->slots[slot];
     rvt_block_ring *ring = &d->memo->ring;
