@@ -139,20 +139,10 @@ static int add_field(rvt_nexus_msg *m, unsigned id, unsigned width, size_t end_b
 
 /* Fixed-length field: `width` bits from the current bit on; the bytes it ends
  * in the middle of must not carry an end mark. */
-static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width, uint64_t base, rvt_diag *d) {
+static __attribute__((noinline)) int read_fixed_slowly(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width,
+                                                      uint64_t base, rvt_diag *d) {
     uint64_t value = 0;
     unsigned got = 0;
-    /* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken at
-     * once where none of the loop's checks could fail on the way. */
-    if (c->bit == 6 && width && width <= 6 && mseo_of(c) == 0 && c->byte + 1 < c->avail) {
-        c->byte++;
-        c->bit = 0;
-    }
-    if (c->bit + width <= 6) {
-        value = (mdo_of(c) >> c->bit) & ((1u << width) - 1);
-        c->bit += width;
-        got = width;
-    }
     while (got < width) {
         if (c->bit == 6) {
             if (mseo_of(c) != 0)
@@ -175,11 +165,31 @@ static int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned wid
     return add_field(m, id, width, c->byte, value) ? rvt_diag_set(d, RVT_E_FORMAT, "too many fields") : 0;
 }
 
+/* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken here,
+ * inline, where none of the checks of the whole way could fail. */
+static inline __attribute__((always_inline)) int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width,
+                                                           uint64_t base, rvt_diag *d) {
+    size_t byte = c->byte;
+    unsigned bit = c->bit;
+    if (bit == 6 && (c->msg[byte] & 3u) == 0 && byte + 1 < c->avail) {
+        byte++;
+        bit = 0;
+    }
+    unsigned at = c->msg[byte];
+    if (width && bit + width <= 6 && (bit + width < 6 || (at & 3u) == 0) && m->nfields < RVT_NEXUS_MAX_FIELDS) {
+        c->byte = byte;
+        c->bit = bit + width;
+        rvt_nexus_add_field(m, (rvt_nexus_field_id)id, width, (unsigned)byte, (at >> 2 >> bit) & ((1u << width) - 1));
+        return 0;
+    }
+    return read_fixed_slowly(c, m, id, width, base, d);
+}
+
 enum { FAST_VAR_BYTES = 10 };
 
 /* A variable field of `width` bits ends at byte `at` of the message (whose
  * MSEO is not 0): its MSEO, after the field is added to `m`. */
-static int end_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsigned width, uint64_t value,
+static inline __attribute__((always_inline)) int end_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsigned width, uint64_t value,
                    uint64_t base, rvt_diag *d) {
     unsigned mseo = c->msg[at] & 3u;
     c->byte = at;
@@ -191,30 +201,10 @@ static int end_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsi
     return (int)mseo;
 }
 
-/* Variable-length field: the rest of the current byte (or the next byte when
- * this one is full) up to and including the first byte with MSEO != 0.
- * Returns that byte's MSEO. */
-static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base, rvt_diag *d) {
-    size_t at = c->byte;
-    unsigned used = c->bit; /* bits of the first byte that went to the field before */
-    if (used == 6) {
-        at++;
-        used = 0;
-    }
-    /* Most fields end within a few bytes: where ten are in the buffer the
-     * value has no more than 60 bits by then, and no byte needs the checks
-     * below on the way (about a tenth of reading a message's fields). */
-    if (c->avail - at >= FAST_VAR_BYTES) {
-        const uint8_t *bytes = c->msg + at;
-        uint64_t value = 0;
-        unsigned width = 0;
-        for (unsigned k = 0, skip = used; k < FAST_VAR_BYTES; k++, skip = 0) {
-            value |= (uint64_t)((bytes[k] >> 2) >> skip) << width;
-            width += 6 - skip;
-            if (bytes[k] & 3u)
-                return end_var(c, m, id, at + k, width, value, base, d);
-        }
-    }
+/* read_var's way for a field that may run past the buffer or 64 bits:
+ * every byte checked, from byte `at` with `used` bits of it taken. */
+static __attribute__((noinline)) int read_var_slowly(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsigned used,
+                                                     uint64_t base, rvt_diag *d) {
     uint64_t value = 0;
     unsigned width = 0;
     for (;; at++, used = 0) {
@@ -238,6 +228,34 @@ static int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base,
             continue;
         return end_var(c, m, id, at, width, value, base, d);
     }
+}
+
+/* Variable-length field: the rest of the current byte (or the next byte when
+ * this one is full) up to and including the first byte with MSEO != 0.
+ * Returns that byte's MSEO. */
+static inline __attribute__((always_inline)) int read_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, uint64_t base,
+                                                         rvt_diag *d) {
+    size_t at = c->byte;
+    unsigned used = c->bit; /* bits of the first byte that went to the field before */
+    if (used == 6) {
+        at++;
+        used = 0;
+    }
+    /* Most fields end within a few bytes: where ten are in the buffer the
+     * value has no more than 60 bits by then, and no byte needs the checks
+     * of the slow way (about a tenth of reading a message's fields). */
+    if (c->avail - at >= FAST_VAR_BYTES) {
+        const uint8_t *bytes = c->msg + at;
+        uint64_t value = 0;
+        unsigned width = 0;
+        for (unsigned k = 0, skip = used; k < FAST_VAR_BYTES; k++, skip = 0) {
+            value |= (uint64_t)((bytes[k] >> 2) >> skip) << width;
+            width += 6 - skip;
+            if (bytes[k] & 3u)
+                return end_var(c, m, id, at + k, width, value, base, d);
+        }
+    }
+    return read_var_slowly(c, m, id, at, used, base, d);
 }
 
 /* Offset just past the next byte with MSEO = 3 at or after `from`. */
