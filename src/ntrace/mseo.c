@@ -167,19 +167,20 @@ static __attribute__((noinline)) int read_fixed_slowly(bit_cursor *c, rvt_nexus_
 
 /* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken here,
  * inline, where none of the checks of the whole way could fail. */
-static inline __attribute__((always_inline)) int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id, unsigned width,
-                                                           uint64_t base, rvt_diag *d) {
+static inline __attribute__((always_inline)) int read_fixed(bit_cursor *c, rvt_nexus_msg *m, unsigned id,
+                                                           unsigned width, uint64_t base, rvt_diag *d) {
     size_t byte = c->byte;
     unsigned bit = c->bit;
     if (bit == 6 && (c->msg[byte] & 3u) == 0 && byte + 1 < c->avail) {
         byte++;
         bit = 0;
     }
-    unsigned at = c->msg[byte];
-    if (width && bit + width <= 6 && (bit + width < 6 || (at & 3u) == 0) && m->nfields < RVT_NEXUS_MAX_FIELDS) {
+    unsigned bits = c->msg[byte]; /* (MDO and MSEO) */
+    if (width && bit + width <= 6 && (bit + width < 6 || (bits & 3u) == 0) && m->nfields < RVT_NEXUS_MAX_FIELDS) {
         c->byte = byte;
         c->bit = bit + width;
-        rvt_nexus_add_field(m, (rvt_nexus_field_id)id, width, (unsigned)byte, (at >> 2 >> bit) & ((1u << width) - 1));
+        uint64_t value = (bits >> 2 >> bit) & ((1u << width) - 1);
+        rvt_nexus_add_field(m, (rvt_nexus_field_id)id, width, (unsigned)byte, value);
         return 0;
     }
     return read_fixed_slowly(c, m, id, width, base, d);
@@ -189,8 +190,8 @@ enum { FAST_VAR_BYTES = 10 };
 
 /* A variable field of `width` bits ends at byte `at` of the message (whose
  * MSEO is not 0): its MSEO, after the field is added to `m`. */
-static inline __attribute__((always_inline)) int end_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsigned width, uint64_t value,
-                   uint64_t base, rvt_diag *d) {
+static inline __attribute__((always_inline)) int end_var(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at,
+                                                        unsigned width, uint64_t value, uint64_t base, rvt_diag *d) {
     unsigned mseo = c->msg[at] & 3u;
     c->byte = at;
     c->bit = 6;
@@ -203,8 +204,8 @@ static inline __attribute__((always_inline)) int end_var(bit_cursor *c, rvt_nexu
 
 /* read_var's way for a field that may run past the buffer or 64 bits:
  * every byte checked, from byte `at` with `used` bits of it taken. */
-static __attribute__((noinline)) int read_var_slowly(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at, unsigned used,
-                                                     uint64_t base, rvt_diag *d) {
+static __attribute__((noinline)) int read_var_slowly(bit_cursor *c, rvt_nexus_msg *m, unsigned id, size_t at,
+                                                     unsigned used, uint64_t base, rvt_diag *d) {
     uint64_t value = 0;
     unsigned width = 0;
     for (;; at++, used = 0) {
