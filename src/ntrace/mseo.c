@@ -133,8 +133,11 @@ typedef struct bit_cursor {
 static unsigned mseo_of(const bit_cursor *c) { return c->msg[c->byte] & 3u; }
 static unsigned mdo_of(const bit_cursor *c) { return c->msg[c->byte] >> 2; }
 
-static int add_field(rvt_nexus_msg *m, unsigned id, unsigned width, size_t end_byte, uint64_t value) {
-    return rvt_nexus_add_field(m, (rvt_nexus_field_id)id, width, (unsigned)end_byte, value) ? 0 : -1;
+/* Adds a field to `m`: 0, or the error when `m` has no room for it. */
+static int put_field(rvt_nexus_msg *m, unsigned id, unsigned width, size_t end_byte, uint64_t value, rvt_diag *d) {
+    return rvt_nexus_add_field(m, (rvt_nexus_field_id)id, width, (unsigned)end_byte, value)
+               ? 0
+               : rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
 }
 
 /* Fixed-length field: `width` bits from the current bit on; the bytes it ends
@@ -162,7 +165,7 @@ static __attribute__((noinline)) int read_fixed_slowly(bit_cursor *c, rvt_nexus_
     if (c->bit == 6 && mseo_of(c) != 0)
         return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: end mark right after the fixed %s field",
                             (unsigned long long)(base + c->byte), rvt_nexus_field_name(id));
-    return add_field(m, id, width, c->byte, value) ? rvt_diag_set(d, RVT_E_FORMAT, "too many fields") : 0;
+    return put_field(m, id, width, c->byte, value, d);
 }
 
 /* Most fixed fields lie in one byte (TCODE, SYNC, BTYPE, ...): taken here,
@@ -197,9 +200,8 @@ static inline __attribute__((always_inline)) int end_var(bit_cursor *c, rvt_nexu
     c->bit = 6;
     if (mseo == 2)
         return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: MSEO value 2 is not defined", (unsigned long long)(base + at));
-    if (add_field(m, id, width, at, value))
-        return rvt_diag_set(d, RVT_E_FORMAT, "too many fields");
-    return (int)mseo;
+    int rc = put_field(m, id, width, at, value, d);
+    return rc ? rc : (int)mseo;
 }
 
 /* read_var's way for a field that may run past the buffer or 64 bits:
