@@ -265,6 +265,8 @@ void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
+/* With a block sink: the walks it hands out again go to `walk` (same `user`). */
+void rvt_etrace_decoder_set_walk_sink(rvt_etrace_decoder *d, rvt_walk_sink walk);
 /* Report straight runs to `run` (the rest still one address at a time to
  * the PC sink; same `user`); ignored with a block sink. */
 void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run);

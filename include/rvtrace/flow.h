@@ -130,6 +130,16 @@ typedef struct rvt_block {
 
 static inline uint64_t rvt_block_end(const rvt_block *b) { return b->start + b->span; }
 
+/* A walk a decoder kept, handed out again: its `n` blocks, `insns`
+ * instructions in all. An `id` comes with the same blocks every time
+ * (rvt_walk_id gives them out; the same blocks may come again with another
+ * id), so a consumer may keep what it made of them the first time. A
+ * decoder given a walk sink sends those walks to it, and all the rest of
+ * the flow to its block sink. */
+typedef int (*rvt_walk_sink)(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
+/* A walk id not given out before in this process (never 0; any thread). */
+uint64_t rvt_walk_id(void);
+
 /* Adds a block to `list` (`*count` of at most `max` kept); false when it
  * is full, or the block's span does not fit (an address space that wraps
  * round within it). */

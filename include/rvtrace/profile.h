@@ -35,6 +35,11 @@ int rvt_profile_pc(void *profile, uint64_t pc);
 /* `n` instructions run in sequence from `start`; an rvt_block_sink. A run
  * seen before costs one lookup whatever its length. */
 int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n);
+/* A walk a decoder kept, handed out again (an rvt_walk_sink but for the
+ * instruction count): the same as its blocks one by one, but a walk that
+ * after its first block stays in one function, without calls or returns,
+ * costs one lookup the next times. */
+int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n);
 /* The same as an rvt_run_sink (the sizes come from the image). */
 int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide);
 

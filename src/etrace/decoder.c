@@ -52,6 +52,7 @@ struct rvt_etrace_decoder {
     rvt_run_cache *runs; /* straight-line code, passed in one step when nothing is tracked */
     bool shares_runs;    /* (another decoder's cache, not freed with this one) */
     rvt_block_sink block;
+    rvt_walk_sink walk; /* (with a block sink) */
     rvt_run_sink run; /* straight runs at once; the rest through `sink` */
     /* With a block or run sink a single reported address waits here: the
      * run that starts there usually comes next and joins it in one block or
@@ -151,6 +152,7 @@ void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec) {
 }
 
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block) { d->block = block; }
+void rvt_etrace_decoder_set_walk_sink(rvt_etrace_decoder *d, rvt_walk_sink walk) { d->walk = walk; }
 void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run) { d->run = run; }
 
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
@@ -693,6 +695,7 @@ typedef struct walk_memo {
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
     uint64_t blocks; /* where its blocks start in the ring */
+    uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
 } walk_memo;
 
 /* A slot's flags (0: empty) lie apart from it: a slot's memory is first
@@ -748,9 +751,14 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         /* None was held before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is held. */
         const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
-        for (uint32_t i = 0; i + 1 < m->nblocks && !d->error; i++)
-            if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0)
+        if (d->walk && m->nblocks > 2) {
+            if (d->walk(d->out, m->id, blocks, m->nblocks - 1, m->insns) != 0)
                 d->error = RVT_E_IO;
+        } else {
+            for (uint32_t i = 0; i + 1 < m->nblocks && !d->error; i++)
+                if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0)
+                    d->error = RVT_E_IO;
+        }
         if (m->nblocks) {
             const rvt_block *last = &blocks[m->nblocks - 1];
             d->held_start = last->start;
@@ -768,6 +776,9 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         d->last_implicit = m->end_flags & MEMO_LAST_IMPLICIT;
         return;
     }
+    /* the same walk again (its blocks were written over): the same id */
+    bool again = *m_flags == flags && m->pc == d->pc && m->address == d->address &&
+                 m->branch_map == d->branch_map && m->branches == d->branches;
     *m_flags = 0; /* (field by field: the blocks are filled as the walk goes) */
     m->pc = d->pc;
     m->address = d->address;
@@ -787,6 +798,14 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
                        (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
                        (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
+        if (d->walk) {
+            const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+            if (!again)
+                m->id = rvt_walk_id();
+            m->insns = 0;
+            for (uint32_t i = 0; i + 1 < m->nblocks; i++)
+                m->insns += blocks[i].n;
+        }
         *m_flags = flags; /* valid from here */
     }
     d->recording = NULL;

@@ -1,8 +1,15 @@
 /* The run cache of include/rvtrace/flow.h: direct mapped by start address
  * (the lookup is inline there; this is the rest). */
 
+#include <stdatomic.h>
+
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
+
+uint64_t rvt_walk_id(void) {
+    static atomic_uint_fast64_t last;
+    return (uint64_t)atomic_fetch_add_explicit(&last, 1, memory_order_relaxed) + 1;
+}
 
 int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify) {

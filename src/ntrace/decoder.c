@@ -34,6 +34,7 @@ struct rvt_ntrace_decoder {
     rvt_pc_sink sink;
     rvt_trap_sink trap;
     rvt_block_sink block;
+    rvt_walk_sink walk; /* (with a block sink) */
     rvt_run_sink run;
     void *user; /* the fetch's */
     void *out;  /* the sinks' (the user, or a worker's flow log) */
@@ -179,6 +180,7 @@ bool rvt_ntrace_decoder_same_state(const rvt_ntrace_decoder *a, const rvt_ntrace
 
 void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap) { d->trap = trap; }
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block) { d->block = block; }
+void rvt_ntrace_decoder_set_walk_sink(rvt_ntrace_decoder *d, rvt_walk_sink walk) { d->walk = walk; }
 void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run) { d->run = run; }
 
 uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d) { return d->error_messages; }
@@ -203,11 +205,13 @@ int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr) {
     return d->pending ? RVT_NEXT_PENDING : d->have_pc ? RVT_NEXT_KNOWN : RVT_NEXT_NONE;
 }
 
+static void free_memo(struct walk_memos *memo);
+
 void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d) {
     if (d && !d->o.share_runs_of)
         rvt_run_cache_free(d->runs);
     if (d && !d->shares_memo)
-        free(d->memo);
+        free_memo(d->memo);
     free(d);
 }
 
@@ -608,6 +612,7 @@ typedef struct walk_memo {
     bool end_prev_valid;
     uint32_t nblocks, nops;
     uint64_t blocks; /* where its blocks start in the ring */
+    uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
 
@@ -666,7 +671,9 @@ static bool memo_applies(const rvt_ntrace_decoder *d, uint64_t icnt, enum final_
            (kind == FINAL_NONE || (icnt >> 32 == 0 && d->used <= icnt));
 }
 
-static struct walk_memos *new_memo(void) { return calloc(1, sizeof(struct walk_memos)); }
+/* On huge pages, as the E-Trace decoder's (page faults). */
+static struct walk_memos *new_memo(void) { return rvt_huge_alloc(sizeof(struct walk_memos)); }
+static void free_memo(struct walk_memos *memo) { rvt_huge_free(memo, sizeof *memo); }
 
 static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
     return walk_hist(d, hist) && (kind == FINAL_NONE || walk_icnt(d, icnt, kind));
@@ -691,10 +698,17 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         /* Nothing was queued before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is queued. */
         const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
-        for (uint32_t i = 0; i + 1 < m->nblocks; i++) {
-            if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0) {
+        if (d->walk && m->nblocks > 2) {
+            if (d->walk(d->out, m->id, blocks, m->nblocks - 1, m->insns) != 0) {
                 d->status = RVT_E_IO;
                 return false;
+            }
+        } else {
+            for (uint32_t i = 0; i + 1 < m->nblocks; i++) {
+                if (d->block(d->out, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n) != 0) {
+                    d->status = RVT_E_IO;
+                    return false;
+                }
             }
         }
         if (m->nblocks) {
@@ -709,6 +723,9 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         d->prev_pc = m->end_prev_pc;
         return true;
     }
+    /* the same walk again (its blocks were written over; with returns to
+     * addresses from the stack, it may have gone elsewhere): the same id */
+    bool again = *m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind && !m->nops;
     *m_valid = false; /* (field by field: the arrays are filled as the walk goes) */
     m->pc = d->pc;
     m->left = left;
@@ -724,6 +741,14 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         m->used = d->used - used;
         m->end_prev_valid = d->prev_valid;
         m->end_prev_pc = d->prev_pc;
+        if (d->walk) {
+            const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+            if (!again)
+                m->id = rvt_walk_id();
+            m->insns = 0;
+            for (uint32_t i = 0; i + 1 < m->nblocks; i++)
+                m->insns += blocks[i].n;
+        }
         *m_valid = true;
     }
     d->recording = NULL;

@@ -57,6 +57,8 @@ void rvt_profile_free(rvt_profile *p) {
     free(p->arc_index);
     free(p->open);
     free(p->runs);
+    rvt_pages_free(p->walks, sizeof *p->walks << WALK_SLOT_BITS);
+    rvt_pages_free(p->walk_runs, sizeof *p->walk_runs << WALK_SLOT_BITS);
     free(p);
 }
 
@@ -329,7 +331,32 @@ static size_t recent_run_index(uint64_t start, uint32_t n) {
     return (size_t)((start >> 1) ^ (uint64_t)n << 5) & (RECENT_RUNS - 1);
 }
 
+/* The two slots a walk may have. */
+static walk_slot *walk_set(rvt_profile *p, uint64_t id) {
+    return &p->walks[((id * 0x9e3779b97f4a7c15ull) >> (64 - WALK_SLOT_BITS)) & ~(size_t)1];
+}
+
+static void spread_walk(rvt_profile *p, walk_slot *w) {
+    if (!w->pending)
+        return;
+    const walk_runs *r = &p->walk_runs[w - p->walks];
+    for (uint32_t i = 1; i < w->nruns; i++)
+        p->runs[r->runs[i]].pending += w->pending;
+    for (uint64_t t = r->taken; t; t &= t - 1)
+        p->runs[r->runs[__builtin_ctzll(t)]].taken += w->pending;
+    w->pending = 0;
+}
+
+static void spread_walks(rvt_profile *p) {
+    for (size_t i = 0; p->walks && i < (size_t)1 << WALK_SLOT_BITS; i++)
+        spread_walk(p, &p->walks[i]);
+}
+
 static bool grow_runs(rvt_profile *p) {
+    if (p->walks) { /* (they name runs by their place in the table) */
+        spread_walks(p);
+        memset(p->walks, 0, sizeof *p->walks << WALK_SLOT_BITS); /* (walk_runs: written with a walk) */
+    }
     size_t cap = p->runs_cap ? 2 * p->runs_cap : 1024;
     run_slot *r = aligned_alloc(_Alignof(run_slot), cap * sizeof *r);
     if (!r)
@@ -452,6 +479,7 @@ static inline __attribute__((always_inline)) int add_run(rvt_profile *p, uint64_
 }
 
 void rvt_profile_settle(rvt_profile *p) {
+    spread_walks(p);
     for (size_t i = 0; i < p->runs_cap; i++) {
         run_slot *r = &p->runs[i];
         if (!r->used || (!r->pending && !r->taken))
@@ -471,6 +499,85 @@ void rvt_profile_settle(rvt_profile *p) {
 int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n) {
     (void)end;
     return add_run(profile, start, n);
+}
+
+/* The blocks after the first counted one by one, and the walk kept. `first`:
+ * the run of the first block (NULL: not known). */
+static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const rvt_block *b, uint32_t n,
+                                              run_slot *first) {
+    run_slot *runs[WALK_RUNS];
+    const run_slot *table = p->runs;
+    runs[0] = first;
+    for (uint32_t i = 1; i < n; i++) {
+        if (add_run(p, b[i].start, b[i].n))
+            return RVT_E_NOMEM;
+        if (i < WALK_RUNS)
+            runs[i] = run_is(p->prev_run, b[i].start, b[i].n) ? p->prev_run : NULL;
+    }
+    if (n > WALK_RUNS)
+        return 0; /* (counted all the same) */
+    if (!p->walks) {
+        p->walks = rvt_pages_alloc(sizeof *p->walks << WALK_SLOT_BITS);
+        p->walk_runs = rvt_pages_alloc(sizeof *p->walk_runs << WALK_SLOT_BITS);
+        if (!p->walks || !p->walk_runs)
+            return RVT_E_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) /* (one-instruction blocks are counted without a run) */
+        if (p->runs != table || !runs[i]) {
+            table = p->runs;
+            if (!(runs[i] = run_for(p, b[i].start, b[i].n)))
+                return RVT_E_NOMEM;
+            if (p->runs != table) /* it moved: all again */
+                i = (uint32_t)-1;
+        }
+    walk_slot *set = walk_set(p, id), *w = &set[set[1].used < set[0].used];
+    walk_runs *wr = &p->walk_runs[w - p->walks];
+    spread_walk(p, w); /* (the walk that had the slot) */
+    *w = (walk_slot){.id = id, .used = ++p->walk_clock, .first = b[0].start, .first_n = b[0].n,
+                     .last = (uint32_t)(runs[n - 1] - p->runs), .nruns = n, .whole = true};
+    wr->taken = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const run_slot *r = runs[i];
+        wr->runs[i] = (uint32_t)(r - p->runs);
+        w->whole &= r->simple && r->sym == runs[0]->sym;
+        if (i + 1 < n) {
+            w->whole &= r->last_kind == KIND_PLAIN || r->last_kind == KIND_BRANCH;
+            if (r->last_kind == KIND_BRANCH && b[i + 1].start != r->after)
+                wr->taken |= 1ull << i;
+        }
+        if (i)
+            w->rest += b[i].n;
+    }
+    return 0;
+}
+
+int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n) {
+    rvt_profile *p = profile;
+    walk_slot *w = p->walks ? walk_set(p, id) : NULL;
+    if (w && w->id != id && (++w)->id != id)
+        w = NULL;
+    if (w && w->whole) { /* (the blocks themselves are not read: memory the decoder wrote long ago) */
+        w->used = ++p->walk_clock;
+        if (add_run(p, w->first, w->first_n))
+            return RVT_E_NOMEM;
+        /* the first block left the call stack in the walk's function */
+        w->pending++;
+        p->total += w->rest;
+        p->frames[p->cur].self += w->rest;
+        p->prev_run = &p->runs[w->last];
+        return 0;
+    }
+    if (n == 0 || add_run(p, blocks[0].start, blocks[0].n))
+        return n ? RVT_E_NOMEM : 0;
+    if (w) { /* known to go block by block */
+        w->used = ++p->walk_clock;
+        for (uint32_t i = 1; i < n; i++)
+            if (add_run(p, blocks[i].start, blocks[i].n))
+                return RVT_E_NOMEM;
+        return 0;
+    }
+    return n > 1 ? add_walk(p, id, blocks, n, run_is(p->prev_run, blocks[0].start, blocks[0].n) ? p->prev_run : NULL)
+                 : 0;
 }
 
 int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide) {

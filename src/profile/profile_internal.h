@@ -52,6 +52,31 @@ typedef struct run_slot {
 
 enum { RECENT_RUNS = 4096 };
 
+/* A walk handed out again (rvt_profile_walk). When its blocks after the
+ * first stay in the function of the first, without calls or returns (it is
+ * `whole`), the call stack is left as the first block leaves it: its passes
+ * are counted on it, and added to its runs (all but the first, counted on
+ * its own) and to the branches taken between them when somebody reads the
+ * counts, the run table moves or another walk takes the slot. The others
+ * go block by block, without finding that out again. */
+enum { WALK_RUNS = 48, WALK_SLOT_BITS = 13 }; /* two ways a set */
+/* What a pass reads, in one cache line; the rest lies apart. */
+typedef struct walk_slot {
+    _Alignas(64) uint64_t id;
+    uint64_t used;    /* when last found (p->walk_clock): the older of a set goes */
+    uint64_t pending; /* passes not yet added to its runs */
+    uint64_t rest;    /* instructions after the first block */
+    uint64_t first;   /* where the first block starts (the blocks are not read again) */
+    uint32_t first_n; /* its instructions */
+    uint32_t last;    /* the last block's place in the run table */
+    uint32_t nruns;   /* 0: none */
+    bool whole;
+} walk_slot;
+typedef struct walk_runs {
+    uint64_t taken; /* bit i: run i ends in a branch taken to run i + 1 */
+    uint32_t runs[WALK_RUNS]; /* places in the run table */
+} walk_runs;
+
 typedef struct open_call {
     uint32_t arc;
     uint64_t start; /* instructions retired before the callee's first one */
@@ -78,6 +103,9 @@ struct rvt_profile {
      * (NULL: none since the table last moved): a run that did not follow its
      * predecessor last time is found without the table's probe. */
     run_slot *recent_runs[RECENT_RUNS];
+    walk_slot *walks; /* 2^WALK_SLOT_BITS of them, from the first walk on */
+    walk_runs *walk_runs; /* (the same places) */
+    uint64_t walk_clock;
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */

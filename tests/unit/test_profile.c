@@ -1,6 +1,7 @@
 /* Unit tests of the profile module: the run path (a run of sequential
- * instructions counted as a whole) gives every output byte for byte as the
- * address-at-a-time path does, and gmon.out has the layout gprof reads
+ * instructions counted as a whole) and the walk path (a decoder's kept walk
+ * handed out again, counted whole the next times) give every output byte
+ * for byte as the address-at-a-time path does, and gmon.out has the layout gprof reads
  * (header, histogram records repeated past 16-bit bins, call arcs). The
  * outputs against the tools themselves: tests/e2e/profile_tools.sh. */
 #include <setjmp.h>
@@ -82,15 +83,74 @@ static int write_html(rvt_profile *p, FILE *f) {
     return rvt_profile_write_html(p, f, &info);
 }
 
+/* Walks as a decoder hands them out: blocks up to an indirect jump (where
+ * a packet would be), at most `max` of them; the same blocks get the same
+ * id, but every fifth time a new one (as when a decoder forgets a walk). */
+typedef struct {
+    rvt_block *blocks;
+    uint32_t n;
+    uint64_t id, uses;
+} known_walk;
+enum { KNOWN_WALKS = 1 << 16 };
+
+static uint64_t walk_id(known_walk *known, const rvt_block *b, uint32_t n, uint64_t *next_id) {
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ b[i].start ^ (uint64_t)b[i].n << 48) * 0x9e3779b97f4a7c15u;
+    for (size_t k = h >> 48;; k = (k + 1) % KNOWN_WALKS) {
+        known_walk *w = &known[k];
+        if (!w->blocks) {
+            assert_non_null(w->blocks = malloc(n * sizeof *b));
+            memcpy(w->blocks, b, n * sizeof *b);
+            w->n = n;
+            w->id = ++*next_id;
+        } else if (w->n != n || memcmp(w->blocks, b, n * sizeof *b)) {
+            continue;
+        }
+        if (++w->uses % 5 == 0)
+            w->id = ++*next_id;
+        return w->id;
+    }
+}
+
+static void feed_walks(rvt_profile *p, rvt_image *img, const uint64_t *pcs, size_t n, uint32_t max) {
+    known_walk *known = calloc(KNOWN_WALKS, sizeof *known);
+    rvt_block *walk = malloc(max * sizeof *walk);
+    assert_non_null(known);
+    assert_non_null(walk);
+    uint64_t next_id = 0;
+    uint32_t nw = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = i + 1;
+        while (k < n && k - i < RVT_RUN_MAX && pcs[k] == pcs[k - 1] + rvt_image_insn(img, pcs[k - 1])->len)
+            k++;
+        const rvt_insn *last = rvt_image_insn(img, pcs[k - 1]);
+        walk[nw++] = (rvt_block){pcs[i], (uint32_t)(pcs[k - 1] + last->len - pcs[i]), (uint32_t)(k - i)};
+        i = k;
+        if (nw == max || i == n || last->cf == RVT_CF_JALR) {
+            assert_int_equal(rvt_profile_walk(p, walk_id(known, walk, nw, &next_id), walk, nw), 0);
+            nw = 0;
+        }
+    }
+    for (size_t k = 0; k < KNOWN_WALKS; k++)
+        free(known[k].blocks);
+    free(known);
+    free(walk);
+}
+
 static void check_same_outputs(const char *program) {
     rvt_image *img = load(program);
     enum { FLOW = 300000 };
     uint64_t *pcs = malloc(FLOW * sizeof *pcs);
     assert_non_null(pcs);
     size_t n = make_flow(img, pcs, FLOW);
-    rvt_profile *one, *runs;
+    rvt_profile *one, *runs, *walks, *long_walks;
     assert_int_equal(rvt_profile_new(&one, img), 0);
     assert_int_equal(rvt_profile_new(&runs, img), 0);
+    assert_int_equal(rvt_profile_new(&walks, img), 0);
+    assert_int_equal(rvt_profile_new(&long_walks, img), 0);
+    feed_walks(walks, img, pcs, n, 12);
+    feed_walks(long_walks, img, pcs, n, 64); /* (longer than the profile keeps) */
     for (size_t i = 0; i < n; i++)
         assert_int_equal(rvt_profile_pc(one, pcs[i]), 0);
     size_t calls = 0, multi = 0;
@@ -106,19 +166,26 @@ static void check_same_outputs(const char *program) {
     assert_true(multi > calls / 4); /* the flow has runs worth the name */
     assert_int_equal(rvt_profile_total(one), n);
     assert_int_equal(rvt_profile_total(runs), n);
+    assert_int_equal(rvt_profile_total(walks), n);
     writer writers[] = {rvt_profile_write_folded, rvt_profile_write_coverage, write_top, write_callgrind,
                         write_lcov, rvt_profile_write_gmon, write_html};
+    rvt_profile *others[] = {runs, walks, long_walks};
     for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
         size_t la, lb;
-        char *a = written(one, writers[w], &la), *b = written(runs, writers[w], &lb);
+        char *a = written(one, writers[w], &la);
         assert_true(la > 0 || writers[w] == write_lcov); /* lcov: only with DWARF lines */
-        assert_int_equal(la, lb);
-        assert_memory_equal(a, b, la);
+        for (size_t o = 0; o < sizeof others / sizeof others[0]; o++) {
+            char *b = written(others[o], writers[w], &lb);
+            assert_int_equal(la, lb);
+            assert_memory_equal(a, b, la);
+            free(b);
+        }
         free(a);
-        free(b);
     }
     rvt_profile_free(one);
     rvt_profile_free(runs);
+    rvt_profile_free(walks);
+    rvt_profile_free(long_walks);
     rvt_image_free(img);
     free(pcs);
 }

@@ -626,6 +626,12 @@ static int profile_block(void *user, uint64_t start, uint64_t end, uint32_t n) {
     return rvt_profile_block(c->prof, start, end, n);
 }
 
+static int profile_walk(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
+    decode_ctx *c = user;
+    c->listed += insns;
+    return rvt_profile_walk(c->prof, id, blocks, n);
+}
+
 static unsigned nothing_ends_a_run(const rvt_insn *in) {
     (void)in;
     return 0;
@@ -694,6 +700,21 @@ static int ntrace_profile_block(void *user, uint64_t start, uint64_t end, uint32
     c->listed += n - !c->held; /* (flush_held, with no address to write) */
     c->held = true;
     return profile_defer(c, start, n, end);
+}
+
+/* A kept walk, as its blocks one by one to ntrace_profile_block: the last
+ * waits (it may be taken back), the one waiting before goes on its own. */
+static int ntrace_profile_walk(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
+    decode_ctx *c = user;
+    if (n == 0)
+        return 0;
+    c->listed += insns - !c->held;
+    c->held = true;
+    if (!c->prof)
+        return 0;
+    if (profile_flush(c) || (n > 1 && rvt_profile_walk(c->prof, id, blocks, n - 1)))
+        return 1;
+    return profile_defer(c, blocks[n - 1].start, blocks[n - 1].n, rvt_block_end(&blocks[n - 1]));
 }
 
 /* What N-Trace decoding writes beside the flow: the message listing
@@ -911,8 +932,12 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         }
         rvt_ntrace_decoder_set_trap_sink(decs[i], ntrace_trap);
         rvt_ntrace_decoder_set_run_sink(decs[i], write_run);
-        if (c->pc_runs || (c->prof && !c->write_pcs))
-            rvt_ntrace_decoder_set_block_sink(decs[i], c->pc_runs ? ntrace_pcs_block : ntrace_profile_block);
+        if (c->pc_runs) {
+            rvt_ntrace_decoder_set_block_sink(decs[i], ntrace_pcs_block);
+        } else if (c->prof && !c->write_pcs) {
+            rvt_ntrace_decoder_set_block_sink(decs[i], ntrace_profile_block);
+            rvt_ntrace_decoder_set_walk_sink(decs[i], ntrace_profile_walk);
+        }
     }
     c->hold = true;
     /* Threads where the flow alone is written: the message listing and the
@@ -1325,8 +1350,10 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
     if (c.pc_runs)
         rvt_etrace_decoder_set_block_sink(dec, etrace_pcs_block);
-    else if (c.prof && !c.write_pcs)
+    else if (c.prof && !c.write_pcs) {
         rvt_etrace_decoder_set_block_sink(dec, profile_block);
+        rvt_etrace_decoder_set_walk_sink(dec, profile_walk);
+    }
     else
         rvt_etrace_decoder_set_run_sink(dec, write_run);
     rvt_etrace_decoder_set_tvec(dec, tvec);
