@@ -674,7 +674,7 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
  * it left the decoder, and handed out again when it is due again. Walks of
  * more than MEMO_BLOCKS blocks are walked each time. */
 
-#define MEMO_SLOT_BITS 16u /* direct mapped: a later walk takes the slot */
+#define MEMO_SLOT_BITS 16u /* two ways a set: a later walk takes the one used less lately */
 #define MEMO_SLOTS (1u << MEMO_SLOT_BITS)
 #define MEMO_BLOCKS 32u
 
@@ -704,6 +704,7 @@ typedef struct walk_memo {
  * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
     uint32_t flags[MEMO_SLOTS];
+    uint8_t recent[MEMO_SLOTS / 2]; /* of a set, the way used last */
     walk_memo slots[MEMO_SLOTS];
     rvt_block_ring ring;
 };
@@ -730,6 +731,13 @@ static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
 /* On huge pages: the walks kept fill megabytes, and a page fault costs
  * microseconds (3 us each measured on a virtual machine, where 2600 of them
  * took a tenth of decoding coremark). */
+/* Whether `slot` holds the walk due (its blocks may be gone). */
+static bool memo_is(const rvt_etrace_decoder *d, size_t slot, uint32_t flags) {
+    const walk_memo *m = &d->memo->slots[slot];
+    return d->memo->flags[slot] == flags && m->pc == d->pc && m->address == d->address &&
+           m->branch_map == d->branch_map && m->branches == d->branches;
+}
+
 static struct walk_memos *new_memo(void) { return rvt_huge_alloc(sizeof(struct walk_memos)); }
 static void free_memo(struct walk_memos *memo) { rvt_huge_free(memo, sizeof *memo); }
 
@@ -742,12 +750,21 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     uint32_t flags = walk_flags(d, t);
     uint64_t h = (d->pc ^ d->address * 0x9e3779b97f4a7c15ull ^ d->branch_map * 0xff51afd7ed558ccdull ^
                   ((uint64_t)d->branches << 8 | flags)) * 0xc4ceb9fe1a85ec53ull;
-    const size_t slot = h >> (64 - MEMO_SLOT_BITS);
+    const size_t set = (h >> (64 - MEMO_SLOT_BITS)) & ~(size_t)1;
+    rvt_block_ring *ring = &d->memo->ring;
+    size_t slot = set;
+    bool same = memo_is(d, set, flags), hit = same && rvt_block_ring_holds(ring, d->memo->slots[set].blocks);
+    if (!hit && memo_is(d, set + 1, flags)) {
+        slot = set + 1;
+        same = true;
+        hit = rvt_block_ring_holds(ring, d->memo->slots[slot].blocks);
+    } else if (!same) { /* a new walk: into an empty way, else the one used less lately */
+        slot = d->memo->flags[set] == 0 ? set : d->memo->flags[set + 1] == 0 ? set + 1 : set + !d->memo->recent[set / 2];
+    }
+    d->memo->recent[set / 2] = (uint8_t)(slot - set);
     uint32_t *m_flags = &d->memo->flags[slot];
     walk_memo *m = &d->memo->slots[slot];
-    rvt_block_ring *ring = &d->memo->ring;
-    if (*m_flags == flags && m->pc == d->pc && m->address == d->address && m->branch_map == d->branch_map &&
-        m->branches == d->branches && rvt_block_ring_holds(ring, m->blocks)) {
+    if (hit) {
         /* None was held before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is held. */
         const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
@@ -776,9 +793,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         d->last_implicit = m->end_flags & MEMO_LAST_IMPLICIT;
         return;
     }
-    /* the same walk again (its blocks were written over): the same id */
-    bool again = *m_flags == flags && m->pc == d->pc && m->address == d->address &&
-                 m->branch_map == d->branch_map && m->branches == d->branches;
+    bool again = same; /* (its blocks were written over): the same id */
     *m_flags = 0; /* (field by field: the blocks are filled as the walk goes) */
     m->pc = d->pc;
     m->address = d->address;
