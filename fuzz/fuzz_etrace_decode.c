@@ -73,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rvt_etrace_decoder_set_trap_sink(decs[k], flow_ignore_trap);
     }
     rvt_etrace_decoder_set_block_sink(decs[1], flow_add_block);
+    rvt_etrace_decoder_set_walk_sink(decs[1], flow_add_walk);
     rvt_etrace_decoder_set_run_sink(decs[2], flow_add_run);
     for (unsigned k = 0; k < 3; k++) {
         rvt_etrace_decoder *d = decs[k];

@@ -48,6 +48,29 @@ static int flow_add_block(void *user, uint64_t start, uint64_t end, uint32_t n) 
     return 0;
 }
 
+/* A kept walk: its blocks, which must be the ones its id came with before
+ * (ids are not reused for other blocks), and as many instructions as it
+ * says. */
+static inline int flow_add_walk(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
+    enum { SEEN = 4096 };
+    static struct {
+        uint64_t id, hash;
+    } seen[SEEN];
+    uint64_t hash = n, count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        hash = (hash ^ blocks[i].start ^ (uint64_t)blocks[i].span << 32 ^ blocks[i].n) * 0x9e3779b97f4a7c15u;
+        count += blocks[i].n;
+    }
+    if (id == 0 || count != insns || (seen[id % SEEN].id == id && seen[id % SEEN].hash != hash))
+        abort();
+    seen[id % SEEN].id = id;
+    seen[id % SEEN].hash = hash;
+    for (uint32_t i = 0; i < n; i++)
+        if (flow_add_block(user, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n))
+            return 1;
+    return 0;
+}
+
 /* A run: its sizes are its code's. */
 static int flow_add_run(void *user, uint64_t start, uint32_t n, uint64_t wide) {
     flow_list *l = user;

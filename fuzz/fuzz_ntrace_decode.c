@@ -37,8 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (rvt_ntrace_decoder_new(&d, &o, 64, fetch, flow_add_pc, &lists[k]))
             return 0;
         rvt_ntrace_decoder_set_trap_sink(d, flow_ignore_trap);
-        if (k == 1)
+        if (k == 1) {
             rvt_ntrace_decoder_set_block_sink(d, flow_add_block);
+            rvt_ntrace_decoder_set_walk_sink(d, flow_add_walk);
+        }
         if (k == 2)
             rvt_ntrace_decoder_set_run_sink(d, flow_add_run);
         rvt_nexus_reader r;
