@@ -530,11 +530,13 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
             if (p->runs != table) /* it moved: all again */
                 i = (uint32_t)-1;
         }
-    walk_slot *set = walk_set(p, id), *w = &set[set[1].used < set[0].used];
+    walk_slot *set = walk_set(p, id), *w = &set[set[0].fresh];
     walk_runs *wr = &p->walk_runs[w - p->walks];
     spread_walk(p, w); /* (the walk that had the slot) */
-    *w = (walk_slot){.id = id, .used = ++p->walk_clock, .first = b[0].start, .first_n = b[0].n,
-                     .last = (uint32_t)(runs[n - 1] - p->runs), .nruns = n, .whole = true};
+    *w = (walk_slot){.id = id, .first = (uint32_t)(runs[0] - p->runs), .last = (uint32_t)(runs[n - 1] - p->runs),
+                     .nruns = (uint8_t)n, .whole = true, .fresh = true};
+    set[w == set].fresh = false;
+    uint64_t rest = 0;
     wr->taken = 0;
     for (uint32_t i = 0; i < n; i++) {
         const run_slot *r = runs[i];
@@ -546,19 +548,24 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
                 wr->taken |= 1ull << i;
         }
         if (i)
-            w->rest += b[i].n;
+            rest += b[i].n;
     }
+    w->whole &= rest <= UINT32_MAX;
+    w->rest = (uint32_t)rest;
     return 0;
 }
 
 int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n) {
     rvt_profile *p = profile;
-    walk_slot *w = p->walks ? walk_set(p, id) : NULL;
-    if (w && w->id != id && (++w)->id != id)
-        w = NULL;
+    walk_slot *set = p->walks ? walk_set(p, id) : NULL, *w = NULL;
+    if (set && (set[0].id == id || set[1].id == id)) {
+        w = &set[set[1].id == id];
+        w->fresh = true;
+        set[w == set].fresh = false;
+    }
     if (w && w->whole) { /* (the blocks themselves are not read: memory the decoder wrote long ago) */
-        w->used = ++p->walk_clock;
-        if (add_run(p, w->first, w->first_n))
+        const run_slot *first = &p->runs[w->first];
+        if (add_run(p, first->start, first->n))
             return RVT_E_NOMEM;
         /* the first block left the call stack in the walk's function */
         w->pending++;
@@ -570,7 +577,6 @@ int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32
     if (n == 0 || add_run(p, blocks[0].start, blocks[0].n))
         return n ? RVT_E_NOMEM : 0;
     if (w) { /* known to go block by block */
-        w->used = ++p->walk_clock;
         for (uint32_t i = 1; i < n; i++)
             if (add_run(p, blocks[i].start, blocks[i].n))
                 return RVT_E_NOMEM;

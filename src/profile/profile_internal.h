@@ -59,18 +59,16 @@ enum { RECENT_RUNS = 4096 };
  * its own) and to the branches taken between them when somebody reads the
  * counts, the run table moves or another walk takes the slot. The others
  * go block by block, without finding that out again. */
-enum { WALK_RUNS = 48, WALK_SLOT_BITS = 13 }; /* two ways a set */
-/* What a pass reads, in one cache line; the rest lies apart. */
+enum { WALK_RUNS = 48, WALK_SLOT_BITS = 13 }; /* two ways a set, a set a cache line */
+/* What a pass reads; the rest lies apart. */
 typedef struct walk_slot {
-    _Alignas(64) uint64_t id;
-    uint64_t used;    /* when last found (p->walk_clock): the older of a set goes */
+    _Alignas(32) uint64_t id;
     uint64_t pending; /* passes not yet added to its runs */
-    uint64_t rest;    /* instructions after the first block */
-    uint64_t first;   /* where the first block starts (the blocks are not read again) */
-    uint32_t first_n; /* its instructions */
-    uint32_t last;    /* the last block's place in the run table */
-    uint32_t nruns;   /* 0: none */
+    uint32_t rest;    /* instructions after the first block */
+    uint32_t first, last; /* the first and last blocks' places in the run table (the blocks are not read again) */
+    uint8_t nruns;    /* 0: none */
     bool whole;
+    bool fresh;       /* found since the other way of its set was (the other goes first) */
 } walk_slot;
 typedef struct walk_runs {
     uint64_t taken; /* bit i: run i ends in a branch taken to run i + 1 */
@@ -105,7 +103,6 @@ struct rvt_profile {
     run_slot *recent_runs[RECENT_RUNS];
     walk_slot *walks; /* 2^WALK_SLOT_BITS of them, from the first walk on */
     walk_runs *walk_runs; /* (the same places) */
-    uint64_t walk_clock;
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
