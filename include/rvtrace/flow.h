@@ -139,6 +139,13 @@ static inline uint64_t rvt_block_end(const rvt_block *b) { return b->start + b->
 typedef int (*rvt_walk_sink)(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
 /* A walk id not given out before in this process (never 0; any thread). */
 uint64_t rvt_walk_id(void);
+/* The instructions in `n` blocks (a walk sink's `insns`). */
+static inline uint64_t rvt_blocks_insns(const rvt_block *blocks, uint32_t n) {
+    uint64_t insns = 0;
+    for (uint32_t i = 0; i < n; i++)
+        insns += blocks[i].n;
+    return insns;
+}
 
 /* Adds a block to `list` (`*count` of at most `max` kept); false when it
  * is full, or the block's span does not fit (an address space that wraps

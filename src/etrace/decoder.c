@@ -813,13 +813,10 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
                        (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
                        (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
-        if (d->walk) {
-            const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+        if (d->walk) { /* (all but the last block go to it) */
             if (!again)
                 m->id = rvt_walk_id();
-            m->insns = 0;
-            for (uint32_t i = 0; i + 1 < m->nblocks; i++)
-                m->insns += blocks[i].n;
+            m->insns = m->nblocks ? rvt_blocks_insns(rvt_block_ring_at(ring, m->blocks), m->nblocks - 1) : 0;
         }
         *m_flags = flags; /* valid from here */
     }

@@ -741,13 +741,10 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         m->used = d->used - used;
         m->end_prev_valid = d->prev_valid;
         m->end_prev_pc = d->prev_pc;
-        if (d->walk) {
-            const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+        if (d->walk) { /* (all but the last block go to it) */
             if (!again)
                 m->id = rvt_walk_id();
-            m->insns = 0;
-            for (uint32_t i = 0; i + 1 < m->nblocks; i++)
-                m->insns += blocks[i].n;
+            m->insns = m->nblocks ? rvt_blocks_insns(rvt_block_ring_at(ring, m->blocks), m->nblocks - 1) : 0;
         }
         *m_valid = true;
     }

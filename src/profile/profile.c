@@ -567,16 +567,18 @@ int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32
         const run_slot *first = &p->runs[w->first];
         if (add_run(p, first->start, first->n))
             return RVT_E_NOMEM;
-        /* the first block left the call stack in the walk's function */
-        w->pending++;
-        p->total += w->rest;
-        p->frames[p->cur].self += w->rest;
-        p->prev_run = &p->runs[w->last];
-        return 0;
-    }
-    if (n == 0 || add_run(p, blocks[0].start, blocks[0].n))
+        if (w->id == id) { /* (the run table did not move: the walk's runs were in it) */
+            /* the first block left the call stack in the walk's function */
+            w->pending++;
+            p->total += w->rest;
+            p->frames[p->cur].self += w->rest;
+            p->prev_run = &p->runs[w->last];
+            return 0;
+        }
+    } else if (n == 0 || add_run(p, blocks[0].start, blocks[0].n)) {
         return n ? RVT_E_NOMEM : 0;
-    if (w) { /* known to go block by block */
+    }
+    if (w) { /* the rest block by block (known to go so, or the run table moved) */
         for (uint32_t i = 1; i < n; i++)
             if (add_run(p, blocks[i].start, blocks[i].n))
                 return RVT_E_NOMEM;
