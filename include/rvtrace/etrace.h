@@ -265,7 +265,8 @@ void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
 void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
-/* With a block sink: the walks it hands out again go to `walk` (same `user`). */
+/* With a block sink: the walks the decoder kept and hands out again go to
+ * `walk` instead (same `user`); see rvt_walk_sink. */
 void rvt_etrace_decoder_set_walk_sink(rvt_etrace_decoder *d, rvt_walk_sink walk);
 /* Report straight runs to `run` (the rest still one address at a time to
  * the PC sink; same `user`); ignored with a block sink. */

@@ -313,7 +313,8 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
  * at a time to the PC sink (same `user`). The decoder caches the straight
  * runs of the code it reads, so the code must not change while it decodes. */
 void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block);
-/* With a block sink: the walks it hands out again go to `walk` (same `user`). */
+/* With a block sink: the walks the decoder kept and hands out again go to
+ * `walk` instead (same `user`); see rvt_walk_sink. */
 void rvt_ntrace_decoder_set_walk_sink(rvt_ntrace_decoder *d, rvt_walk_sink walk);
 /* Report straight runs to `run` (the rest still one address at a time to
  * the PC sink; same `user`). */
