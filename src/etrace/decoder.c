@@ -728,9 +728,6 @@ static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
            (irreport_set(t) && t->irdepth == d->depth ? MEMO_IRREPORT : 0) | MEMO_VALID;
 }
 
-/* On huge pages: the walks kept fill megabytes, and a page fault costs
- * microseconds (3 us each measured on a virtual machine, where 2600 of them
- * took a tenth of decoding coremark). */
 /* Whether `slot` holds the walk due (its blocks may be gone). */
 static bool memo_is(const rvt_etrace_decoder *d, size_t slot, uint32_t flags) {
     const walk_memo *m = &d->memo->slots[slot];
@@ -738,6 +735,9 @@ static bool memo_is(const rvt_etrace_decoder *d, size_t slot, uint32_t flags) {
            m->branch_map == d->branch_map && m->branches == d->branches;
 }
 
+/* On huge pages: the walks kept fill megabytes, and a page fault costs
+ * microseconds (3 us each measured on a virtual machine, where 2600 of them
+ * took a tenth of decoding coremark). */
 static struct walk_memos *new_memo(void) { return rvt_huge_alloc(sizeof(struct walk_memos)); }
 static void free_memo(struct walk_memos *memo) { rvt_huge_free(memo, sizeof *memo); }
 

@@ -516,11 +516,16 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
     }
     if (n > WALK_RUNS)
         return 0; /* (counted all the same) */
-    if (!p->walks) {
-        p->walks = rvt_pages_alloc(sizeof *p->walks << WALK_SLOT_BITS);
-        p->walk_runs = rvt_pages_alloc(sizeof *p->walk_runs << WALK_SLOT_BITS);
-        if (!p->walks || !p->walk_runs)
+    if (!p->walks) { /* (both, or neither: the walks' runs are read wherever walks are) */
+        walk_slot *walks = rvt_pages_alloc(sizeof *p->walks << WALK_SLOT_BITS);
+        walk_runs *runs_of = rvt_pages_alloc(sizeof *p->walk_runs << WALK_SLOT_BITS);
+        if (!walks || !runs_of) {
+            rvt_pages_free(walks, sizeof *p->walks << WALK_SLOT_BITS);
+            rvt_pages_free(runs_of, sizeof *p->walk_runs << WALK_SLOT_BITS);
             return RVT_E_NOMEM;
+        }
+        p->walks = walks;
+        p->walk_runs = runs_of;
     }
     for (uint32_t i = 0; i < n; i++) /* (one-instruction blocks are counted without a run) */
         if (p->runs != table || !runs[i]) {

@@ -1350,14 +1350,14 @@ int cmd_decode(int argc, char **argv) {
         goto done;
     rvt_etrace_decoder_set_const_memory(dec, read_rom, &c);
     rvt_etrace_decoder_set_trap_sink(dec, etrace_trap);
-    if (c.pc_runs)
+    if (c.pc_runs) {
         rvt_etrace_decoder_set_block_sink(dec, etrace_pcs_block);
-    else if (c.prof && !c.write_pcs) {
+    } else if (c.prof && !c.write_pcs) {
         rvt_etrace_decoder_set_block_sink(dec, profile_block);
         rvt_etrace_decoder_set_walk_sink(dec, profile_walk);
-    }
-    else
+    } else {
         rvt_etrace_decoder_set_run_sink(dec, write_run);
+    }
     rvt_etrace_decoder_set_tvec(dec, tvec);
     if (has_stvec)
         rvt_etrace_decoder_set_stvec(dec, stvec);
