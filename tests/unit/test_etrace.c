@@ -2,6 +2,7 @@
  * chapter, resynchronisation, packet round trips for other parameter sets and
  * the v1.0 layout, and configuration-file errors. (The golden streams are
  * checked end to end by tests/e2e.) */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +239,71 @@ static void test_round_trip(void **state) {
         rvt_te_inst_csv_row(&p, &o, &back, b, sizeof b);
         if (strcmp(a, b) != 0)
             fail_msg("round trip %d:\n  %s\n  %s", k, a, b);
+    }
+}
+
+/* Formats 1 and 2 as the spec lays them out, read bit by bit from random
+ * payloads: every bit past the payload is a copy of its last one. */
+static uint64_t bit_of(const uint8_t *b, size_t len, unsigned i) {
+    unsigned at = i < len * 8 ? i : (unsigned)len * 8 - 1;
+    return (b[at / 8] >> (at % 8)) & 1;
+}
+
+static uint64_t field_of(const uint8_t *b, size_t len, unsigned *pos, unsigned width) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width && i < 64; i++)
+        v |= bit_of(b, len, *pos + i) << i;
+    *pos += width;
+    return v;
+}
+
+static void test_unpack_branch_formats(void **state) {
+    (void)state;
+    uint64_t x = 99;
+    for (int k = 0; k < 20000; k++) {
+        rvt_etrace_params p;
+        rvt_etrace_params_default(&p);
+        static const unsigned widths[] = {32, 39, 48, 64};
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        p.iaddress_width = widths[x % 4];
+        p.iaddress_lsb = (x >> 2) & 1;
+        p.return_stack_size = (unsigned)(x >> 3) % 5;
+        p.call_counter_size = (unsigned)(x >> 6) % 3;
+        uint8_t b[24];
+        size_t len = 1 + (x >> 9) % 20;
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            b[i] = (uint8_t)(x >> 24);
+        }
+        b[0] = (uint8_t)((b[0] & ~3u) | (1 + (x & 1))); /* format 1 or 2 */
+        if (len == 1 || (x >> 33) % 4 == 0)
+            b[0] &= (uint8_t)~0x7cu; /* branches 0 (format 1): a full map */
+        rvt_te_inst got;
+        assert_int_equal(rvt_te_inst_unpack(&p, NULL, b, len, &got, NULL), 0);
+        unsigned pos = 0, format = (unsigned)field_of(b, len, &pos, 2);
+        assert_int_equal(got.format, format);
+        bool address = true;
+        if (format == 1) {
+            unsigned branches = (unsigned)field_of(b, len, &pos, 5);
+            unsigned map = branches == 0 || branches > 15 ? 31 : branches > 7 ? 15 : branches > 3 ? 7 : branches > 1 ? 3 : 1;
+            assert_int_equal(got.branches, branches);
+            assert_int_equal(got.branch_map, field_of(b, len, &pos, map));
+            address = branches != 0;
+        }
+        uint64_t want_address = 0, notify = 0, updiscon = 0, irreport = 0, irdepth = 0;
+        if (address) {
+            want_address = field_of(b, len, &pos, rvt_etrace_addr_width(&p));
+            notify = field_of(b, len, &pos, 1);
+            updiscon = field_of(b, len, &pos, 1);
+            irreport = field_of(b, len, &pos, 1);
+            irdepth = field_of(b, len, &pos, rvt_etrace_irdepth_width(&p));
+        }
+        if (got.address != want_address || got.notify != notify || got.updiscon != updiscon ||
+            got.irreport != irreport || got.irdepth != irdepth)
+            fail_msg("case %d (format %u, %zu bytes): address %" PRIx64 "/%" PRIx64 " flags %u%u%u/%u%u%u "
+                     "irdepth %u/%u", k, format, len, got.address, want_address, got.notify, got.updiscon,
+                     got.irreport, (unsigned)notify, (unsigned)updiscon, (unsigned)irreport, got.irdepth,
+                     (unsigned)irdepth);
     }
 }
 
@@ -641,6 +707,7 @@ int main(void) {
         cmocka_unit_test(test_implicit_exception_layout),
         cmocka_unit_test(test_resync),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_unpack_branch_formats),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_branch_predictor),
         cmocka_unit_test(test_blocks_equal_singles),
