@@ -689,21 +689,23 @@ enum { /* what a walk starts from besides addresses and branches, and how it end
     MEMO_LAST_IMPLICIT = 128,
 };
 
+/* A slot is two cache lines, the key and most of the end state in the
+ * first: nearly every packet of a long trace finds its walk kept, and
+ * each line it reads beyond the slot's (a table of flags, the ring for the
+ * last block) is one more trip to memory. */
 typedef struct walk_memo {
-    uint64_t pc, address, branch_map;
-    uint32_t branches;
+    _Alignas(128) uint64_t pc;
+    uint64_t address, branch_map;
+    uint32_t branches, flags; /* flags: the key's MEMO_* (0: the slot is empty) */
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
-    uint64_t blocks; /* where its blocks start in the ring */
+    uint64_t blocks;    /* where its blocks start in the ring */
     uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
+    rvt_block last;     /* its last block, which the decoder holds (nblocks > 0) */
 } walk_memo;
+_Static_assert(sizeof(walk_memo) == 128 && offsetof(walk_memo, end_branches) == 64, "a walk's slot: two lines");
 
-/* A slot's flags (0: empty) lie apart from it: a slot's memory is first
- * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 9.8 MiB of slots and blocks, nor a long one fault twice on
- * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
-    uint32_t flags[MEMO_SLOTS];
     uint8_t recent[MEMO_SLOTS / 2]; /* of a set, the way used last */
     walk_memo slots[MEMO_SLOTS];
     rvt_block_ring ring;
@@ -731,7 +733,7 @@ static uint32_t walk_flags(const rvt_etrace_decoder *d, const rvt_te_inst *t) {
 /* Whether `slot` holds the walk due (its blocks may be gone). */
 static bool memo_is(const rvt_etrace_decoder *d, size_t slot, uint32_t flags) {
     const walk_memo *m = &d->memo->slots[slot];
-    return d->memo->flags[slot] == flags && m->pc == d->pc && m->address == d->address &&
+    return m->flags == flags && m->pc == d->pc && m->address == d->address &&
            m->branch_map == d->branch_map && m->branches == d->branches;
 }
 
@@ -759,10 +761,10 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         same = true;
         hit = rvt_block_ring_holds(ring, d->memo->slots[slot].blocks);
     } else if (!same) { /* a new walk: into an empty way, else the one used less lately */
-        slot = d->memo->flags[set] == 0 ? set : d->memo->flags[set + 1] == 0 ? set + 1 : set + !d->memo->recent[set / 2];
+        const walk_memo *ways = &d->memo->slots[set];
+        slot = ways[0].flags == 0 ? set : ways[1].flags == 0 ? set + 1 : set + !d->memo->recent[set / 2];
     }
     d->memo->recent[set / 2] = (uint8_t)(slot - set);
-    uint32_t *m_flags = &d->memo->flags[slot];
     walk_memo *m = &d->memo->slots[slot];
     if (hit) {
         /* None was held before, and the kept blocks are joined already:
@@ -777,10 +779,9 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
                     d->error = RVT_E_IO;
         }
         if (m->nblocks) {
-            const rvt_block *last = &blocks[m->nblocks - 1];
-            d->held_start = last->start;
-            d->held_end = rvt_block_end(last);
-            d->held_n = last->n;
+            d->held_start = m->last.start;
+            d->held_end = rvt_block_end(&m->last);
+            d->held_n = m->last.n;
         }
         d->pc = m->end_pc;
         d->last_pc = m->end_last_pc;
@@ -794,7 +795,7 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         return;
     }
     bool again = same; /* (its blocks were written over): the same id */
-    *m_flags = 0; /* (field by field: the blocks are filled as the walk goes) */
+    m->flags = 0; /* (field by field: the blocks are filled as the walk goes) */
     m->pc = d->pc;
     m->address = d->address;
     m->branch_map = d->branch_map;
@@ -813,12 +814,15 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
                        (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
                        (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
+        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+        if (m->nblocks)
+            m->last = blocks[m->nblocks - 1];
         if (d->walk) { /* (all but the last block go to it) */
             if (!again)
                 m->id = rvt_walk_id();
-            m->insns = m->nblocks ? rvt_blocks_insns(rvt_block_ring_at(ring, m->blocks), m->nblocks - 1) : 0;
+            m->insns = m->nblocks ? rvt_blocks_insns(blocks, m->nblocks - 1) : 0;
         }
-        *m_flags = flags; /* valid from here */
+        m->flags = flags; /* valid from here */
     }
     d->recording = NULL;
 }
