@@ -605,23 +605,24 @@ typedef struct {
     unsigned op; /* STACK_* */
 } memo_stack_op;
 
+/* The key and end state in a slot's first cache line, the rest of what a
+ * walk without stack operations needs in the second (as the E-Trace
+ * decoder's: every line beyond them is one more trip to memory). */
 typedef struct walk_memo {
-    uint64_t pc, left, hist; /* left: units of the count not walked when the walk started */
-    unsigned kind;
+    _Alignas(64) uint64_t pc;
+    uint64_t left, hist; /* left: units of the count not walked when the walk started */
     uint64_t end_pc, used, end_prev_pc; /* used: units walked */
-    bool end_prev_valid;
+    unsigned kind;
     uint32_t nblocks, nops;
-    uint64_t blocks; /* where its blocks start in the ring */
+    bool valid, end_prev_valid; /* valid: the slot holds a walk */
+    uint64_t blocks;    /* where its blocks start in the ring */
     uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
+    rvt_block last;     /* its last block, which the decoder queues (nblocks > 0) */
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
+_Static_assert(offsetof(walk_memo, blocks) == 64, "a walk's key and end state: one line");
 
-/* Whether a slot holds a walk lies apart from it: a slot's memory is first
- * touched when a walk is written into it, so a short trace does not fault
- * in the pages of 7 MiB of slots and blocks, nor a long one fault twice on
- * a page it read before writing (calloc's zero page, then a copy). */
 struct walk_memos {
-    bool valid[MEMO_SLOTS];
     walk_memo slots[MEMO_SLOTS];
     rvt_block_ring ring;
 };
@@ -687,11 +688,10 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
     const size_t slot = h >> (64 - MEMO_SLOT_BITS);
-    bool *m_valid = &d->memo->valid[slot];
     walk_memo *m = &d->memo->slots[slot];
     rvt_block_ring *ring = &d->memo->ring;
     nx_call_stack after;
-    if (*m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
+    if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
         rvt_block_ring_holds(ring, m->blocks) && (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
         if (m->nops)
             d->stack = after;
@@ -712,10 +712,9 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
             }
         }
         if (m->nblocks) {
-            const rvt_block *last = &blocks[m->nblocks - 1];
-            d->queue_start = last->start;
-            d->queue_end = rvt_block_end(last);
-            d->queue_n = last->n;
+            d->queue_start = m->last.start;
+            d->queue_end = rvt_block_end(&m->last);
+            d->queue_n = m->last.n;
         }
         d->pc = m->end_pc;
         d->used = used + m->used;
@@ -725,8 +724,8 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
     }
     /* the same walk again (its blocks were written over; with returns to
      * addresses from the stack, it may have gone elsewhere): the same id */
-    bool again = *m_valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind && !m->nops;
-    *m_valid = false; /* (field by field: the arrays are filled as the walk goes) */
+    bool again = m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind && !m->nops;
+    m->valid = false; /* (field by field: the arrays are filled as the walk goes) */
     m->pc = d->pc;
     m->left = left;
     m->hist = hist;
@@ -741,12 +740,15 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         m->used = d->used - used;
         m->end_prev_valid = d->prev_valid;
         m->end_prev_pc = d->prev_pc;
+        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
+        if (m->nblocks)
+            m->last = blocks[m->nblocks - 1];
         if (d->walk) { /* (all but the last block go to it) */
             if (!again)
                 m->id = rvt_walk_id();
-            m->insns = m->nblocks ? rvt_blocks_insns(rvt_block_ring_at(ring, m->blocks), m->nblocks - 1) : 0;
+            m->insns = m->nblocks ? rvt_blocks_insns(blocks, m->nblocks - 1) : 0;
         }
-        *m_valid = true;
+        m->valid = true;
     }
     d->recording = NULL;
     return ok;
