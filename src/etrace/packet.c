@@ -354,7 +354,9 @@ static inline uint64_t take_bits(const uint64_t w[2], unsigned pos, unsigned wid
     return width < 64 ? v & ((UINT64_C(1) << width) - 1) : v;
 }
 
-static uint32_t load_le32(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
+static uint32_t load_le32(const uint8_t *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
 
 /* `len` (1..16) bytes into w, little-endian, with loads of a word or half a
  * word that overlap where len is not a multiple (a byte at a time and a

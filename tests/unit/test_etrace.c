@@ -285,7 +285,11 @@ static void test_unpack_branch_formats(void **state) {
         bool address = true;
         if (format == 1) {
             unsigned branches = (unsigned)field_of(b, len, &pos, 5);
-            unsigned map = branches == 0 || branches > 15 ? 31 : branches > 7 ? 15 : branches > 3 ? 7 : branches > 1 ? 3 : 1;
+            unsigned map = branches == 0 || branches > 15 ? 31
+                           : branches > 7                  ? 15
+                           : branches > 3                  ? 7
+                           : branches > 1                  ? 3
+                                                           : 1; /* the spec's table */
             assert_int_equal(got.branches, branches);
             assert_int_equal(got.branch_map, field_of(b, len, &pos, map));
             address = branches != 0;
