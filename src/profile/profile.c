@@ -59,6 +59,7 @@ void rvt_profile_free(rvt_profile *p) {
     free(p->runs);
     rvt_pages_free(p->walks, sizeof *p->walks << WALK_SLOT_BITS);
     rvt_pages_free(p->walk_runs, sizeof *p->walk_runs << WALK_SLOT_BITS);
+    rvt_pages_free(p->walk_plans, sizeof *p->walk_plans << WALK_SLOT_BITS);
     free(p);
 }
 
@@ -215,10 +216,8 @@ static uint32_t arc_for(rvt_profile *p, uint64_t site, uint64_t target) {
  * counted. */
 enum { MAX_OPEN_CALLS = 1 << 16 };
 
-static bool enter_call(rvt_profile *p, uint64_t site, uint64_t target) {
-    uint32_t a = arc_for(p, site, target);
-    if (a == UINT32_MAX)
-        return false;
+/* A call along arc `a` whose callee starts after `start` instructions. */
+static bool open_arc(rvt_profile *p, uint32_t a, uint64_t start) {
     p->arcs[a].count++;
     if (p->nopen == MAX_OPEN_CALLS) {
         p->open_dropped++;
@@ -232,8 +231,13 @@ static bool enter_call(rvt_profile *p, uint64_t site, uint64_t target) {
         p->open = o;
         p->open_cap = cap;
     }
-    p->open[p->nopen++] = (open_call){a, p->total - 1};
+    p->open[p->nopen++] = (open_call){a, start};
     return true;
+}
+
+static bool enter_call(rvt_profile *p, uint64_t site, uint64_t target) {
+    uint32_t a = arc_for(p, site, target);
+    return a != UINT32_MAX && open_arc(p, a, p->total - 1);
 }
 
 /* The innermost open call returned after `end` instructions in all. */
@@ -242,11 +246,16 @@ static void close_innermost(rvt_profile *p, uint64_t end) {
     p->arcs[o->arc].inclusive += end - o->start;
 }
 
-static void leave_call(rvt_profile *p) {
+/* A return, the callee's last instruction the `end`th. */
+static void leave_call_at(rvt_profile *p, uint64_t end) {
     if (p->open_dropped)
         p->open_dropped--;
     else if (p->nopen)
-        close_innermost(p, p->total - 1); /* the instruction after the return is not the callee's */
+        close_innermost(p, end);
+}
+
+static void leave_call(rvt_profile *p) {
+    leave_call_at(p, p->total - 1); /* the instruction after the return is not the callee's */
 }
 
 void rvt_profile_close_calls(rvt_profile *p) {
@@ -516,16 +525,19 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
     }
     if (n > WALK_RUNS)
         return 0; /* (counted all the same) */
-    if (!p->walks) { /* (both, or neither: the walks' runs are read wherever walks are) */
+    if (!p->walks) { /* (all, or none: the walks' runs and plans are read wherever walks are) */
         walk_slot *walks = rvt_pages_alloc(sizeof *p->walks << WALK_SLOT_BITS);
         walk_runs *runs_of = rvt_pages_alloc(sizeof *p->walk_runs << WALK_SLOT_BITS);
-        if (!walks || !runs_of) {
+        walk_plan *plans = rvt_pages_alloc(sizeof *p->walk_plans << WALK_SLOT_BITS);
+        if (!walks || !runs_of || !plans) {
             rvt_pages_free(walks, sizeof *p->walks << WALK_SLOT_BITS);
             rvt_pages_free(runs_of, sizeof *p->walk_runs << WALK_SLOT_BITS);
+            rvt_pages_free(plans, sizeof *p->walk_plans << WALK_SLOT_BITS);
             return RVT_E_NOMEM;
         }
         p->walks = walks;
         p->walk_runs = runs_of;
+        p->walk_plans = plans;
     }
     for (uint32_t i = 0; i < n; i++) /* (one-instruction blocks are counted without a run) */
         if (p->runs != table || !runs[i]) {
@@ -542,21 +554,94 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
                      .nruns = (uint8_t)n, .whole = true, .fresh = true};
     set[w == set].fresh = false;
     uint64_t rest = 0;
-    wr->taken = 0;
+    bool plannable = true;
+    wr->taken = wr->moved = 0;
     for (uint32_t i = 0; i < n; i++) {
         const run_slot *r = runs[i];
         wr->runs[i] = (uint32_t)(r - p->runs);
         w->whole &= r->simple && r->sym == runs[0]->sym;
         if (i + 1 < n) {
             w->whole &= r->last_kind == KIND_PLAIN || r->last_kind == KIND_BRANCH;
-            if (r->last_kind == KIND_BRANCH && b[i + 1].start != r->after)
-                wr->taken |= 1ull << i;
+            if (b[i + 1].start != r->after)
+                wr->moved |= 1ull << i;
         }
-        if (i)
+        if (i) {
             rest += b[i].n;
+            plannable &= r->simple;
+        }
     }
+    wr->taken = wr->moved;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        if (runs[i]->last_kind != KIND_BRANCH)
+            wr->taken &= ~(1ull << i);
     w->whole &= rest <= UINT32_MAX;
     w->rest = (uint32_t)rest;
+    w->plan = !w->whole && plannable && rest <= UINT32_MAX ? WALK_PLANNABLE : WALK_NO_PLAN;
+    return 0;
+}
+
+/* Walk `w`'s plan from call-stack node `from`, worked out as step_to and
+ * add_run would go through its runs after the first: 0, 1 when it takes
+ * more steps than a plan holds, or RVT_E_NOMEM. */
+static int make_plan(rvt_profile *p, const walk_slot *w, const walk_runs *wr, walk_plan *plan, uint32_t from) {
+    plan->from = from;
+    plan->ncalls = plan->nnodes = 0;
+    uint32_t cur = from, at = 0;
+    for (uint32_t i = 1; i < w->nruns; i++) {
+        const run_slot *prev = &p->runs[wr->runs[i - 1]], *r = &p->runs[wr->runs[i]];
+        bool call = prev->last_kind == KIND_CALL && ((wr->moved >> (i - 1)) & 1);
+        if (call || prev->last_kind == KIND_RETURN) {
+            if (plan->ncalls == WALK_PLAN_STEPS)
+                return 1;
+            uint32_t arc = WALK_RETURN;
+            if (call) {
+                if ((arc = arc_for(p, run_last(prev), r->start)) == UINT32_MAX)
+                    return RVT_E_NOMEM;
+                cur = child(p, cur, r->sym);
+            } else if (cur != 0 && p->frames[cur].parent != 0) {
+                cur = p->frames[cur].parent;
+            }
+            plan->calls[plan->ncalls].arc = arc;
+            plan->calls[plan->ncalls++].at = at;
+        }
+        if (cur != UINT32_MAX && (cur == 0 || p->frames[cur].sym != r->sym))
+            cur = child(p, cur == 0 ? 0 : p->frames[cur].parent, r->sym);
+        if (cur == UINT32_MAX)
+            return RVT_E_NOMEM;
+        uint8_t k = 0;
+        while (k < plan->nnodes && plan->nodes[k].node != cur)
+            k++;
+        if (k == plan->nnodes) {
+            if (k == WALK_PLAN_STEPS)
+                return 1;
+            plan->nodes[k].node = cur;
+            plan->nodes[k].insns = 0;
+            plan->nnodes++;
+        }
+        plan->nodes[k].insns += r->n;
+        at += r->n;
+    }
+    plan->to = cur;
+    return 0;
+}
+
+/* A planned walk after its first block: what going block by block would
+ * have done to the call stack, the arcs and the nodes, its passes counted
+ * on it. */
+static int follow_plan(rvt_profile *p, walk_slot *w, const walk_plan *plan) {
+    uint64_t start = p->total;
+    for (uint8_t k = 0; k < plan->ncalls; k++) {
+        if (plan->calls[k].arc == WALK_RETURN)
+            leave_call_at(p, start + plan->calls[k].at);
+        else if (!open_arc(p, plan->calls[k].arc, start + plan->calls[k].at))
+            return RVT_E_NOMEM;
+    }
+    for (uint8_t k = 0; k < plan->nnodes; k++)
+        p->frames[plan->nodes[k].node].self += plan->nodes[k].insns;
+    w->pending++;
+    p->total = start + w->rest;
+    p->cur = plan->to;
+    p->prev_run = &p->runs[w->last];
     return 0;
 }
 
@@ -568,17 +653,29 @@ int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32
         w->fresh = true;
         set[w == set].fresh = false;
     }
-    if (w && w->whole) { /* (the blocks themselves are not read: memory the decoder wrote long ago) */
+    if (w && (w->whole || w->plan != WALK_NO_PLAN)) {
+        /* (the blocks themselves are not read: memory the decoder wrote long ago) */
         const run_slot *first = &p->runs[w->first];
         if (add_run(p, first->start, first->n))
             return RVT_E_NOMEM;
-        if (w->id == id) { /* (the run table did not move: the walk's runs were in it) */
+        if (w->id == id && w->whole) { /* (the run table did not move: the walk's runs were in it) */
             /* the first block left the call stack in the walk's function */
             w->pending++;
             p->total += w->rest;
             p->frames[p->cur].self += w->rest;
             p->prev_run = &p->runs[w->last];
             return 0;
+        }
+        if (w->id == id) {
+            walk_plan *plan = &p->walk_plans[w - p->walks];
+            if (w->plan != WALK_PLANNED || plan->from != p->cur) {
+                int rc = make_plan(p, w, &p->walk_runs[w - p->walks], plan, p->cur);
+                if (rc < 0)
+                    return rc;
+                w->plan = rc == 0 ? WALK_PLANNED : WALK_NO_PLAN;
+            }
+            if (w->plan == WALK_PLANNED)
+                return follow_plan(p, w, plan);
         }
     } else if (n == 0 || add_run(p, blocks[0].start, blocks[0].n)) {
         return n ? RVT_E_NOMEM : 0;

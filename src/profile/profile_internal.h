@@ -57,8 +57,12 @@ enum { RECENT_RUNS = 4096 };
  * `whole`), the call stack is left as the first block leaves it: its passes
  * are counted on it, and added to its runs (all but the first, counted on
  * its own) and to the branches taken between them when somebody reads the
- * counts, the run table moves or another walk takes the slot. The others
- * go block by block, without finding that out again. */
+ * counts, the run table moves or another walk takes the slot. A walk whose
+ * runs are all simple but that calls or returns or changes function gets a
+ * plan (walk_plan) for the call-stack node its first block leaves: the
+ * calls and returns on the way, at which instruction, what each node
+ * retires and where the walk ends; its passes are counted as a whole
+ * walk's. The others go block by block, without finding that out again. */
 enum { WALK_RUNS = 48, WALK_SLOT_BITS = 13 }; /* two ways a set, a set a cache line */
 /* What a pass reads; the rest lies apart. */
 typedef struct walk_slot {
@@ -69,11 +73,28 @@ typedef struct walk_slot {
     uint8_t nruns;    /* 0: none */
     bool whole;
     bool fresh;       /* found since the other way of its set was (the other goes first) */
+    uint8_t plan;     /* WALK_* */
 } walk_slot;
+enum { WALK_NO_PLAN, WALK_PLANNABLE, WALK_PLANNED };
 typedef struct walk_runs {
     uint64_t taken; /* bit i: run i ends in a branch taken to run i + 1 */
+    uint64_t moved; /* bit i: run i + 1 does not start where run i ends */
     uint32_t runs[WALK_RUNS]; /* places in the run table */
 } walk_runs;
+/* What a planned walk does after its first block, from call-stack node
+ * `from`: calls (an arc) and returns (WALK_RETURN), each at `at`
+ * instructions after that block, and instructions retired per node. */
+enum { WALK_PLAN_STEPS = 6, WALK_RETURN = UINT32_MAX };
+typedef struct walk_plan {
+    uint32_t from, to; /* the node after the first block, and after the last */
+    uint8_t ncalls, nnodes;
+    struct {
+        uint32_t arc, at;
+    } calls[WALK_PLAN_STEPS];
+    struct {
+        uint32_t node, insns;
+    } nodes[WALK_PLAN_STEPS];
+} walk_plan;
 
 typedef struct open_call {
     uint32_t arc;
@@ -103,6 +124,7 @@ struct rvt_profile {
     run_slot *recent_runs[RECENT_RUNS];
     walk_slot *walks; /* 2^WALK_SLOT_BITS of them, from the first walk on */
     walk_runs *walk_runs; /* (the same places) */
+    walk_plan *walk_plans; /* (the same places) */
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */

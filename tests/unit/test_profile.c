@@ -84,8 +84,9 @@ static int write_html(rvt_profile *p, FILE *f) {
 }
 
 /* Walks as a decoder hands them out: blocks up to an indirect jump (where
- * a packet would be), at most `max` of them; the same blocks get the same
- * id, but every fifth time a new one (as when a decoder forgets a walk). */
+ * a packet would be; with `over_jumps`, past it, so returns fall inside
+ * walks), at most `max` of them; the same blocks get the same id, but
+ * every fifth time a new one (as when a decoder forgets a walk). */
 typedef struct {
     rvt_block *blocks;
     uint32_t n;
@@ -113,7 +114,7 @@ static uint64_t walk_id(known_walk *known, const rvt_block *b, uint32_t n, uint6
     }
 }
 
-static void feed_walks(rvt_profile *p, rvt_image *img, const uint64_t *pcs, size_t n, uint32_t max) {
+static void feed_walks(rvt_profile *p, rvt_image *img, const uint64_t *pcs, size_t n, uint32_t max, bool over_jumps) {
     known_walk *known = calloc(KNOWN_WALKS, sizeof *known);
     rvt_block *walk = malloc(max * sizeof *walk);
     assert_non_null(known);
@@ -127,7 +128,7 @@ static void feed_walks(rvt_profile *p, rvt_image *img, const uint64_t *pcs, size
         const rvt_insn *last = rvt_image_insn(img, pcs[k - 1]);
         walk[nw++] = (rvt_block){pcs[i], (uint32_t)(pcs[k - 1] + last->len - pcs[i]), (uint32_t)(k - i)};
         i = k;
-        if (nw == max || i == n || last->cf == RVT_CF_JALR) {
+        if (nw == max || i == n || (!over_jumps && last->cf == RVT_CF_JALR)) {
             assert_int_equal(rvt_profile_walk(p, walk_id(known, walk, nw, &next_id), walk, nw), 0);
             nw = 0;
         }
@@ -144,13 +145,15 @@ static void check_same_outputs(const char *program) {
     uint64_t *pcs = malloc(FLOW * sizeof *pcs);
     assert_non_null(pcs);
     size_t n = make_flow(img, pcs, FLOW);
-    rvt_profile *one, *runs, *walks, *long_walks;
+    rvt_profile *one, *runs, *walks, *long_walks, *walks_over_jumps;
     assert_int_equal(rvt_profile_new(&one, img), 0);
     assert_int_equal(rvt_profile_new(&runs, img), 0);
     assert_int_equal(rvt_profile_new(&walks, img), 0);
     assert_int_equal(rvt_profile_new(&long_walks, img), 0);
-    feed_walks(walks, img, pcs, n, 12);
-    feed_walks(long_walks, img, pcs, n, 64); /* (longer than the profile keeps) */
+    assert_int_equal(rvt_profile_new(&walks_over_jumps, img), 0);
+    feed_walks(walks, img, pcs, n, 12, false);
+    feed_walks(long_walks, img, pcs, n, 64, false); /* (longer than the profile keeps) */
+    feed_walks(walks_over_jumps, img, pcs, n, 9, true); /* (returns inside walks) */
     for (size_t i = 0; i < n; i++)
         assert_int_equal(rvt_profile_pc(one, pcs[i]), 0);
     size_t calls = 0, multi = 0;
@@ -167,9 +170,10 @@ static void check_same_outputs(const char *program) {
     assert_int_equal(rvt_profile_total(one), n);
     assert_int_equal(rvt_profile_total(runs), n);
     assert_int_equal(rvt_profile_total(walks), n);
+    assert_int_equal(rvt_profile_total(walks_over_jumps), n);
     writer writers[] = {rvt_profile_write_folded, rvt_profile_write_coverage, write_top, write_callgrind,
                         write_lcov, rvt_profile_write_gmon, write_html};
-    rvt_profile *others[] = {runs, walks, long_walks};
+    rvt_profile *others[] = {runs, walks, long_walks, walks_over_jumps};
     for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
         size_t la, lb;
         char *a = written(one, writers[w], &la);
@@ -186,6 +190,7 @@ static void check_same_outputs(const char *program) {
     rvt_profile_free(runs);
     rvt_profile_free(walks);
     rvt_profile_free(long_walks);
+    rvt_profile_free(walks_over_jumps);
     rvt_image_free(img);
     free(pcs);
 }
