@@ -139,13 +139,6 @@ static inline uint64_t rvt_block_end(const rvt_block *b) { return b->start + b->
 typedef int (*rvt_walk_sink)(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
 /* A walk id not given out before in this process (never 0; any thread). */
 uint64_t rvt_walk_id(void);
-/* The instructions in `n` blocks (a walk sink's `insns`). */
-static inline uint64_t rvt_blocks_insns(const rvt_block *blocks, uint32_t n) {
-    uint64_t insns = 0;
-    for (uint32_t i = 0; i < n; i++)
-        insns += blocks[i].n;
-    return insns;
-}
 
 /* Adds a block to `list` (`*count` of at most `max` kept); false when it
  * is full, or the block's span does not fit (an address space that wraps
@@ -192,6 +185,21 @@ static inline void rvt_block_ring_close(rvt_block_ring *r, uint64_t at, uint32_t
 /* Whether the blocks of the walk at `at` are still there: nothing has been
  * written a whole ring after them. */
 static inline bool rvt_block_ring_holds(const rvt_block_ring *r, uint64_t at) { return r->head <= at + RVT_BLOCK_RING; }
+
+/* A kept walk of `n` blocks at `at`, once walked: its last block, which the
+ * decoder holds back (n > 0), and, where `insns` is given (a walk sink's),
+ * the instructions in the others. */
+static inline void rvt_block_ring_walk_end(rvt_block_ring *r, uint64_t at, uint32_t n, rvt_block *last,
+                                           uint64_t *insns) {
+    const rvt_block *blocks = rvt_block_ring_at(r, at);
+    if (n)
+        *last = blocks[n - 1];
+    if (insns) {
+        *insns = 0;
+        for (uint32_t i = 0; i + 1 < n; i++)
+            *insns += blocks[i].n;
+    }
+}
 
 /* ---- A decoder's output, kept to be handed on later ----
  *

@@ -814,14 +814,9 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
         m->end_flags = (d->stop_at_last_branch ? MEMO_STOP_AT_LAST_BRANCH : 0) |
                        (d->inferred_address ? MEMO_INFERRED_ADDRESS : 0) | (d->has_pending ? MEMO_PENDING : 0) |
                        (d->last_implicit ? MEMO_LAST_IMPLICIT : 0);
-        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
-        if (m->nblocks)
-            m->last = blocks[m->nblocks - 1];
-        if (d->walk) { /* (all but the last block go to it) */
-            if (!again)
-                m->id = rvt_walk_id();
-            m->insns = m->nblocks ? rvt_blocks_insns(blocks, m->nblocks - 1) : 0;
-        }
+        rvt_block_ring_walk_end(ring, m->blocks, m->nblocks, &m->last, d->walk ? &m->insns : NULL);
+        if (d->walk && !again) /* (all but the last block go to it) */
+            m->id = rvt_walk_id();
         m->flags = flags; /* valid from here */
     }
     d->recording = NULL;

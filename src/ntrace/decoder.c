@@ -740,14 +740,9 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
         m->used = d->used - used;
         m->end_prev_valid = d->prev_valid;
         m->end_prev_pc = d->prev_pc;
-        const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
-        if (m->nblocks)
-            m->last = blocks[m->nblocks - 1];
-        if (d->walk) { /* (all but the last block go to it) */
-            if (!again)
-                m->id = rvt_walk_id();
-            m->insns = m->nblocks ? rvt_blocks_insns(blocks, m->nblocks - 1) : 0;
-        }
+        rvt_block_ring_walk_end(ring, m->blocks, m->nblocks, &m->last, d->walk ? &m->insns : NULL);
+        if (d->walk && !again) /* (all but the last block go to it) */
+            m->id = rvt_walk_id();
         m->valid = true;
     }
     d->recording = NULL;
