@@ -562,18 +562,17 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
         w->whole &= r->simple && r->sym == runs[0]->sym;
         if (i + 1 < n) {
             w->whole &= r->last_kind == KIND_PLAIN || r->last_kind == KIND_BRANCH;
-            if (b[i + 1].start != r->after)
+            if (b[i + 1].start != r->after) {
                 wr->moved |= 1ull << i;
+                if (r->last_kind == KIND_BRANCH)
+                    wr->taken |= 1ull << i;
+            }
         }
         if (i) {
             rest += b[i].n;
             plannable &= r->simple;
         }
     }
-    wr->taken = wr->moved;
-    for (uint32_t i = 0; i + 1 < n; i++)
-        if (runs[i]->last_kind != KIND_BRANCH)
-            wr->taken &= ~(1ull << i);
     w->whole &= rest <= UINT32_MAX;
     w->rest = (uint32_t)rest;
     w->plan = !w->whole && plannable && rest <= UINT32_MAX ? WALK_PLANNABLE : WALK_NO_PLAN;
@@ -658,15 +657,14 @@ int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32
         const run_slot *first = &p->runs[w->first];
         if (add_run(p, first->start, first->n))
             return RVT_E_NOMEM;
-        if (w->id == id && w->whole) { /* (the run table did not move: the walk's runs were in it) */
-            /* the first block left the call stack in the walk's function */
-            w->pending++;
-            p->total += w->rest;
-            p->frames[p->cur].self += w->rest;
-            p->prev_run = &p->runs[w->last];
-            return 0;
-        }
-        if (w->id == id) {
+        if (w->id == id) { /* (the run table did not move: the walk's runs were in it) */
+            if (w->whole) { /* the first block left the call stack in the walk's function */
+                w->pending++;
+                p->total += w->rest;
+                p->frames[p->cur].self += w->rest;
+                p->prev_run = &p->runs[w->last];
+                return 0;
+            }
             walk_plan *plan = &p->walk_plans[w - p->walks];
             if (w->plan != WALK_PLANNED || plan->from != p->cur) {
                 int rc = make_plan(p, w, &p->walk_runs[w - p->walks], plan, p->cur);
