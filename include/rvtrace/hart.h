@@ -73,13 +73,13 @@ void rvt_machine_free(rvt_machine *m);
 
 /* Retirement records go to `sink` in batches during rvt_machine_run. */
 void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user);
-/* Where the records are written before they go to the sink: with a
- * provider, into the memory it returns (room for *cap records, at least
- * one), asked for before the first record and after each batch; NULL, or no
- * provider, is the machine's own buffer. A sink that hands the records on
- * (rvt_retire_relay) then need not copy them. */
-typedef rvt_retire *(*rvt_record_space)(void *user, size_t *cap);
-void rvt_machine_set_record_space(rvt_machine *m, rvt_record_space space, void *user);
+/* Or packed (rvt_retire_packed), the form the machine writes them in, to
+ * a sink that hands them on to another thread (rvt_retire_relay). `space`,
+ * if not NULL, gives the memory to write them in (room for *cap slots, at
+ * least 2), asked for before the first record and after each batch; it may
+ * return NULL for the machine's own buffer. The last sink set is the one. */
+typedef rvt_retire_packed *(*rvt_packed_space)(void *user, size_t *cap);
+void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user);
 
 enum rvt_stop_reason {
     RVT_STOP_EXIT = 0,     /* the program wrote its exit code to tohost */

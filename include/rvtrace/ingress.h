@@ -98,22 +98,63 @@ bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
  * begins (so that r can be taken apart into the records it stands for). */
 bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void *user);
 
+/* ---- The packed form: records on their way between threads ---- */
+
+/* A record in 32 bytes rather than rvt_retire's 64. Handing records from
+ * one core to another costs per byte, and most records (blocks) carry
+ * nothing in cause, tval, context or sideband: a record that does takes a
+ * second slot, {cause, tval, context, sideband | ctype << 8}, which
+ * RVT_PACKED_MORE in the first slot's `bits` announces (its ctype byte then
+ * holds only the flag). */
+typedef struct rvt_retire_packed {
+    uint64_t iaddr;
+    uint64_t time;
+    uint64_t insn_ninsns; /* insn | ninsns << 32 */
+    uint64_t bits;        /* rvt_packed_bits */
+} rvt_retire_packed;
+
+#define RVT_PACKED_MORE (1ull << 47)
+
+/* The `bits` of a record: iretire, ilastsize, itype, priv, ctype, sijump and
+ * hart, a byte each from bit 16 on (iretire: bits 0-15). */
+static inline uint64_t rvt_packed_bits(unsigned iretire, unsigned ilastsize, unsigned itype, unsigned priv,
+                                       unsigned ctype, unsigned sijump, unsigned hart) {
+    return (uint64_t)(iretire & 0xffff) | (uint64_t)(ilastsize & 0xff) << 16 | (uint64_t)(itype & 0xff) << 24 |
+           (uint64_t)(priv & 0xff) << 32 | (uint64_t)(ctype & 0xff) << 40 | (uint64_t)(sijump & 0xff) << 48 |
+           (uint64_t)(hart & 0xff) << 56;
+}
+
+/* Packs r into out[0] and, where it needs one, out[1]: the slots used. */
+size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out);
+/* Unpacks the whole records among in[0..n) into out[0..cap): the records
+ * written; *used: the slots they took (a record whose second slot is not
+ * among the n is left for the next call). */
+size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used);
+/* Receives packed records in batches of whole records. */
+typedef int (*rvt_packed_sink)(void *user, const rvt_retire_packed *slots, size_t n);
+/* Passes the records of slots[0..n) on to `sink`, unpacked into `scratch`
+ * (room for cap records) a piece at a time: the first error of sink, or 0. */
+int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
+                         rvt_retire_sink sink, void *user);
+
 /* ---- Handing the stream to another thread ---- */
 
 /* Passes records on to `next` on a thread of its own, so that a consumer
  * that needs nothing from the producer's state (an encoder without code
- * fetches) runs beside it. The records are copied into a few fixed batches
+ * fetches) runs beside it. The records cross packed, in a few fixed batches
  * (memory does not grow with the run); the producer waits only when all of
  * them are still queued. `next` sees the records in order, in batches of its
- * own size. Once `next` fails, the relay's sink returns its error and the
+ * own size. Once `next` fails, the relay's sinks return its error and the
  * rest is dropped. */
 typedef struct rvt_retire_relay rvt_retire_relay;
 int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
 int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
-/* Room for the next *cap records inside the relay's batch: records written
- * there and then passed to rvt_retire_relay_sink are not copied. Valid until
- * the next call of either. */
-rvt_retire *rvt_retire_relay_space(void *relay, size_t *cap);
+/* Room for the next *cap (at least 2) packed slots inside the relay's batch,
+ * for a producer that writes its records packed: slots written there are
+ * passed on, whole records, with rvt_retire_relay_packed_sink, which takes
+ * no others. Valid until the next call of either. */
+rvt_retire_packed *rvt_retire_relay_space(void *relay, size_t *cap);
+int rvt_retire_relay_packed_sink(void *relay, const rvt_retire_packed *slots, size_t n); /* an rvt_packed_sink */
 /* Passes on what is queued, waits for the thread and frees the relay: the
  * first error of `next`, or 0. */
 int rvt_retire_relay_finish(rvt_retire_relay *r);

@@ -38,22 +38,13 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
-/* A block record is written as eight words straight into the buffer: a
- * record put together on the stack would be copied with wide loads of its
- * fresh narrow stores (no forwarding), and field by field the narrow fields
- * cost a store each. Bytes 48..55 hold iretire, ilastsize, itype, priv,
- * ctype and sijump (0 here) and hart: block_record_tail. */
-_Static_assert(sizeof(rvt_retire) == 64 && offsetof(rvt_retire, time) == 32 && offsetof(rvt_retire, insn) == 40 &&
-                   offsetof(rvt_retire, ninsns) == 44 && offsetof(rvt_retire, iretire) == 48 &&
-                   offsetof(rvt_retire, ilastsize) == 50 && offsetof(rvt_retire, itype) == 51 &&
-                   offsetof(rvt_retire, priv) == 52 && offsetof(rvt_retire, ctype) == 53 &&
-                   offsetof(rvt_retire, sijump) == 54 && offsetof(rvt_retire, hart) == 55 &&
-                   offsetof(rvt_retire, sideband) == 56,
-               "block records are written as words");
+/* Records are written packed (rvt_retire_packed): a block's is four words,
+ * each a store of its own (a record put together on the stack first would
+ * be copied with wide loads of its fresh narrow stores, no forwarding). */
 
-/* The part of the tail word that stays for a run of blocks. */
+/* The part of a record's bits that stays for a run of blocks. */
 static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
-    return (uint64_t)(priv & 0xff) << 32 | (uint64_t)(hart_id & 0xff) << 56;
+    return rvt_packed_bits(0, 0, 0, priv, 0, 0, hart_id);
 }
 
 /* (A record block ends before 0xff00 halfwords: the mask keeps the other
@@ -66,41 +57,22 @@ static inline uint64_t block_record_tail(uint64_t hw, unsigned ilastsize, unsign
  * `insn`, retired at `time`, once the caller made room (machine_make_room). */
 static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
                                                                     uint32_t insn, uint64_t tail, uint64_t time) {
-    rvt_retire *r = m->buf_next++;
+    rvt_retire_packed *r = m->buf_next++;
     /* The buffer is usually a relay's, last read on the consumer's core:
-     * asking for the line eight records ahead, for writing, hides most of
+     * asking for the line 512 bytes ahead, for writing, hides most of
      * taking it back (N-Trace on coremark, where the hart's thread is the
      * slower one: 6 % with a prefetch for reading, 7 % more for writing).
      * x86's PREFETCHW, which GCC uses only when told the CPU has it, runs as
      * a no-op where it does not; a prefetch never faults. */
 #if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)((uintptr_t)r + 8 * sizeof *r)));
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)((uintptr_t)r + 512)));
 #else
-    __builtin_prefetch((const void *)((uintptr_t)r + 8 * sizeof *r), 1);
+    __builtin_prefetch((const void *)((uintptr_t)r + 512), 1);
 #endif
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* (stores of their own: GCC puts an array together on the stack first) */
-    typedef uint64_t __attribute__((may_alias)) record_word;
-    record_word *w = (record_word *)r;
-    w[0] = pc;
-    w[1] = w[2] = w[3] = 0;
-    w[4] = time;
-    w[5] = insn | (uint64_t)n << 32;
-    w[6] = tail;
-    w[7] = 0;
-#else
-    *r = (rvt_retire){
-        .iaddr = pc,
-        .ninsns = n,
-        .iretire = (uint16_t)tail,
-        .ilastsize = (uint8_t)(tail >> 16),
-        .insn = insn,
-        .itype = (uint8_t)(tail >> 24),
-        .priv = (uint8_t)(tail >> 32),
-        .time = time,
-        .hart = (uint8_t)(tail >> 56),
-    };
-#endif
+    r->iaddr = pc;
+    r->time = time;
+    r->insn_ninsns = insn | (uint64_t)n << 32;
+    r->bits = tail;
 }
 
 static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
@@ -963,21 +935,10 @@ from_hart: /* the handlers that work on the hart's own pc */
 static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc, unsigned priv) {
     rvt_machine *m = h->m;
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
-    rvt_retire *r = machine_slot(m);
-    r->iaddr = pc;
-    r->cause = 0;
-    r->tval = 0;
-    r->context = 0;
-    r->time = m->mtime;
-    r->insn = in->raw;
-    r->ninsns = 1;
-    r->iretire = (uint16_t)(in->len / 2);
-    r->ilastsize = in->len == 4;
-    r->itype = (uint8_t)(in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false));
-    r->priv = (uint8_t)priv;
-    r->ctype = 0;
-    r->sijump = 0;
-    r->hart = (uint8_t)h->id;
+    unsigned itype = in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false);
+    machine_make_room(m);
+    write_block_words(m, pc, 1, in->raw,
+                      block_record_tail(in->len / 2, in->len == 4, itype, block_record_owner(priv, h->id)), m->mtime);
 }
 
 static unsigned satp_mode(const hart *h) {

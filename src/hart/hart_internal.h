@@ -275,11 +275,18 @@ typedef struct rvt_machine {
     unsigned nharts;
     FILE *console;
 
-    rvt_retire_sink sink;
+    /* Records are written packed; `sink` gets them so, or is the machine's
+     * own that unpacks them for `retire_sink`. */
+    rvt_packed_sink sink;
     void *sink_user;
-    rvt_retire *buf, *own_buf; /* buf: own_buf or the record space's */
-    rvt_retire *buf_next, *buf_end; /* the next record's place in buf, and buf's end */
-    rvt_record_space space;
+    rvt_retire_sink retire_sink;
+    void *retire_user;
+    rvt_retire *unpacked; /* RVT_UNPACKED records, for retire_sink */
+    rvt_retire_packed *buf, *own_buf; /* buf: own_buf or the space's */
+    /* The next record's place in buf, and where it ends but for one slot:
+     * at buf_end a record of two slots still fits. */
+    rvt_retire_packed *buf_next, *buf_end;
+    rvt_packed_space space;
     void *space_user;
 
     uint64_t fromhost_queue[64];
@@ -504,31 +511,27 @@ const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *
 /* mip's timer and software bits from the CLINT's state. */
 void update_timer_irq(struct rvt_machine *m);
 
-/* Retirement output (machine.c): records are batched in m->buf. */
+/* Retirement output (machine.c): records are batched, packed, in m->buf. */
 void machine_flush_records(struct rvt_machine *m);
-/* Where the next records go: the record space's, else the own buffer. */
+/* Where the next records go: the space's, else the own buffer. */
 void machine_take_space(struct rvt_machine *m);
-enum { RVT_OWN_RECORDS = 4096 };
-/* Next free record slot, flushing a full buffer first. */
-static inline rvt_retire *machine_slot(struct rvt_machine *m);
+enum { RVT_OWN_RECORDS = 8192, RVT_UNPACKED = 256 };
 static inline void machine_emit(struct rvt_machine *m, const rvt_retire *r);
 /* Emits the block a hart is accumulating, if any (exec.c). */
 void hart_flush_block(hart *h);
 
-/* Room for one more record: a full buffer goes to the sink first. The
- * interpreter's loop makes room before it works out a record's fields, so
- * that none of them lives across the call. */
+/* Room for one more record (of one or two slots): a full buffer goes to
+ * the sink first. The interpreter's loop makes room before it works out a
+ * record's fields, so that none of them lives across the call. */
 static inline void machine_make_room(rvt_machine *m) {
-    if (__builtin_expect(m->buf_next == m->buf_end, 0))
+    if (__builtin_expect(m->buf_next >= m->buf_end, 0))
         machine_flush_records(m);
 }
 
-static inline rvt_retire *machine_slot(rvt_machine *m) {
+static inline void machine_emit(rvt_machine *m, const rvt_retire *r) {
     machine_make_room(m);
-    return m->buf_next++;
+    m->buf_next += rvt_retire_pack(r, m->buf_next);
 }
-
-static inline void machine_emit(rvt_machine *m, const rvt_retire *r) { *machine_slot(m) = *r; }
 
 static inline uint32_t code_slot_of(uint64_t pc) { return (pc >> 1) & (CODE_BLOCK_SLOTS - 1); }
 

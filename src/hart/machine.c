@@ -285,11 +285,17 @@ void machine_flush_records(rvt_machine *m) {
 
 void machine_take_space(rvt_machine *m) {
     size_t cap = 0;
-    rvt_retire *space = m->space ? m->space(m->space_user, &cap) : NULL;
-    m->buf = m->buf_next = space && cap ? space : m->own_buf;
-    m->buf_end = m->buf + (space && cap ? cap : RVT_OWN_RECORDS);
+    rvt_retire_packed *space = m->space ? m->space(m->space_user, &cap) : NULL;
+    bool given = space && cap >= 2;
+    m->buf = m->buf_next = given ? space : m->own_buf;
+    m->buf_end = m->buf + (given ? cap : RVT_OWN_RECORDS) - 1;
 }
 
+/* The sink of rvt_machine_set_sink's records. */
+static int unpack_to_sink(void *user, const rvt_retire_packed *slots, size_t n) {
+    rvt_machine *m = user;
+    return rvt_retire_unpack_to(slots, n, m->unpacked, RVT_UNPACKED, m->retire_sink, m->retire_user);
+}
 
 /* --------------------------------------------------------------- HTIF */
 
@@ -439,8 +445,9 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
     m->max_insns = cfg->max_insns;
+    m->unpacked = calloc(RVT_UNPACKED, sizeof *m->unpacked);
     if ((m->own_buf = calloc(RVT_OWN_RECORDS, sizeof *m->own_buf)))
-        machine_take_space(m); /* (no record space yet: its own buffer) */
+        machine_take_space(m); /* (no space yet: its own buffer) */
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
     /* The pool fills from its start: on 2 MiB pages, one page fault for the
@@ -450,7 +457,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->code_blocks_next = 1;
     m->code_gen = 1; /* pool entries never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
-    if (!m->buf || !m->harts || !m->code_blocks || !m->code_slots)
+    if (!m->buf || !m->unpacked || !m->harts || !m->code_blocks || !m->code_slots)
         goto fail;
     for (unsigned i = 0; i < cfg->nram; i++) {
         mem_region *r = &m->regions[m->nregions++];
@@ -534,16 +541,20 @@ void rvt_machine_free(rvt_machine *m) {
     rvt_huge_free(m->code_blocks, CODE_BLOCK_POOL * sizeof *m->code_blocks);
     rvt_pages_free(m->code_slots, CODE_BLOCK_SLOTS * sizeof *m->code_slots);
     free(m->own_buf);
+    free(m->unpacked);
     free(m);
 }
 
 void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
-    m->sink = sink;
-    m->sink_user = user;
+    rvt_machine_set_packed_sink(m, sink ? unpack_to_sink : NULL, NULL, m);
+    m->retire_sink = sink;
+    m->retire_user = user;
 }
 
-void rvt_machine_set_record_space(rvt_machine *m, rvt_record_space space, void *user) {
-    machine_flush_records(m); /* (the records so far go where they are) */
+void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user) {
+    machine_flush_records(m); /* (the records so far go where they were going) */
+    m->sink = sink;
+    m->sink_user = user;
     m->space = space;
     m->space_user = user;
     machine_take_space(m);

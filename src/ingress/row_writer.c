@@ -194,16 +194,11 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
     bool have_row = f->nheld != 0, marked = f->nheld == 2;
     for (size_t i = 0; i < n; i++) {
         const rvt_retire *r = &recs[i];
-        /* Behind `run`'s relay the records were just written on the hart's
-         * core: this is their first read on ours (E-Trace and N-Trace
-         * runs 5-6 % faster on coremark with it). */
-        if (i + 16 < n)
-            __builtin_prefetch(r + 16);
         if (r->ninsns > 1) { /* a block: neither an interrupt nor a repeat */
             /* (most records are blocks: the rest of their run in a loop of its own) */
             const rvt_retire *end = recs + n, *b = r + 1;
-            for (; b < end && b->ninsns > 1; b++)
-                __builtin_prefetch((const void *)((uintptr_t)b + 16 * sizeof *b));
+            while (b < end && b->ninsns > 1)
+                b++;
             i = (size_t)(b - recs) - 1;
             at = (long)i;
             have_row = true;

@@ -103,6 +103,7 @@ static void run_usage(FILE *out) {
  * image does not hold would need the hart's memory, which only the hart's
  * thread may read, so the relay is then drained and closed and the rest
  * goes straight from the hart. */
+enum { RUN_UNPACKED = 256 };
 struct fanout {
     rvt_rvti_writer *rvti;
     rvt_ref_filter *filter;
@@ -116,6 +117,7 @@ struct fanout {
     rvt_segment_info code[16];
     size_t ncode, code_at;
     rvt_machine *m; /* and the machine, for its boot ROM */
+    rvt_retire unpacked[RUN_UNPACKED]; /* records unpacked on the hart's thread */
 };
 
 static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -137,12 +139,10 @@ static bool segment_holds(const rvt_segment_info *s, uint64_t first, uint64_t la
     return first - s->vaddr < s->memsz && last - s->vaddr < s->memsz;
 }
 
-/* Whether an encoder may need code of r that neither the image
- * nor the boot ROM (which no hart can write) holds. */
-static bool outside_image(struct fanout *f, const rvt_retire *r) {
-    if (r->ninsns < 2)
-        return false; /* only a block's inner instructions are fetched */
-    uint64_t first = r->iaddr, last = rvt_retire_last_iaddr(r);
+/* Whether an encoder may need code of the block from `first` to `last`
+ * (its last instruction's address) that neither the image nor the boot ROM
+ * (which no hart can write) holds. */
+static bool outside_image(struct fanout *f, uint64_t first, uint64_t last) {
     if (segment_holds(&f->code[f->code_at], first, last))
         return false;
     for (size_t i = 0; i < f->ncode; i++)
@@ -154,19 +154,25 @@ static bool outside_image(struct fanout *f, const rvt_retire *r) {
     return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
 }
 
-/* How many of recs, from the first, outside_image passes: all of them while
- * the harts have run only the image's code (the machine watches that as it
- * decodes), else the segment the last block was in is held in a local, so
- * that a block inside it costs two comparisons. */
-static size_t inside_image_prefix(struct fanout *f, const rvt_retire *recs, size_t n) {
+/* How many of the slots, from the first, hold records outside_image passes:
+ * all of them while the harts have run only the image's code (the machine
+ * watches that as it decodes), else the segment the last block was in is
+ * held in a local, so that a block inside it costs two comparisons. Only a
+ * block's inner instructions are fetched: records of fewer than two
+ * instructions pass. */
+static size_t inside_image_prefix(struct fanout *f, const rvt_retire_packed *slots, size_t n) {
     if (!rvt_machine_left_code(f->m))
         return n; /* every instruction so far was the image's (or the ROM's) */
     rvt_segment_info last = f->code[f->code_at];
-    for (size_t k = 0; k < n; k++) {
-        const rvt_retire *r = &recs[k];
-        if (r->ninsns < 2 || segment_holds(&last, r->iaddr, rvt_retire_last_iaddr(r)))
+    for (size_t k = 0; k < n; k += slots[k].bits & RVT_PACKED_MORE ? 2 : 1) {
+        const rvt_retire_packed *r = &slots[k];
+        if (r->insn_ninsns >> 32 < 2)
             continue;
-        if (outside_image(f, r))
+        uint64_t first = r->iaddr, end = first + 2 * (r->bits & 0xffff);
+        uint64_t last_insn = end - ((r->bits >> 16 & 0xff) ? 4 : 2);
+        if (segment_holds(&last, first, last_insn))
+            continue;
+        if (outside_image(f, first, last_insn))
             return k;
         last = f->code[f->code_at];
     }
@@ -174,7 +180,7 @@ static size_t inside_image_prefix(struct fanout *f, const rvt_retire *recs, size
 }
 
 /* The hart writes its records straight into the relay's batches. */
-static rvt_retire *run_record_space(void *user, size_t *cap) {
+static rvt_retire_packed *run_record_space(void *user, size_t *cap) {
     struct fanout *f = user;
     return f->relay ? rvt_retire_relay_space(f->relay, cap) : NULL;
 }
@@ -186,30 +192,31 @@ static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *pa
     return n ? byte_file_wrote(out, n) : RVT_E_RANGE;
 }
 
-static int run_fanout_sink(void *user, const rvt_retire *recs, size_t n) {
+/* The hart's records, packed: to the .rvti writer on this thread, through
+ * the relay to the rest. */
+static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n) {
     struct fanout *f = user;
     int rc = 0;
     if (f->rvti)
-        rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
+        rc |= rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, rvt_rvti_writer_sink, f->rvti);
     if (!f->filter)
         return rc;
-    if (f->relay) {
-        size_t k = f->reads_code ? inside_image_prefix(f, recs, n) : n;
-        rc |= rvt_retire_relay_sink(f->relay, recs, k);
-        if (k == n)
-            return rc;
-        /* the rest may lie in the relay's memory, which closing frees */
-        rvt_retire *rest = malloc((n - k) * sizeof *recs);
-        if (!rest)
-            return rc | RVT_E_NOMEM;
-        memcpy(rest, recs + k, (n - k) * sizeof *recs);
-        f->relay_error = rvt_retire_relay_finish(f->relay);
-        f->relay = NULL;
-        rc |= f->relay_error | rvt_ref_filter_sink(f->filter, rest, n - k);
-        free(rest);
+    if (!f->relay)
+        return rc | rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, rvt_ref_filter_sink, f->filter);
+    size_t k = f->reads_code ? inside_image_prefix(f, slots, n) : n;
+    rc |= rvt_retire_relay_packed_sink(f->relay, slots, k);
+    if (k == n)
         return rc;
-    }
-    return rc | rvt_ref_filter_sink(f->filter, recs, n);
+    /* the rest lies in the relay's memory, which closing frees */
+    rvt_retire_packed *rest = malloc((n - k) * sizeof *slots);
+    if (!rest)
+        return rc | RVT_E_NOMEM;
+    memcpy(rest, slots + k, (n - k) * sizeof *slots);
+    f->relay_error = rvt_retire_relay_finish(f->relay);
+    f->relay = NULL;
+    rc |= f->relay_error | rvt_retire_unpack_to(rest, n - k, f->unpacked, RUN_UNPACKED, rvt_ref_filter_sink, f->filter);
+    free(rest);
+    return rc;
 }
 
 /* --sample-branches: one line per sample, as `perf script -F ip,brstack`
@@ -704,9 +711,7 @@ int cmd_run(int argc, char **argv) {
     if (nenc && nopt.icnt_bits)
         rvt_ntrace_encoder_set_code(nenc, program_code_fetch, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
-        rvt_machine_set_sink(m, run_fanout_sink, &fan);
-    if (fan.relay)
-        rvt_machine_set_record_space(m, run_record_space, &fan);
+        rvt_machine_set_packed_sink(m, run_fanout_sink, run_record_space, &fan);
     run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
     progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
     if (rp.pr.on)
