@@ -133,7 +133,8 @@ size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out,
 /* Receives packed records in batches of whole records. */
 typedef int (*rvt_packed_sink)(void *user, const rvt_retire_packed *slots, size_t n);
 /* Passes the records of slots[0..n) on to `sink`, unpacked into `scratch`
- * (room for cap records) a piece at a time: the first error of sink, or 0. */
+ * (room for cap records) a piece at a time: the first error of sink, or 0.
+ * `scratch` holds zeros when first given (calloc), and is left so. */
 int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
                          rvt_retire_sink sink, void *user);
 

@@ -21,7 +21,8 @@ size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* On a little-endian host a packed record's words are rvt_retire's words 0,
  * 4, 5 and 6, and its second slot's 1, 2, 3 and (but for ctype) 7: records
- * are unpacked a word at a time. */
+ * are unpacked a word at a time, and into a record whose other words hold
+ * zeros already, a one-slot record needs only its own four. */
 _Static_assert(sizeof(rvt_retire) == 64 && offsetof(rvt_retire, cause) == 8 && offsetof(rvt_retire, tval) == 16 &&
                    offsetof(rvt_retire, context) == 24 && offsetof(rvt_retire, time) == 32 &&
                    offsetof(rvt_retire, insn) == 40 && offsetof(rvt_retire, ninsns) == 44 &&
@@ -32,7 +33,7 @@ _Static_assert(sizeof(rvt_retire) == 64 && offsetof(rvt_retire, cause) == 8 && o
                "records are unpacked as words");
 typedef uint64_t __attribute__((may_alias)) record_word;
 
-static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packed *more, rvt_retire *r) {
+static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packed *more, rvt_retire *r, bool clean) {
     record_word *w = (record_word *)r;
     uint64_t bits = p->bits;
     if (more) {
@@ -41,7 +42,7 @@ static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packe
         w[3] = more->insn_ninsns;
         w[7] = more->bits & 0xff;
         bits = (bits & ~(0xffull << 40)) | (more->bits >> 8 & 0xff) << 40;
-    } else {
+    } else if (!clean) {
         w[1] = w[2] = w[3] = w[7] = 0;
     }
     w[0] = p->iaddr;
@@ -49,8 +50,17 @@ static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packe
     w[5] = p->insn_ninsns;
     w[6] = bits;
 }
+
+/* Puts back the zeros of a clean scratch (see unpack_one). */
+static void clean_records(rvt_retire *r, size_t k) {
+    for (size_t i = 0; i < k; i++) {
+        record_word *w = (record_word *)&r[i];
+        w[1] = w[2] = w[3] = w[7] = 0;
+    }
+}
 #else
-static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packed *more, rvt_retire *r) {
+static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packed *more, rvt_retire *r, bool clean) {
+    (void)clean;
     uint64_t bits = p->bits;
     *r = (rvt_retire){.iaddr = p->iaddr, .time = p->time};
     if (more) {
@@ -70,10 +80,16 @@ static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packe
     r->sijump = (uint8_t)(bits >> 48);
     r->hart = (uint8_t)(bits >> 56);
 }
+
+static void clean_records(rvt_retire *r, size_t k) { (void)r, (void)k; }
 #endif
 
-size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used) {
-    size_t i = 0, k = 0;
+/* rvt_retire_unpack, into `out` whose records are clean (`clean`: all but
+ * the words a one-slot record fills hold zeros); *more: records of two
+ * slots among those written. */
+static inline size_t unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used,
+                            bool clean, size_t *more) {
+    size_t i = 0, k = 0, two = 0;
     for (; k < cap && i < n; k++) {
         /* Behind a relay the slots were just written on another core: this
          * is their first read on ours. */
@@ -82,25 +98,34 @@ size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out,
         if (p->bits & RVT_PACKED_MORE) {
             if (i + 2 > n)
                 break;
-            unpack_one(p, p + 1, &out[k]);
+            unpack_one(p, p + 1, &out[k], clean);
             i += 2;
+            two++;
         } else {
-            unpack_one(p, NULL, &out[k]);
+            unpack_one(p, NULL, &out[k], clean);
             i++;
         }
     }
     *used = i;
+    *more = two;
     return k;
+}
+
+size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used) {
+    size_t more;
+    return unpack(in, n, out, cap, used, false, &more);
 }
 
 int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
                          rvt_retire_sink sink, void *user) {
     int rc = 0;
     while (n && !rc) {
-        size_t used, k = rvt_retire_unpack(slots, n, scratch, cap, &used);
+        size_t used, more, k = unpack(slots, n, scratch, cap, &used, true, &more);
         if (!used)
             return RVT_E_TRUNC; /* a first slot that announces a second, at the end */
         rc = sink(user, scratch, k);
+        if (more)
+            clean_records(scratch, k);
         slots += used;
         n -= used;
     }

@@ -256,6 +256,20 @@ static void test_relay_keeps_order(void **state) {
     free(recs);
 }
 
+/* A consumer that checks each record against the one expected next. */
+struct order_check {
+    const rvt_retire *want;
+    size_t seen;
+    bool out_of_order;
+};
+static int check_order(void *user, const rvt_retire *recs, size_t n) {
+    struct order_check *o = user;
+    for (size_t i = 0; i < n; i++, o->seen++)
+        if (memcmp(&recs[i], &o->want[o->seen], sizeof *recs))
+            o->out_of_order = true;
+    return 0;
+}
+
 /* Every field survives packing, whatever its value; a record that needs a
  * second slot is not unpacked from its first alone. */
 static void test_pack_round_trip(void **state) {
@@ -301,6 +315,13 @@ static void test_pack_round_trip(void **state) {
     assert_int_equal(k, N);
     assert_int_equal(used, nslots);
     assert_memory_equal(back, recs, sizeof recs);
+    /* through a small scratch, reused by records of one slot after records
+     * of two: each arrives whole */
+    struct order_check o = {recs, 0, false};
+    static rvt_retire scratch[7];
+    assert_int_equal(rvt_retire_unpack_to(slots, nslots, scratch, 7, check_order, &o), 0);
+    assert_int_equal(o.seen, N);
+    assert_false(o.out_of_order);
     /* the last record's first slot without its second: left for later */
     size_t last = nslots - 2;
     while (!(slots[last].bits & RVT_PACKED_MORE))
@@ -308,20 +329,6 @@ static void test_pack_round_trip(void **state) {
     k = rvt_retire_unpack(slots, last + 1, back, N, &used);
     assert_int_equal(used, last);
     assert_int_equal(rvt_retire_unpack_to(slots + last, 1, back, N, NULL, NULL), RVT_E_TRUNC);
-}
-
-/* A consumer that checks each record against the one expected next. */
-struct order_check {
-    const rvt_retire *want;
-    size_t seen;
-    bool out_of_order;
-};
-static int check_order(void *user, const rvt_retire *recs, size_t n) {
-    struct order_check *o = user;
-    for (size_t i = 0; i < n; i++, o->seen++)
-        if (memcmp(&recs[i], &o->want[o->seen], sizeof *recs))
-            o->out_of_order = true;
-    return 0;
 }
 
 /* A producer slower than the consumer's polling (it pauses between pieces
