@@ -81,6 +81,7 @@ struct rvt_etrace_decoder {
     struct walk_memos *memo;     /* walks seen before (allocated with the first one kept) */
     bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
+    uint32_t memo_last;          /* the slot of the last packet's walk, + 1 (0: none) */
 };
 
 static bool use_bpred(const rvt_etrace_decoder *d) { return d->o.branch_prediction && d->bpred; }
@@ -699,6 +700,7 @@ typedef struct walk_memo {
     uint32_t branches, flags; /* flags: the key's MEMO_* (0: the slot is empty) */
     uint64_t end_pc, end_last_pc, end_branch_map, end_pending;
     uint32_t end_branches, end_flags, nblocks;
+    uint32_t next;      /* the slot of the walk that came after it last time */
     uint64_t blocks;    /* where its blocks start in the ring */
     uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
     rvt_block last;     /* its last block, which the decoder holds (nblocks > 0) */
@@ -746,6 +748,7 @@ static void free_memo(struct walk_memos *memo) { rvt_huge_free(memo, sizeof *mem
 /* follow() to the packet's address, for a packet with one (format 1 or 2). */
 static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     if (!memo_applies(d) || (!d->memo && !(d->memo = new_memo()))) {
+        d->memo_last = 0;
         follow(d, d->address, t);
         return;
     }
@@ -766,7 +769,16 @@ static void follow_packet(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     }
     d->memo->recent[set / 2] = (uint8_t)(slot - set);
     walk_memo *m = &d->memo->slots[slot];
+    /* Loops send their packets in the same order again: each walk notes
+     * the one after it, whose slot is asked for while this one's blocks go
+     * out (the slots are megabytes: nearly every look is a trip to memory). */
+    if (d->memo_last)
+        d->memo->slots[d->memo_last - 1].next = (uint32_t)slot;
+    d->memo_last = (uint32_t)slot + 1;
     if (hit) {
+        const walk_memo *due = &d->memo->slots[m->next];
+        __builtin_prefetch(due);
+        __builtin_prefetch((const char *)due + 64);
         /* None was held before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is held. */
         const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);

@@ -84,6 +84,7 @@ struct rvt_ntrace_decoder {
     struct walk_memos *memo;     /* walks seen before (allocated with the first one kept) */
     bool shares_memo;            /* (another decoder's, not freed with this one) */
     struct walk_memo *recording; /* the slot the walk under way is written into */
+    uint32_t memo_last;          /* the slot of the last message's walk, + 1 (0: none) */
 
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
@@ -618,6 +619,7 @@ typedef struct walk_memo {
     uint64_t blocks;    /* where its blocks start in the ring */
     uint64_t id, insns; /* (for a walk sink) its rvt_walk_id; instructions in the blocks before the last */
     rvt_block last;     /* its last block, which the decoder queues (nblocks > 0) */
+    uint32_t next;      /* the slot of the walk that came after it last time */
     memo_stack_op ops[MEMO_STACK_OPS];
 } walk_memo;
 _Static_assert(offsetof(walk_memo, blocks) == 64, "a walk's key and end state: one line");
@@ -683,18 +685,27 @@ static bool walk_uncached(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, e
 /* walk_hist, then walk_icnt to a final instruction of `kind` (none: the
  * history alone). */
 static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, enum final_kind kind) {
-    if (!memo_applies(d, icnt, kind) || (!d->memo && !(d->memo = new_memo())))
+    if (!memo_applies(d, icnt, kind) || (!d->memo && !(d->memo = new_memo()))) {
+        d->memo_last = 0;
         return walk_uncached(d, icnt, hist, kind);
+    }
     uint64_t left = kind == FINAL_NONE ? 0 : icnt - d->used, used = d->used;
     uint64_t h = (d->pc ^ left * 0x9e3779b97f4a7c15ull ^ hist * 0xff51afd7ed558ccdull ^ kind) * 0xc4ceb9fe1a85ec53ull;
     const size_t slot = h >> (64 - MEMO_SLOT_BITS);
     walk_memo *m = &d->memo->slots[slot];
     rvt_block_ring *ring = &d->memo->ring;
+    /* The slot of the walk due next, as the E-Trace decoder asks for it. */
+    if (d->memo_last)
+        d->memo->slots[d->memo_last - 1].next = (uint32_t)slot;
+    d->memo_last = (uint32_t)slot + 1;
     nx_call_stack after;
     if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
         rvt_block_ring_holds(ring, m->blocks) && (!m->nops || (after = d->stack, replay_stack(m, &after)))) {
         if (m->nops)
             d->stack = after;
+        const walk_memo *due = &d->memo->slots[m->next];
+        __builtin_prefetch(due);
+        __builtin_prefetch((const char *)due + 64);
         /* Nothing was queued before, and the kept blocks are joined already:
          * all but the last go out as they are, the last is queued. */
         const rvt_block *blocks = rvt_block_ring_at(ring, m->blocks);
