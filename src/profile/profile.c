@@ -60,6 +60,7 @@ void rvt_profile_free(rvt_profile *p) {
     rvt_pages_free(p->walks, sizeof *p->walks << WALK_SLOT_BITS);
     rvt_pages_free(p->walk_runs, sizeof *p->walk_runs << WALK_SLOT_BITS);
     rvt_pages_free(p->walk_plans, sizeof *p->walk_plans << WALK_SLOT_BITS);
+    free(p->walk_next);
     free(p);
 }
 
@@ -529,15 +530,18 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
         walk_slot *walks = rvt_pages_alloc(sizeof *p->walks << WALK_SLOT_BITS);
         walk_runs *runs_of = rvt_pages_alloc(sizeof *p->walk_runs << WALK_SLOT_BITS);
         walk_plan *plans = rvt_pages_alloc(sizeof *p->walk_plans << WALK_SLOT_BITS);
-        if (!walks || !runs_of || !plans) {
+        uint32_t *next = calloc((size_t)1 << (WALK_SLOT_BITS - 1), sizeof *next);
+        if (!walks || !runs_of || !plans || !next) {
             rvt_pages_free(walks, sizeof *p->walks << WALK_SLOT_BITS);
             rvt_pages_free(runs_of, sizeof *p->walk_runs << WALK_SLOT_BITS);
             rvt_pages_free(plans, sizeof *p->walk_plans << WALK_SLOT_BITS);
+            free(next);
             return RVT_E_NOMEM;
         }
         p->walks = walks;
         p->walk_runs = runs_of;
         p->walk_plans = plans;
+        p->walk_next = next;
     }
     for (uint32_t i = 0; i < n; i++) /* (one-instruction blocks are counted without a run) */
         if (p->runs != table || !runs[i]) {
@@ -647,6 +651,13 @@ static int follow_plan(rvt_profile *p, walk_slot *w, const walk_plan *plan) {
 int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n) {
     rvt_profile *p = profile;
     walk_slot *set = p->walks ? walk_set(p, id) : NULL, *w = NULL;
+    if (set) { /* (the walk likely after this one: its set asked for now, a trip to memory) */
+        uint32_t at = (uint32_t)((set - p->walks) / 2);
+        if (p->walk_last)
+            p->walk_next[p->walk_last - 1] = at;
+        p->walk_last = at + 1;
+        __builtin_prefetch(&p->walks[2 * (size_t)p->walk_next[at]]);
+    }
     if (set && (set[0].id == id || set[1].id == id)) {
         w = &set[set[1].id == id];
         w->fresh = true;

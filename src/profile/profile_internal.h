@@ -125,6 +125,10 @@ struct rvt_profile {
     walk_slot *walks; /* 2^WALK_SLOT_BITS of them, from the first walk on */
     walk_runs *walk_runs; /* (the same places) */
     walk_plan *walk_plans; /* (the same places) */
+    /* Of each set of walks, the set the walk after it was in last time (the
+     * decoders' walks come in the order their loops send them), and the
+     * set of the last walk, + 1 (0: none) */
+    uint32_t *walk_next, walk_last;
     open_call *open; /* calls not yet returned from, innermost last */
     size_t nopen, open_cap;
     uint64_t open_dropped; /* calls deeper than the open stack holds (their returns are skipped too) */
