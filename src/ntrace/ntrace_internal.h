@@ -26,11 +26,14 @@ static inline void nx_stack_init(nx_call_stack *s, unsigned depth, bool counter)
     s->slot[0] = 0;
 }
 
+/* The slot the next push writes (with a depth and no counter). */
+static inline unsigned nx_stack_next_slot(const nx_call_stack *s) { return s->top >= s->depth ? 0 : s->top + 1; }
+
 static inline void nx_stack_push(nx_call_stack *s, uint64_t ret) {
     if (s->depth == 0)
         return;
     if (!s->counter) {
-        s->top = s->top >= s->depth ? 0 : s->top + 1;
+        s->top = nx_stack_next_slot(s);
         s->slot[s->top] = ret;
     }
     if (s->count < s->depth)
