@@ -124,6 +124,14 @@ static inline uint64_t rvt_packed_bits(unsigned iretire, unsigned ilastsize, uns
            (uint64_t)(hart & 0xff) << 56;
 }
 
+/* The slots a packed record takes, its instruction count, and its last
+ * instruction's address (as rvt_retire_last_iaddr). */
+static inline size_t rvt_packed_slots(const rvt_retire_packed *p) { return p->bits & RVT_PACKED_MORE ? 2 : 1; }
+static inline uint32_t rvt_packed_ninsns(const rvt_retire_packed *p) { return (uint32_t)(p->insn_ninsns >> 32); }
+static inline uint64_t rvt_packed_last_iaddr(const rvt_retire_packed *p) {
+    return p->iaddr + 2u * (p->bits & 0xffff) - ((p->bits >> 16 & 0xff) ? 4u : 2u);
+}
+
 /* Packs r into out[0] and, where it needs one, out[1]: the slots used. */
 size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out);
 /* Unpacks the whole records among in[0..n) into out[0..cap): the records

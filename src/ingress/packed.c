@@ -95,7 +95,7 @@ static inline size_t unpack(const rvt_retire_packed *in, size_t n, rvt_retire *o
          * is their first read on ours. */
         __builtin_prefetch((const void *)((uintptr_t)&in[i] + 512));
         const rvt_retire_packed *p = &in[i];
-        if (p->bits & RVT_PACKED_MORE) {
+        if (rvt_packed_slots(p) == 2) {
             if (i + 2 > n)
                 break;
             unpack_one(p, p + 1, &out[k], clean);

@@ -38,7 +38,7 @@ struct rvt_retire_relay {
     bool closing;
     int error; /* the first error of `next` (under the lock) */
     unsigned filling_at; /* the producer's batch (its own: first + queued) */
-    size_t filling;      /* records in it */
+    size_t filling;      /* slots filled in it */
     size_t len[RELAY_BATCHES]; /* slots, whole records */
     /* on huge pages (2 MiB: one page fault rather than 512 in a short run) */
     rvt_retire_packed (*batch)[RELAY_BATCH];

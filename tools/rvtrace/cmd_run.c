@@ -164,15 +164,11 @@ static size_t inside_image_prefix(struct fanout *f, const rvt_retire_packed *slo
     if (!rvt_machine_left_code(f->m))
         return n; /* every instruction so far was the image's (or the ROM's) */
     rvt_segment_info last = f->code[f->code_at];
-    for (size_t k = 0; k < n; k += slots[k].bits & RVT_PACKED_MORE ? 2 : 1) {
+    for (size_t k = 0; k < n; k += rvt_packed_slots(&slots[k])) {
         const rvt_retire_packed *r = &slots[k];
-        if (r->insn_ninsns >> 32 < 2)
+        if (rvt_packed_ninsns(r) < 2 || segment_holds(&last, r->iaddr, rvt_packed_last_iaddr(r)))
             continue;
-        uint64_t first = r->iaddr, end = first + 2 * (r->bits & 0xffff);
-        uint64_t last_insn = end - ((r->bits >> 16 & 0xff) ? 4 : 2);
-        if (segment_holds(&last, first, last_insn))
-            continue;
-        if (outside_image(f, first, last_insn))
+        if (outside_image(f, r->iaddr, rvt_packed_last_iaddr(r)))
             return k;
         last = f->code[f->code_at];
     }
