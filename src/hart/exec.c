@@ -50,7 +50,7 @@ static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
 /* (A record block ends before 0xff00 halfwords: the mask keeps the other
  * fields whole only where RV32 code runs on from 0xfffffffe to 0.) */
 static inline uint64_t block_record_tail(uint64_t hw, unsigned ilastsize, unsigned itype, uint64_t owner) {
-    return (hw & 0xffff) | (uint64_t)ilastsize << 16 | (uint64_t)itype << 24 | owner;
+    return rvt_packed_bits((unsigned)hw, ilastsize, itype, 0, 0, 0, 0) | owner;
 }
 
 /* The record of a block of `n` instructions from `pc` whose last has bits
