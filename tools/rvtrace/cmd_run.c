@@ -33,8 +33,8 @@ static void run_usage(FILE *out) {
             "  --ntrace FILE      encode the run with N-Trace, write the Nexus messages as MSEO\n"
             "                     bytes; with the N-Trace encoder options of encode --help\n"
             "                     (--btm, --call-stack N, --repeat-history N, ...)\n"
-            "                     The encoders and --spike-csv/--pcs writers run on a\n"
-            "                     second thread beside the hart\n"
+            "                     The encoders and --spike-csv/--pcs/--retire writers run\n"
+            "                     on a second thread beside the hart\n"
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
             "                     run of sequential instructions (cannot be combined with\n"
             "                     --spike-csv or --pcs, which need one row per instruction)\n"
@@ -96,8 +96,9 @@ static void run_usage(FILE *out) {
 
 /* The .rvti gets the run as it happened; the row formats and the encoders get
  * it through the reference filter, so they equal the reference traces.
- * The filter and everything behind it run on a second thread, fed through a
- * relay. An encoder there that takes blocks apart (E-Trace; N-Trace with a
+ * The .rvti writer, the filter and everything behind it run on a second
+ * thread, fed through a relay (on the hart's, records would be packed only
+ * to be unpacked there). An encoder there that takes blocks apart (E-Trace; N-Trace with a
  * bounded I-CNT) reads the code of the program's image
  * (decoded beforehand, read-only while the hart runs); the first block the
  * image does not hold would need the hart's memory, which only the hart's
@@ -188,19 +189,26 @@ static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *pa
     return n ? byte_file_wrote(out, n) : RVT_E_RANGE;
 }
 
-/* The hart's records, packed: to the .rvti writer on this thread, through
- * the relay to the rest. */
-static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n) {
+/* The records, in order: as they are to the .rvti writer, through the
+ * reference filter to the rest. On the relay's thread, or on the hart's
+ * without a relay. */
+static int run_stream_sink(void *user, const rvt_retire *recs, size_t n) {
     struct fanout *f = user;
     int rc = 0;
     if (f->rvti)
-        rc |= rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, rvt_rvti_writer_sink, f->rvti);
-    if (!f->filter)
-        return rc;
+        rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
+    if (f->filter)
+        rc |= rvt_ref_filter_sink(f->filter, recs, n);
+    return rc;
+}
+
+/* The hart's records, packed: through the relay, or unpacked here. */
+static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n) {
+    struct fanout *f = user;
     if (!f->relay)
-        return rc | rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, rvt_ref_filter_sink, f->filter);
+        return rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
     size_t k = f->reads_code ? inside_image_prefix(f, slots, n) : n;
-    rc |= rvt_retire_relay_packed_sink(f->relay, slots, k);
+    int rc = rvt_retire_relay_packed_sink(f->relay, slots, k);
     if (k == n)
         return rc;
     /* the rest lies in the relay's memory, which closing frees */
@@ -210,7 +218,7 @@ static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n)
     memcpy(rest, slots + k, (n - k) * sizeof *slots);
     f->relay_error = rvt_retire_relay_finish(f->relay);
     f->relay = NULL;
-    rc |= f->relay_error | rvt_retire_unpack_to(rest, n - k, f->unpacked, RUN_UNPACKED, rvt_ref_filter_sink, f->filter);
+    rc |= f->relay_error | rvt_retire_unpack_to(rest, n - k, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
     free(rest);
     return rc;
 }
@@ -694,7 +702,8 @@ int cmd_run(int argc, char **argv) {
      * the run (the hart has its own decoded pages), and a relay closed early
      * is joined before its filter goes on here. Decoding it all beforehand
      * cost the hart's thread 0.3 ms per run. */
-    if (fan.filter && (!fan.reads_code || fan.ncode) && rvt_retire_relay_new(&fan.relay, rvt_ref_filter_sink, fan.filter)) {
+    if ((fan.filter || fan.rvti) && (!fan.reads_code || fan.ncode) &&
+        rvt_retire_relay_new(&fan.relay, run_stream_sink, &fan)) {
         rvt_ref_filter_free(fan.filter);
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
