@@ -45,6 +45,11 @@ int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
  * rvt_huge_free and the same size. */
 void *rvt_huge_alloc(size_t size);
 void rvt_huge_free(void *p, size_t size);
+/* Faults in an rvt_huge_alloc block's pages now, on the calling thread,
+ * without writing to them (another thread may be writing there already):
+ * the page clearing then happens here rather than where the memory is first
+ * used. Nothing where the system cannot do that. */
+void rvt_huge_populate(void *p, size_t size);
 
 /* Zeroed, page-aligned memory for a big table touched in a few places (a
  * short run's): a page faults in only where it is used, none is cleared

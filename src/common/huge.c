@@ -34,6 +34,15 @@ void rvt_huge_free(void *p, size_t size) {
         munmap(p, whole_pages(size));
 }
 
+void rvt_huge_populate(void *p, size_t size) {
+#ifdef MADV_POPULATE_WRITE
+    if (p)
+        madvise(p, whole_pages(size), MADV_POPULATE_WRITE); /* (Linux 5.14 on; else EINVAL, and nothing done) */
+#else
+    (void)p, (void)size;
+#endif
+}
+
 void *rvt_pages_alloc(size_t size) {
     if (!size)
         return NULL;

@@ -587,6 +587,14 @@ int cmd_run(int argc, char **argv) {
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
+    /* The relay's thread starts now, to fault in the relay's memory while
+     * this one loads the program (its records come once the hart runs). */
+    struct fanout fan = {0};
+    if ((csv_path || pcs_path || rvti_path || etrace_path || ntrace_path) &&
+        rvt_retire_relay_new(&fan.relay, run_stream_sink, &fan)) {
+        fprintf(stderr, "rvtrace run: out of memory\n");
+        return 1;
+    }
     if ((firmware_path && rvt_read_file(firmware_path, &firmware, &cfg.firmware_size, &diag)) ||
         (initrd_path && rvt_read_file(initrd_path, &initrd, &cfg.initrd_size, &diag))) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
@@ -682,7 +690,12 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: %s: %s\n", ntrace_path, nex ? "cannot start the N-Trace encoder" : strerror(errno));
         goto out;
     }
-    struct fanout fan = {.rvti = rvti_w, .csv = csv_w, .pcs = pcs_w, .etrace = enc, .ntrace = nenc, .m = m};
+    fan.rvti = rvti_w;
+    fan.csv = csv_w;
+    fan.pcs = pcs_w;
+    fan.etrace = enc;
+    fan.ntrace = nenc;
+    fan.m = m;
     fan.reads_code = enc || (nenc && nopt.icnt_bits);
     if ((csv_w || pcs_w || enc || nenc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
         fprintf(stderr, "rvtrace run: out of memory\n");
@@ -702,11 +715,9 @@ int cmd_run(int argc, char **argv) {
      * the run (the hart has its own decoded pages), and a relay closed early
      * is joined before its filter goes on here. Decoding it all beforehand
      * cost the hart's thread 0.3 ms per run. */
-    if ((fan.filter || fan.rvti) && (!fan.reads_code || fan.ncode) &&
-        rvt_retire_relay_new(&fan.relay, run_stream_sink, &fan)) {
-        rvt_ref_filter_free(fan.filter);
-        fprintf(stderr, "rvtrace run: out of memory\n");
-        goto out;
+    if (fan.reads_code && !fan.ncode) { /* (the encoders' code cannot be watched: all on this thread) */
+        rvt_retire_relay_finish(fan.relay);
+        fan.relay = NULL;
     }
     program_code code = {img, m}; /* the code the hart runs */
     if (fan.filter)
@@ -726,6 +737,7 @@ int cmd_run(int argc, char **argv) {
     progress_end(&rp.pr);
     /* The filter finishes on this thread, once the relay's is done with it. */
     int frc = fan.relay ? rvt_retire_relay_finish(fan.relay) : fan.relay_error;
+    fan.relay = NULL;
     if (fan.filter)
         frc |= rvt_ref_filter_finish(fan.filter);
     int wrc = frc | rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
@@ -784,6 +796,7 @@ int cmd_run(int argc, char **argv) {
         break;
     }
 out:
+    rvt_retire_relay_finish(fan.relay); /* (a run that did not start: nothing queued) */
     rvt_row_writer_finish(csv_w);
     rvt_row_writer_finish(pcs_w);
     rvt_rvti_writer_finish(rvti_w);
