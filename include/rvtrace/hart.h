@@ -132,6 +132,16 @@ bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
 int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n);
 /* Whether a hart left the watched code (true when nothing is watched). */
 bool rvt_machine_left_code(const rvt_machine *m);
+/* Whether a hart executed code inside the watched segments that differs from
+ * the image's (the program wrote over its own code; true when nothing is
+ * watched): from then on the image is not the code the records ran, and
+ * the machine's memory is, read on the hart's thread as records are passed
+ * on. Stores that change decoded code pass the records written so far on
+ * first (rvt_machine_set_sink, rvt_machine_set_packed_sink), so that they
+ * find their code still in memory; only the instructions of a block that is
+ * still open when one of them is overwritten (a run of straight code that
+ * rewrites itself behind it) are not covered. */
+bool rvt_machine_changed_code(const rvt_machine *m);
 
 
 /* ---- Control transfer records ---- */

@@ -444,9 +444,9 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
     if (__builtin_expect(h->fast_mem && r && !r->rom && off <= r->size - len && !(va & (len - 1)), 1)) {
         if (__builtin_expect(h->fast_mem_observed, 0))
             note_fast(h, RVT_ACCESS_STORE, va, in, len, r->data + off);
-        copy_small(r->data + off, in, len);
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
-            region_invalidate_code(h->m, r, off, len);
+            region_invalidate_code(h->m, r, off, len); /* (before the code changes) */
+        copy_small(r->data + off, in, len);
         if (__builtin_expect(va == h->m->tohost_addr, 0) && h->m->has_tohost)
             machine_tohost_stored(h);
         return true;

@@ -263,12 +263,13 @@ typedef struct rvt_machine {
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_gen;
     /* rvt_machine_watch_code: the ranges, and whether a hart executed an
-     * instruction outside them and the boot ROM since they were given. */
+     * instruction outside them and the boot ROM since they were given, and
+     * whether one executed code inside them that is not the image's. */
     struct code_range {
         uint64_t base, size;
     } code_watch[16];
     unsigned ncode_watch;
-    bool code_watched, left_code;
+    bool code_watched, left_code, image_changed;
     uint64_t mtimecmp[RVT_MAX_HARTS];
     uint32_t msip[RVT_MAX_HARTS];
     hart *harts;

@@ -170,9 +170,15 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
 void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
+    bool flushed = false;
     for (uint64_t a = first & ~1ull; a <= last; a += 2) {
         rvt_insn *page = r->icache[a >> 12];
         if (page && page[(a & 0xfff) >> 1].len) {
+            /* Whatever reads the code of the records written so far (to take
+             * blocks apart) reads it before it changes. */
+            if (!flushed)
+                machine_flush_records(m);
+            flushed = true;
             page[(a & 0xfff) >> 1].len = 0;
             m->code_gen++; /* the code blocks were decoded from what is gone */
         }
@@ -192,8 +198,8 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
                                 .len = (uint8_t)len};
             observe_access(m, &a);
         }
+        region_invalidate_code(m, r, pa - r->base, len); /* (before the code changes) */
         memcpy(r->data + (pa - r->base), in, len);
-        region_invalidate_code(m, r, pa - r->base, len);
         if (h && pa == m->tohost_addr && m->has_tohost)
             machine_tohost_stored(h);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
@@ -217,22 +223,32 @@ int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t 
      * already is decoded again. */
     machine_flush_icache(m);
     m->code_watched = true;
-    m->left_code = false;
+    m->left_code = m->image_changed = false;
     return 0;
 }
 
 bool rvt_machine_left_code(const rvt_machine *m) { return !m->code_watched || m->left_code; }
+bool rvt_machine_changed_code(const rvt_machine *m) { return !m->code_watched || m->image_changed; }
 
 /* An instruction of `len` bytes decoded at `pa` of region r, with
  * rvt_machine_watch_code on (addresses are physical: fetches through
- * translation leave the watched code of themselves). */
+ * translation leave the watched code of themselves). Inside the watched
+ * ranges it must be the image's: code the program wrote over its own is
+ * code outside them too, and the records before it (which ran the image's)
+ * are passed on first. */
 static void watch_decoded(rvt_machine *m, const mem_region *r, uint64_t pa, unsigned len) {
     if (r->rom)
         return;
     for (unsigned i = 0; i < m->ncode_watch; i++)
         if (pa - m->code_watch[i].base < m->code_watch[i].size &&
-            pa + len - 1 - m->code_watch[i].base < m->code_watch[i].size)
-            return;
+            pa + len - 1 - m->code_watch[i].base < m->code_watch[i].size) {
+            uint8_t image[4];
+            if (m->img && rvt_image_read(m->img, pa, image, len) == len && !memcmp(image, r->data + (pa - r->base), len))
+                return;
+            machine_flush_records(m);
+            m->image_changed = true;
+            break;
+        }
     m->left_code = true;
 }
 
@@ -255,7 +271,7 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
             w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
         }
         rvt_decode(w, m->xlen, slot);
-        if (m->code_watched && !m->left_code)
+        if (m->code_watched && !m->image_changed)
             watch_decoded(m, r, pa, slot->len);
     }
     return slot;
@@ -705,8 +721,8 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
 bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n) {
     mem_region *r = phys_region(m, paddr, (unsigned)n);
     if (r) {
+        region_invalidate_code(m, r, paddr - r->base, (unsigned)n); /* (before the code changes) */
         memcpy(r->data + (paddr - r->base), buf, n);
-        region_invalidate_code(m, r, paddr - r->base, (unsigned)n);
         return true;
     }
     if (paddr - CLINT_BASE < CLINT_SIZE && n <= 8)

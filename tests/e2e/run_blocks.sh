@@ -8,7 +8,8 @@
 # or the overflow of a 6-bit I-CNT falls inside them), and with time stamps
 # (a block record's instructions retired at one time: blocks end where mtime
 # moves on).
-# EXTRA_ELF: programs to run as well (one that writes mtime itself).
+# EXTRA_ELF: programs to run as well (one that writes mtime itself, one that
+# rewrites its own code).
 # usage: run_blocks.sh RVTRACE SHARED_DIR WORK_DIR [EXTRA_ELF...]
 set -u
 R=$1 SHARED=$2 W=$3

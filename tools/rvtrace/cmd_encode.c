@@ -131,7 +131,7 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
         goto done;
     }
-    program_code code = {img, machine};
+    program_code code = {img, machine, false};
     if (img) /* a bounded I-CNT overflows inside multiple-retire blocks too */
         rvt_ntrace_encoder_set_code(e, program_code_fetch, &code);
     while (rc == 0 && (n = pr ? rvt_pcseq_read(pr, steps, BATCH, &d) : rvt_retire_reader_read(rr, recs, BATCH, &d)) > 0) {

@@ -118,6 +118,7 @@ struct fanout {
     rvt_segment_info code[16];
     size_t ncode, code_at;
     rvt_machine *m; /* and the machine, for its boot ROM */
+    program_code *fetch; /* what the encoders read the code from */
     rvt_retire unpacked[RUN_UNPACKED]; /* records unpacked on the hart's thread */
 };
 
@@ -164,6 +165,8 @@ static bool outside_image(struct fanout *f, uint64_t first, uint64_t last) {
 static size_t inside_image_prefix(struct fanout *f, const rvt_retire_packed *slots, size_t n) {
     if (!rvt_machine_left_code(f->m))
         return n; /* every instruction so far was the image's (or the ROM's) */
+    if (rvt_machine_changed_code(f->m))
+        return 0; /* (the records before the change were passed on before it) */
     rvt_segment_info last = f->code[f->code_at];
     for (size_t k = 0; k < n; k += rvt_packed_slots(&slots[k])) {
         const rvt_retire_packed *r = &slots[k];
@@ -202,11 +205,20 @@ static int run_stream_sink(void *user, const rvt_retire *recs, size_t n) {
     return rc;
 }
 
+/* Records unpacked and passed on here, on the hart's thread: where the
+ * program wrote over its own code, the encoders read the machine's memory,
+ * which holds the code they ran (the relay, which read the image, is done). */
+static int run_here(struct fanout *f, const rvt_retire_packed *slots, size_t n) {
+    if (f->reads_code && rvt_machine_changed_code(f->m))
+        f->fetch->memory_first = true;
+    return rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
+}
+
 /* The hart's records, packed: through the relay, or unpacked here. */
 static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n) {
     struct fanout *f = user;
     if (!f->relay)
-        return rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
+        return run_here(f, slots, n);
     size_t k = f->reads_code ? inside_image_prefix(f, slots, n) : n;
     int rc = rvt_retire_relay_packed_sink(f->relay, slots, k);
     if (k == n)
@@ -218,7 +230,7 @@ static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n)
     memcpy(rest, slots + k, (n - k) * sizeof *slots);
     f->relay_error = rvt_retire_relay_finish(f->relay);
     f->relay = NULL;
-    rc |= f->relay_error | rvt_retire_unpack_to(rest, n - k, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
+    rc |= f->relay_error | run_here(f, rest, n - k);
     free(rest);
     return rc;
 }
@@ -719,7 +731,8 @@ int cmd_run(int argc, char **argv) {
         rvt_retire_relay_finish(fan.relay);
         fan.relay = NULL;
     }
-    program_code code = {img, m}; /* the code the hart runs */
+    program_code code = {img, m, false}; /* the code the hart runs */
+    fan.fetch = &code;
     if (fan.filter)
         rvt_ref_filter_set_code(fan.filter, program_code_fetch, &code);
     if (enc)

@@ -93,6 +93,9 @@ rvt_machine *program_machine(rvt_image *img);
 typedef struct program_code {
     rvt_image *img;
     rvt_machine *m;
+    /* the machine's memory before the image: the program wrote over its own
+     * code (rvt_machine_changed_code), and the reader is on the hart's thread */
+    bool memory_first;
 } program_code;
 bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out);
 

@@ -84,7 +84,7 @@ rvt_machine *program_machine(rvt_image *img) {
 
 bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out) {
     const program_code *c = user;
-    return rvt_program_insn(c->img, c->m, addr, out);
+    return rvt_program_insn(c->memory_first ? NULL : c->img, c->m, addr, out);
 }
 
 /* Tandem parameters: 0 leaves a value to rvt_tv_params_default. */
