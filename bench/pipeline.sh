@@ -8,8 +8,9 @@
 # in millions of instructions per second; spike's run beside ours when spike
 # is installed ($SPIKE or PATH), with how many times faster the hart runs
 # (x spike: wall-clock time; cpu: CPU time, steadier on a shared machine,
-# where bench/proctime is built), NexRv's decoder when $NEXRV names it
-# (run as: $NEXRV TRACE.nex ELF). No pass/fail: figures to compare.
+# where bench/proctime is built), else spike's recorded run of the same
+# program (bench/spike_recorded.txt, marked *), NexRv's decoder when $NEXRV
+# names it (run as: $NEXRV TRACE.nex ELF). No pass/fail: figures to compare.
 # usage: pipeline.sh RVTRACE PROGRAM...
 set -u
 R=$1
@@ -40,6 +41,10 @@ timed() {
 wall() { awk '{ print $1 }' "$1" | median; }
 cpu() { awk '{ print $2 }' "$1" | median; }
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t / 1e6; else print "-" }'; }
+# spike's recorded wall-clock seconds for program $1 of $2 instructions (none
+# where the program differs from the one recorded)
+RECORDED=${RECORDED:-$(dirname "$0")/spike_recorded.txt}
+recorded_spike() { [ -r "$RECORDED" ] && awk -v p="$1" -v n="$2" '$1 == p && $2 == n { print $3; exit }' "$RECORDED"; }
 
 machine_state before
 printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' program insns hart run+E ratio run+N ratio \
@@ -77,6 +82,9 @@ for program in "$@"; do
         spike="$(mips "$insns" "$spike_wall")"
         faster=$(awk "BEGIN { printf \"%.2f\", $spike_wall / $hart }")
         [ -x "$PROCTIME" ] && faster_cpu=$(awk "BEGIN { printf \"%.2f\", $(cpu "$W/spike") / $(cpu "$W/hart") }")
+    elif rec=$(recorded_spike "$name" "$insns") && [ -n "$rec" ]; then
+        spike="$(mips "$insns" "$rec")*"
+        faster=$(awk "BEGIN { printf \"%.2f*\", $rec / $hart }")
     fi
     printf '%-24s %10s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %5s\n' "$name" "$insns" "$(mips "$insns" "$hart")" \
         "$(mips "$insns" "$runE")" "$(awk "BEGIN { printf \"%.2f\", $hart / $runE }")" \
@@ -87,5 +95,5 @@ for program in "$@"; do
 done
 machine_state after
 echo "(millions of instructions per second, whole processes, median of $RUNS; ratio: run+trace speed / hart speed;"
-echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ', not installed here'); x spike: spike's time / the hart's,"
+echo " spike: its own run of the program$([ -z "$SPIKE" ] && echo ", not installed here (*: recorded, $(sed -n 's/^# recorded: //p' "$RECORDED" 2>/dev/null))"); x spike: spike's time / the hart's,"
 echo " wall-clock; cpu: the same in CPU time$([ -x "$PROCTIME" ] || echo ', - without bench/proctime'))"

@@ -136,11 +136,11 @@ bool rvt_machine_left_code(const rvt_machine *m);
  * the image's (the program wrote over its own code; true when nothing is
  * watched): from then on the image is not the code the records ran, and
  * the machine's memory is, read on the hart's thread as records are passed
- * on. Stores that change decoded code pass the records written so far on
- * first (rvt_machine_set_sink, rvt_machine_set_packed_sink), so that they
- * find their code still in memory; only the instructions of a block that is
- * still open when one of them is overwritten (a run of straight code that
- * rewrites itself behind it) are not covered. */
+ * on. A store that changes decoded code ends the record block before it
+ * and passes the records written so far on first (rvt_machine_set_sink,
+ * rvt_machine_set_packed_sink), the last of them one record per instruction
+ * (whoever reads them may hold the last back until the next comes), so that
+ * every record's code is read while it is in memory. */
 bool rvt_machine_changed_code(const rvt_machine *m);
 
 

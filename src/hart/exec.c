@@ -945,6 +945,30 @@ static unsigned satp_mode(const hart *h) {
     return h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
 }
 
+/* Whether `in`, about to execute, may write over decoded code: a store or
+ * AMO to a page that holds some. A record block ends before it, so that
+ * the records of the code it may overwrite are passed on while that code is
+ * in memory (region_invalidate_code). Addresses are taken as physical: with
+ * translation on, code is read from elsewhere anyway (rvt_machine_left_code). */
+static bool may_write_code(const hart *h, const rvt_insn *in) {
+    uint64_t va = h->x[in->rs1];
+    switch (in->op) {
+#define STORE_OP(name, ...) case RVT_OP_##name:
+    HART_STORES(STORE_OP)
+#undef STORE_OP
+    case RVT_OP_FSW: case RVT_OP_FSD:
+        va += (uint64_t)(int64_t)in->imm;
+        break;
+    default:
+        if (in->op < RVT_OP_LR_W || in->op > RVT_OP_AMOMAXU_D)
+            return false;
+    }
+    if (h->xlen == 32)
+        va = (uint32_t)va;
+    const mem_region *r = h->dreg && va - h->dreg->base < h->dreg->size ? h->dreg : phys_region(h->m, va, 1);
+    return r && r->icache[(va - r->base) >> 12] != NULL;
+}
+
 /* The length of a retired instruction from its bits (longer encodings never retire). */
 static inline unsigned retired_length(uint32_t raw) { return (raw & 3) == 3 ? 4 : 2; }
 

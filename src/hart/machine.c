@@ -167,6 +167,50 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     return board_access(m, pa, out, len, false);
 }
 
+/* The records written so far passed on before code changes, for whatever
+ * reads their code to take blocks apart to read it while it is what they
+ * ran. Their readers hold the last back until the next comes (the reference
+ * filter, to see whether it repeats; the E-Trace encoder, to see whether an
+ * interrupt takes its last instruction back), so a last record of several
+ * instructions goes as one record per instruction, which need no code.
+ * (Addresses as physical: with translation on, the readers do not read
+ * the machine's memory.) */
+static void code_barrier(rvt_machine *m) {
+    rvt_retire_packed *last = NULL;
+    for (rvt_retire_packed *p = m->buf; p < m->buf_next; p += rvt_packed_slots(p))
+        last = p;
+    rvt_retire block = {0};
+    size_t used = 0;
+    if (!last || rvt_packed_ninsns(last) < 2 || rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used) != 1) {
+        machine_flush_records(m);
+        return;
+    }
+    m->buf_next = last;
+    machine_flush_records(m);
+    rvt_retire one = block;
+    one.ninsns = 1;
+    one.itype = RVT_ITYPE_NONE;
+    one.sijump = 0;
+    uint64_t a = block.iaddr, end = rvt_retire_last_iaddr(&block);
+    for (uint32_t k = 0; k + 1 < block.ninsns && a < end; k++) {
+        uint16_t low = 0;
+        uint32_t raw = 0;
+        unsigned size;
+        if (!phys_load(m, a, &low, 2) || (size = rvt_insn_length(low)) > 4 || !phys_load(m, a, &raw, size))
+            break;
+        one.iaddr = a;
+        one.insn = size == 4 ? raw : low;
+        one.iretire = (uint16_t)(size / 2);
+        one.ilastsize = size == 4;
+        machine_emit(m, &one);
+        block.iaddr = a += size;
+        block.ninsns--;
+        block.iretire = (uint16_t)(block.iretire - size / 2);
+    }
+    machine_emit(m, &block); /* (the last, or what the code did not account for) */
+    machine_flush_records(m);
+}
+
 void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
@@ -174,10 +218,8 @@ void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigne
     for (uint64_t a = first & ~1ull; a <= last; a += 2) {
         rvt_insn *page = r->icache[a >> 12];
         if (page && page[(a & 0xfff) >> 1].len) {
-            /* Whatever reads the code of the records written so far (to take
-             * blocks apart) reads it before it changes. */
             if (!flushed)
-                machine_flush_records(m);
+                code_barrier(m);
             flushed = true;
             page[(a & 0xfff) >> 1].len = 0;
             m->code_gen++; /* the code blocks were decoded from what is gone */

@@ -180,6 +180,13 @@ general: {
     unsigned priv = h->priv;
     uint64_t next;
     const uint64_t time_before = m->mtime;
+    if (BLOCKS && done != blk_base && may_write_code(h, in)) {
+        /* The record block so far goes before the store, which may change
+         * its code (its record is then passed on before the code changes). */
+        uint32_t prev_raw = last_raw ? last_raw : blk.insn;
+        machine_make_room(m);
+        CLOSE_RECORD_BLOCK(pc, prev_raw, retired_length(prev_raw) == 4, RVT_ITYPE_NONE, done, pc);
+    }
     st = execute(h, in, pc, instret_before + done, &next, XLEN);
     x[0] = 0;
     if (__builtin_expect(st >= EXEC_TRAP, 0)) {

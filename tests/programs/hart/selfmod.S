@@ -2,6 +2,7 @@
  * `bump` (4-byte instructions) is called, then its first instruction is
  * replaced by two compressed ones (the block it starts gains an instruction
  * and changes shape), called again, then put back and called once more.
+ * Then a loop rewrites its own first instruction each time round.
  * Whatever reads the program's code to take multiple-retire blocks apart
  * (the encoders behind `rvtrace run`) must see what the hart ran: the image
  * for the first calls, the rewritten code for the next ones. */
@@ -31,8 +32,26 @@ _start:
 3:  call bump
     addi s1, s1, -1
     bnez s1, 3b
+    /* A loop that rewrites its first instruction behind it, in the same run
+     * of straight code: the two forms by turns (a0 += 1, then 2). */
+    la t0, 4f
+    li t1, 0x00010509
+    li t2, 0x00150513
+    li s1, CALLS
+    .align 2
+    .option push
+    .option norvc
+4:  addi a0, a0, 1
+    sw t1, 0(t0)
+    fence.i
+    mv t3, t1
+    mv t1, t2
+    mv t2, t3
+    addi s1, s1, -1
+    bnez s1, 4b
+    .option pop
     mv s2, a0                 /* (the check's code goes in a0) */
-    li t6, 4 * CALLS
+    li t6, 4 * CALLS + CALLS / 2 * 3
     CHECK_EQ_REG(1, s2, t6)
     j pass
 
