@@ -941,10 +941,6 @@ static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64
                       block_record_tail(in->len / 2, in->len == 4, itype, block_record_owner(priv, h->id)), m->mtime);
 }
 
-static unsigned satp_mode(const hart *h) {
-    return h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
-}
-
 /* Whether `in`, about to execute, may write over decoded code: a store or
  * AMO to a page that holds some. A record block ends before it, so that
  * the records of the code it may overwrite are passed on while that code is

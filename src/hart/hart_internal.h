@@ -534,6 +534,11 @@ static inline void machine_emit(rvt_machine *m, const rvt_retire *r) {
     m->buf_next += rvt_retire_pack(r, m->buf_next);
 }
 
+/* satp.MODE: 0 when addresses are not translated (Bare). */
+static inline unsigned satp_mode(const hart *h) {
+    return h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
+}
+
 static inline uint32_t code_slot_of(uint64_t pc) { return (pc >> 1) & (CODE_BLOCK_SLOTS - 1); }
 
 static inline const struct code_block *code_block_at(const rvt_machine *m, uint64_t pc) {

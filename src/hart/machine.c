@@ -172,16 +172,17 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
  * ran. Their readers hold the last back until the next comes (the reference
  * filter, to see whether it repeats; the E-Trace encoder, to see whether an
  * interrupt takes its last instruction back), so a last record of several
- * instructions goes as one record per instruction, which need no code.
- * (Addresses as physical: with translation on, the readers do not read
- * the machine's memory.) */
+ * instructions goes as one record per instruction, which need no code
+ * (read here at the record's addresses, which are physical where its
+ * privilege fetches without translation; else it goes as it is). */
 static void code_barrier(rvt_machine *m) {
     rvt_retire_packed *last = NULL;
     for (rvt_retire_packed *p = m->buf; p < m->buf_next; p += rvt_packed_slots(p))
         last = p;
     rvt_retire block = {0};
     size_t used = 0;
-    if (!last || rvt_packed_ninsns(last) < 2 || rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used) != 1) {
+    if (!last || rvt_packed_ninsns(last) < 2 || rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used) != 1 ||
+        (block.priv != PRV_M && block.hart < m->nharts && satp_mode(&m->harts[block.hart]) != 0)) {
         machine_flush_records(m);
         return;
     }
