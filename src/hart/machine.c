@@ -167,6 +167,9 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     return board_access(m, pa, out, len, false);
 }
 
+/* The code at addr as the machine's memory holds it now (an rvt_code_fetch). */
+static bool memory_insn(void *m, uint64_t addr, rvt_insn *out) { return rvt_program_insn(NULL, m, addr, out); }
+
 /* The records written so far passed on before code changes, for whatever
  * reads their code to take blocks apart to read it while it is what they
  * ran. Their readers hold the last back until the next comes (the reference
@@ -182,7 +185,8 @@ static void code_barrier(rvt_machine *m) {
     rvt_retire block = {0};
     size_t used = 0;
     if (!last || rvt_packed_ninsns(last) < 2 || rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used) != 1 ||
-        (block.priv != PRV_M && block.hart < m->nharts && satp_mode(&m->harts[block.hart]) != 0)) {
+        (block.priv != PRV_M && block.hart < m->nharts && satp_mode(&m->harts[block.hart]) != 0) ||
+        !rvt_retire_block_fits_code(&block, memory_insn, m)) {
         machine_flush_records(m);
         return;
     }
@@ -192,23 +196,17 @@ static void code_barrier(rvt_machine *m) {
     one.ninsns = 1;
     one.itype = RVT_ITYPE_NONE;
     one.sijump = 0;
-    uint64_t a = block.iaddr, end = rvt_retire_last_iaddr(&block);
-    for (uint32_t k = 0; k + 1 < block.ninsns && a < end; k++) {
-        uint16_t low = 0;
-        uint32_t raw = 0;
-        unsigned size;
-        if (!phys_load(m, a, &low, 2) || (size = rvt_insn_length(low)) > 4 || !phys_load(m, a, &raw, size))
-            break;
-        one.iaddr = a;
-        one.insn = size == 4 ? raw : low;
-        one.iretire = (uint16_t)(size / 2);
-        one.ilastsize = size == 4;
+    rvt_insn in;
+    for (uint32_t k = 0; k + 1 < block.ninsns; k++) {
+        memory_insn(m, one.iaddr, &in);
+        rvt_retire_take_insn(&one, &in);
         machine_emit(m, &one);
-        block.iaddr = a += size;
-        block.ninsns--;
-        block.iretire = (uint16_t)(block.iretire - size / 2);
+        one.iaddr += in.len;
     }
-    machine_emit(m, &block); /* (the last, or what the code did not account for) */
+    block.iaddr = rvt_retire_last_iaddr(&block);
+    block.ninsns = 1;
+    block.iretire = (uint16_t)(block.ilastsize + 1);
+    machine_emit(m, &block);
     machine_flush_records(m);
 }
 
