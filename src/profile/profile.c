@@ -543,14 +543,18 @@ static __attribute__((noinline)) int add_walk(rvt_profile *p, uint64_t id, const
         p->walk_plans = plans;
         p->walk_next = next;
     }
-    for (uint32_t i = 0; i < n; i++) /* (one-instruction blocks are counted without a run) */
-        if (p->runs != table || !runs[i]) {
+    /* The runs not found on the way; a table that grew moved them all. */
+    for (uint32_t i = 0; i < n;) {
+        if (!runs[i] && !(runs[i] = run_for(p, b[i].start, b[i].n)))
+            return RVT_E_NOMEM;
+        if (p->runs != table) { /* all again */
             table = p->runs;
-            if (!(runs[i] = run_for(p, b[i].start, b[i].n)))
-                return RVT_E_NOMEM;
-            if (p->runs != table) /* it moved: all again */
-                i = (uint32_t)-1;
+            memset(runs, 0, n * sizeof *runs);
+            i = 0;
+        } else {
+            i++;
         }
+    }
     walk_slot *set = walk_set(p, id), *w = &set[set[0].fresh];
     walk_runs *wr = &p->walk_runs[w - p->walks];
     spread_walk(p, w); /* (the walk that had the slot) */

@@ -270,10 +270,62 @@ static void test_gmon_layout(void **state) {
     rvt_image_free(img);
 }
 
+static uint64_t after(rvt_image *img, uint64_t pc) { return pc + rvt_image_insn(img, pc)->len; }
+
+/* A walk first seen whose runs are new to the profile, with the run table
+ * growing part way through it (at its 513th run): the runs counted before
+ * the move are found again where they went. The walk comes twice (the
+ * second time as kept), the same blocks go one by one to another profile,
+ * and both write the same. (The runs of the walk's first blocks used to
+ * keep their places in the freed table: a use after free.) */
+static void test_walk_moves_run_table(void **state) {
+    (void)state;
+    rvt_image *img = load("coremark.riscv");
+    enum { BEFORE = 509, WALK = 8, INSNS = 2 * BEFORE + 3 * WALK + 2 };
+    uint64_t pcs[INSNS], at = rvt_image_entry(img);
+    for (size_t i = 0; i < INSNS;) { /* instructions in address order (over what is not one) */
+        const rvt_insn *in = rvt_image_insn(img, at);
+        if (in)
+            pcs[i++] = at;
+        at += in ? in->len : 2;
+    }
+    rvt_block walk[WALK];
+    for (size_t j = 0; j < WALK; j++) {
+        uint64_t first = pcs[2 * BEFORE + 3 * j];
+        walk[j] = (rvt_block){first, (uint32_t)(after(img, pcs[2 * BEFORE + 3 * j + 1]) - first), 2};
+    }
+    rvt_profile *as_walk, *as_blocks;
+    assert_int_equal(rvt_profile_new(&as_walk, img), 0);
+    assert_int_equal(rvt_profile_new(&as_blocks, img), 0);
+    for (size_t k = 0; k < BEFORE; k++) { /* runs of two, all different */
+        assert_int_equal(rvt_profile_block(as_walk, pcs[2 * k], after(img, pcs[2 * k + 1]), 2), 0);
+        assert_int_equal(rvt_profile_block(as_blocks, pcs[2 * k], after(img, pcs[2 * k + 1]), 2), 0);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        assert_int_equal(rvt_profile_walk(as_walk, 7, walk, WALK), 0);
+        for (size_t j = 0; j < WALK; j++)
+            assert_int_equal(rvt_profile_block(as_blocks, walk[j].start, rvt_block_end(&walk[j]), walk[j].n), 0);
+    }
+    assert_int_equal(rvt_profile_total(as_walk), 2 * BEFORE + 2 * 2 * WALK);
+    writer writers[] = {rvt_profile_write_folded, rvt_profile_write_coverage, write_callgrind};
+    for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
+        size_t la, lb;
+        char *a = written(as_blocks, writers[w], &la), *b = written(as_walk, writers[w], &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+        free(a);
+        free(b);
+    }
+    rvt_profile_free(as_walk);
+    rvt_profile_free(as_blocks);
+    rvt_image_free(img);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_equal_addresses_rv64),
         cmocka_unit_test(test_runs_equal_addresses_rv32),
+        cmocka_unit_test(test_walk_moves_run_table),
         cmocka_unit_test(test_gmon_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
