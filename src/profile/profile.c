@@ -433,8 +433,8 @@ static run_slot *run_for(rvt_profile *p, uint64_t start, uint32_t n) {
 
 /* Every run add_run does not take straight away. */
 static __attribute__((noinline)) int add_run_slowly(rvt_profile *p, uint64_t start, uint32_t n) {
-    if (n <= 1)
-        return n && !add(p, start) ? RVT_E_NOMEM : 0;
+    if (n == 0)
+        return 0;
     run_slot *prev = p->prev_run, *r = prev ? prev->next : NULL;
     if (!run_is(r, start, n)) {
         if (!(r = run_for(p, start, n)))
