@@ -1225,15 +1225,20 @@ int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *dia
     return status ? status : d->error;
 }
 
+/* (apart: the copy of the message would be on every packet's stack) */
+static __attribute__((noinline, cold)) void lost_at(rvt_etrace_decoder *d, const rvt_etrace_item *it, int rc,
+                                                    rvt_diag *diag) {
+    char why[sizeof diag->msg];
+    snprintf(why, sizeof why, "%s", diag->msg);
+    rvt_diag_set(diag, rc, "byte %" PRIu64 ": %s", it->offset, why);
+    rvt_etrace_decoder_resync(d);
+}
+
 int rvt_etrace_decode_item(rvt_etrace_decoder *d, const rvt_etrace_item *it, rvt_diag *diag) {
     d->packet_index = it->index - 1; /* numbered as in the whole capture */
     int rc = rvt_etrace_decode(d, &it->pkt, diag);
-    if (rc && rc != RVT_E_IO) {
-        char why[sizeof diag->msg];
-        snprintf(why, sizeof why, "%s", diag->msg);
-        rvt_diag_set(diag, rc, "byte %" PRIu64 ": %s", it->offset, why);
-        rvt_etrace_decoder_resync(d);
-    }
+    if (rc && rc != RVT_E_IO)
+        lost_at(d, it, rc, diag);
     return rc;
 }
 

@@ -377,7 +377,9 @@ static inline void load_bytes(uint64_t w[2], const uint8_t *b, size_t len) {
  * first 128 bits at once, sign-filled as get_field fills them; false when
  * the packet is of another format or reaches past 128 bits. (The general
  * walk costs a call and a bounds check a field, a sixth of decoding.) */
-static bool unpack_branch_packet(const rvt_etrace_params *p, const uint8_t *payload, size_t len, rvt_te_inst *pkt) {
+static inline __attribute__((always_inline)) bool unpack_branch_packet(const rvt_etrace_params *p,
+                                                                       const uint8_t *payload, size_t len,
+                                                                       rvt_te_inst *pkt) {
     unsigned format = payload[0] & 3, A = rvt_etrace_addr_width(p), D = rvt_etrace_irdepth_width(p);
     if ((format != 1 && format != 2) || len > 16 || A > 64 || D > 64)
         return false;
@@ -412,6 +414,14 @@ static bool unpack_branch_packet(const rvt_etrace_params *p, const uint8_t *payl
     pkt->irreport = (uint8_t)take_bits(w, pos + 2, 1);
     pkt->irdepth = (uint32_t)take_bits(w, pos + 3, D);
     return true;
+}
+
+/* A payload read the fast way (unpack_branch_packet), as rvt_te_inst_unpack
+ * would read it; false: left to that. */
+static inline bool fast_branch_packet(const rvt_etrace_params *p, const rvt_etrace_options *o,
+                                      const uint8_t *payload, size_t len, rvt_te_inst *pkt) {
+    *pkt = (rvt_te_inst){0};
+    return len && !(o && o->rv_tracer_layout) && unpack_branch_packet(p, payload, len, pkt);
 }
 
 int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
@@ -621,9 +631,12 @@ int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_
         c->stamp = (unsigned)q[0] | (unsigned)q[1] << 8;
         q += 2;
     }
-    int rc = rvt_te_inst_unpack(p, o, q, len, pkt, diag);
-    if (rc)
-        return rc;
+    /* (the branch packets without the general entry's call, checks and clearing twice) */
+    if (!fast_branch_packet(p, o, q, len, pkt)) {
+        int rc = rvt_te_inst_unpack(p, o, q, len, pkt, diag);
+        if (rc)
+            return rc;
+    }
     c->pos = at + 1 + extra + len;
     c->index++;
     if (offset)
