@@ -562,49 +562,67 @@ static bool plain_walk(const rvt_etrace_decoder *d) {
  * that branch to the loop too, and ends (true) where that loop's check after
  * a step would end it: on the last branch, with its outcome unused. */
 static bool quick_steps(rvt_etrace_decoder *d, uint64_t address, uint32_t *n) {
-    while (*n + RVT_RUN_MAX + 1 < MAX_WALK && !d->error) {
-        const rvt_run *r = rvt_run_at(d->runs, d->pc);
-        if (!r->has_end || (d->has_pending && d->pending != d->pc) || (r->n && address > r->start && address <= r->end))
-            return false;
+    /* The path state in locals, written back once (the block sink, called
+     * through a pointer, would make every step read it again). */
+    uint64_t pc = d->pc, map = d->branch_map, last_pc = d->last_pc;
+    unsigned branches = d->branches;
+    const bool stop_at_last = d->stop_at_last_branch;
+    bool pending = d->has_pending, stepped = false, ends = false;
+    uint32_t count = *n;
+    if (pending && d->pending != pc)
+        return false;
+    while (count + RVT_RUN_MAX + 1 < MAX_WALK && !d->error) {
+        const rvt_run *r = rvt_run_at(d->runs, pc);
+        if (!r->has_end || (r->n && address > r->start && address <= r->end))
+            break;
         const rvt_insn *e = &r->end_insn;
         bool branch = is_branch(e);
-        if (branch && d->branches == 1 && d->stop_at_last_branch)
-            return false;
         uint64_t next;
-        if (branch && d->branches)
-            next = mask_addr(d, r->end + ((d->branch_map & 1) ? (uint64_t)e->len : (uint64_t)e->imm));
-        else if (is_inferable_jump(e))
+        if (branch && branches) {
+            if (branches == 1 && stop_at_last)
+                break;
+            next = mask_addr(d, r->end + ((map & 1) ? (uint64_t)e->len : (uint64_t)e->imm));
+        } else if (is_inferable_jump(e)) {
             next = mask_addr(d, r->end + (uint64_t)e->imm);
-        else
-            return false;
+        } else {
+            break;
+        }
         if (next == address)
-            return false;
+            break;
         uint64_t after = mask_addr(d, r->end + e->len);
-        if (d->has_pending) { /* the run's first instruction, reported by the step before */
-            d->has_pending = false;
+        if (pending) /* the run's first instruction, reported by the step before */
             emit_block(d, r->start, after, r->n + 1u);
-        } else if (r->n) {
+        else if (r->n)
             emit_block(d, mask_addr(d, r->start + ((r->wide & 1) ? 4 : 2)), after, r->n);
-        }
         if (branch) {
-            d->branch_map >>= 1;
-            d->branches--;
+            map >>= 1;
+            branches--;
         }
-        d->last_pc = r->end;
-        d->last_implicit = false;
-        d->pc = next;
-        if (!d->error) {
-            d->pending = next;
-            d->has_pending = true;
-        }
-        *n += r->n ? r->n : 1u;
-        if (d->branches == 1 && d->stop_at_last_branch) {
+        last_pc = r->end;
+        stepped = true;
+        pc = next;
+        pending = !d->error;
+        count += r->n ? r->n : 1u;
+        if (branches == 1 && stop_at_last) {
             const rvt_run *at = rvt_run_at(d->runs, next); /* a branch there: a run of none ending in it */
-            if (at->n == 0 && at->has_end && is_branch(&at->end_insn))
-                return true;
+            if (at->n == 0 && at->has_end && is_branch(&at->end_insn)) {
+                ends = true;
+                break;
+            }
         }
     }
-    return false;
+    if (stepped) {
+        d->pc = pc;
+        d->branch_map = map;
+        d->branches = branches;
+        d->last_pc = last_pc;
+        d->last_implicit = false;
+        d->has_pending = pending;
+        if (pending)
+            d->pending = pc;
+        *n = count;
+    }
+    return ends;
 }
 
 static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t) {
