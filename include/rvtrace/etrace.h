@@ -199,6 +199,10 @@ typedef struct rvt_te_raw_cursor {
     uint64_t index;                 /* packets read so far */
     const rvt_te_transport *t;      /* NULL: the reference flow's raw stream */
     unsigned src, stamp;            /* index and time stamp of the last packet */
+    /* (rvt_te_raw_resync's) 1 + where a search for zeros last found none up
+     * to the end: later searches from there on need not look again; 0: not
+     * known. Whoever changes data or size sets it to 0. */
+    size_t no_zeros_from;
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
  * zero bytes when there is one, else one byte on. Returns the bytes skipped. */

@@ -546,10 +546,18 @@ int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t le
     return RVT_OK;
 }
 
+/* A search from a later place finds no more than one from an earlier place
+ * (a run of zeros it starts inside of is shorter): after one that found
+ * none, the next ones go a byte on straight away, or a damaged stretch
+ * would cost a search to the end for every byte of it. */
 size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
     size_t from = c->pos, run = 0;
     if (c->t && c->t->rv_tracer_records)
         return 0; /* records are whole: the damaged one was skipped */
+    if (c->no_zeros_from && from + 1 >= c->no_zeros_from) {
+        c->pos = from < c->size ? from + 1 : c->size;
+        return c->pos - from;
+    }
     for (size_t i = c->pos; i < c->size; i++) {
         if (c->data[i] == 0) {
             run++;
@@ -560,6 +568,7 @@ size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
             run = 0;
         }
     }
+    c->no_zeros_from = from + 1;
     c->pos = from < c->size ? from + 1 : c->size;
     return c->pos - from;
 }

@@ -864,6 +864,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             }
             cur.data = data;
             cur.size = have;
+            cur.no_zeros_from = 0;
         }
         rvt_etrace_item it;
         size_t off;
