@@ -49,8 +49,10 @@ static void *new_decoder(const setup *s, flow_list *l) {
             return NULL;
         rvt_etrace_decoder_set_trap_sink(d, flow_ignore_trap);
         rvt_etrace_decoder_set_run_sink(d, flow_add_run);
-        if (s->blocks)
+        if (s->blocks) {
             rvt_etrace_decoder_set_block_sink(d, flow_add_block);
+            rvt_etrace_decoder_set_walk_sink(d, flow_add_walk); /* (the workers log walks) */
+        }
         return d;
     }
     rvt_ntrace_decoder *d;
@@ -153,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                   .codec = s.etrace ? &rvt_etrace_pool_codec : &rvt_ntrace_pool_codec,
                                   .decoder = dec,
                                   .sinks = {flow_add_pc, flow_add_run, s.blocks ? flow_add_block : NULL,
-                                            flow_ignore_trap, note_lost},
+                                            flow_ignore_trap, note_lost, s.blocks ? flow_add_walk : NULL},
                                   .user = &lists[1],
                                   .damaged = note_damage,
                                   .min_segment = 1u + ((data[0] >> 1) & 7),

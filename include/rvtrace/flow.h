@@ -228,6 +228,13 @@ int rvt_flow_log_pc(void *log, uint64_t pc);
 int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
 int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
+/* A walk sink (rvt_walk_sink). A walk is logged with its blocks the first
+ * time in a log, and by reference to that entry when its id comes again
+ * (the blocks are the same): a pass over a kept walk costs the decoder
+ * and the replay three words instead of a word a block. A walk of more
+ * than RVT_FLOW_LOG_WALK_MAX blocks goes in as its blocks. */
+#define RVT_FLOW_LOG_WALK_MAX 64u
+int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
 /* From any thread: the log refuses every entry from now on (the decoder
  * writing into it stops at its next one). */
 void rvt_flow_log_stop(rvt_flow_log *l);
@@ -241,6 +248,7 @@ typedef struct rvt_flow_sinks {
     rvt_block_sink block; /* (needed only where blocks were logged) */
     rvt_trap_sink trap;
     int (*note)(void *user, const char *text);
+    rvt_walk_sink walk; /* (NULL: logged walks go to `block` block by block) */
 } rvt_flow_sinks;
 /* Hands the entries on in the order they came; stops at the first sink that
  * returns non-zero and returns that value. */

@@ -1379,10 +1379,12 @@ static int pool_like(void **out, const void *model_, const void *share_runs_of, 
     d->tvec = model->tvec;
     d->stvec = model->stvec;
     d->has_stvec = model->has_stvec;
-    d->block = model->block; /* (a mark only, without a log: this one never decodes) */
+    d->block = model->block; /* (marks only, without a log: this one never decodes) */
+    d->walk = model->walk;
     if (log) {
         d->out = log;
         d->block = model->block ? rvt_flow_log_block : NULL;
+        d->walk = model->walk ? rvt_flow_log_walk : NULL;
         d->run = rvt_flow_log_run;
         d->trap = rvt_flow_log_trap;
     }

@@ -7,7 +7,7 @@
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE };
+enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTRY_WALK, ENTRY_WALK_AGAIN };
 
 /* The entries are 64-bit words. A log is written on one core and replayed
  * on another, so its size is traffic between them, and a decoder logs a
@@ -17,14 +17,28 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE };
  *   start's low 32 bits | (end - start) / 2 << 32 | n << 48.
  * Every other entry is three words: bit 63 set, the kind at bit 32 and n,
  * then start (a trap's or note's index for those) and wide (a run's sizes,
- * a block's end). (Where cores hand data over slowly, 2.4 GB/s on some
+ * a block's end). A walk is three words (its block count, id and
+ * instructions) and its blocks, the first a three-word one (so that they
+ * read the same wherever the reading starts); a walk logged before, three
+ * words: the count and where that walk's entry is, its id, instructions. (Where cores hand data over slowly, 2.4 GB/s on some
  * virtual machines at times, the traffic costs the decoding threads more
  * than their work: docs/ARCHITECTURE.md.) */
 #define LONG_ENTRY (UINT64_C(1) << 63)
 enum { LONG_WORDS = 3 };
 
-/* Whether an entry's start is an address (else an index into traps or notes). */
-static bool starts_at_address(enum entry_kind kind) { return kind != ENTRY_TRAP && kind != ENTRY_NOTE; }
+/* Whether an entry's start is an address (else an index into traps or
+ * notes, or a walk's id). */
+static bool starts_at_address(enum entry_kind kind) { return kind <= ENTRY_BLOCK; }
+
+/* The walks logged with their blocks, by id: direct mapped, a slot 16
+ * bytes. A slot holds one of the log's walks while its `clears` is the
+ * log's (a clear does not touch the 64 KiB: short segments clear often). */
+enum { LOGGED_WALK_BITS = 12 };
+struct logged_walk {
+    uint64_t id;
+    uint32_t at;     /* the word where its entry starts */
+    uint32_t clears; /* the log's count of clears when it was logged */
+};
 
 struct rvt_flow_log {
     uint64_t *words;
@@ -36,13 +50,17 @@ struct rvt_flow_log {
     char *notes; /* NUL-terminated texts one after the other */
     size_t notes_len, notes_cap;
     uint64_t run_end; /* the address after the last entry when it is a run */
+    struct logged_walk *walks; /* (allocated with the first walk) */
+    uint32_t clears;           /* (from 1: a zeroed slot holds nothing) */
     atomic_bool stopped; /* (set from another thread: rvt_flow_log_stop) */
 };
 
 int rvt_flow_log_new(rvt_flow_log **out) {
     *out = calloc(1, sizeof **out);
-    if (*out)
+    if (*out) {
         (*out)->last_run = SIZE_MAX;
+        (*out)->clears = 1;
+    }
     return *out ? RVT_OK : RVT_E_NOMEM;
 }
 
@@ -52,10 +70,16 @@ void rvt_flow_log_free(rvt_flow_log *l) {
     free(l->words);
     free(l->traps);
     free(l->notes);
+    free(l->walks);
     free(l);
 }
 
 void rvt_flow_log_clear(rvt_flow_log *l) {
+    if (++l->clears == 0) { /* (wrapped: the slots' counts could match again) */
+        if (l->walks)
+            memset(l->walks, 0, sizeof *l->walks << LOGGED_WALK_BITS);
+        l->clears = 1;
+    }
     l->n = l->ntraps = l->notes_len = 0;
     l->high = 0;
     l->last_run = SIZE_MAX;
@@ -158,6 +182,40 @@ int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
     return log_block_slowly(l, start, end, n);
 }
 
+int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
+    rvt_flow_log *l = log;
+    int rc = RVT_OK;
+    if (n == 0 || n > RVT_FLOW_LOG_WALK_MAX) {
+        for (uint32_t i = 0; i < n && !rc; i++)
+            rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
+        return rc;
+    }
+    if (!l->walks && !(l->walks = calloc((size_t)1 << LOGGED_WALK_BITS, sizeof *l->walks)))
+        return RVT_E_NOMEM;
+    struct logged_walk *w = &l->walks[(id * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - LOGGED_WALK_BITS)];
+    if (w->id == id && w->clears == l->clears) {
+        if ((rc = room(l, LONG_WORDS)) != RVT_OK)
+            return rc;
+        uint64_t *at = l->words + l->n;
+        at[0] = LONG_ENTRY | (uint64_t)ENTRY_WALK_AGAIN << 32 | (uint64_t)w->at << 8 | n;
+        at[1] = id;
+        at[2] = insns;
+        l->n += LONG_WORDS;
+        l->last_run = SIZE_MAX;
+        return RVT_OK;
+    }
+    size_t at = l->n;
+    rc = append(l, id, insns, n, ENTRY_WALK);
+    if (!rc)
+        rc = append(l, blocks[0].start, rvt_block_end(&blocks[0]), blocks[0].n, ENTRY_BLOCK);
+    for (uint32_t i = 1; i < n && !rc; i++)
+        rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
+    if (!rc && at < (UINT32_C(1) << 24)) { /* (the place fits the reference's 24 bits) */
+        *w = (struct logged_walk){id, (uint32_t)at, l->clears};
+    }
+    return rc;
+}
+
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap) {
     rvt_flow_log *l = log;
     if (!reserve((void **)&l->traps, &l->traps_cap, l->ntraps, 1, sizeof *l->traps))
@@ -176,19 +234,60 @@ int rvt_flow_log_note(rvt_flow_log *l, const char *text) {
     return rc;
 }
 
+/* The block logged at words[*i] (one word, or a three-word block entry),
+ * and *i past it; *high as replaying keeps it. */
+static rvt_block logged_block(const uint64_t *words, size_t *i, uint64_t *high) {
+    const uint64_t *w = words + *i;
+    if (!(w[0] & LONG_ENTRY)) {
+        *i += 1;
+        return (rvt_block){*high | (uint32_t)w[0], (uint32_t)(2 * ((w[0] >> 32) & 0xffff)), (uint32_t)(w[0] >> 48)};
+    }
+    *high = w[1] & ~UINT64_C(0xffffffff);
+    *i += LONG_WORDS;
+    return (rvt_block){w[1], (uint32_t)(w[2] - w[1]), (uint32_t)w[0]};
+}
+
+/* The walk whose entry starts at words[at], to the walk sink, else block by
+ * block; *end: the word after its blocks, *high: the high bits after them. */
+static int replay_walk(const rvt_flow_log *l, size_t at, const rvt_flow_sinks *to, void *user, size_t *end,
+                       uint64_t *high) {
+    const uint64_t *w = l->words + at;
+    uint32_t n = (uint32_t)w[0];
+    rvt_block blocks[RVT_FLOW_LOG_WALK_MAX];
+    size_t i = at + LONG_WORDS;
+    for (uint32_t k = 0; k < n; k++)
+        blocks[k] = logged_block(l->words, &i, high);
+    *end = i;
+    if (to->walk)
+        return to->walk(user, w[1], blocks, n, w[2]);
+    for (uint32_t k = 0; k < n; k++) {
+        int rc = to->block(user, blocks[k].start, rvt_block_end(&blocks[k]), blocks[k].n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *user) {
     uint64_t high = 0;
     for (size_t i = 0; i < l->n;) {
         const uint64_t *w = l->words + i;
+        enum entry_kind kind = (enum entry_kind)((w[0] >> 32) & 7);
         int rc;
         if (!(w[0] & LONG_ENTRY)) {
             uint64_t start = high | (uint32_t)w[0];
             rc = to->block(user, start, start + 2 * ((w[0] >> 32) & 0xffff), (uint32_t)(w[0] >> 48));
             i++;
+        } else if (kind == ENTRY_WALK) {
+            rc = replay_walk(l, i, to, user, &i, &high);
+        } else if (kind == ENTRY_WALK_AGAIN) { /* (its blocks as logged the first time) */
+            size_t first = (w[0] >> 8) & 0xffffff, after;
+            uint64_t then = 0;
+            rc = replay_walk(l, first, to, user, &after, &then);
+            i += LONG_WORDS;
         } else {
             uint32_t n = (uint32_t)w[0];
             uint64_t start = w[1], wide = w[2];
-            enum entry_kind kind = (enum entry_kind)((w[0] >> 32) & 7);
             if (starts_at_address(kind))
                 high = start & ~UINT64_C(0xffffffff);
             switch (kind) {

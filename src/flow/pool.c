@@ -14,7 +14,9 @@ enum {
     GIVE_UP = 4,
     PROBE = 16,
     MAX_WORKERS = 64,
-    DEFAULT_MIN_SEGMENT = 2048, /* items: a few hundred thousand instructions of work */
+    /* items: a few million instructions of work, and time for a worker's log
+     * to refer back to the walks it logged before (rvt_flow_log_walk) */
+    DEFAULT_MIN_SEGMENT = 16384,
     /* After this many times the least segment without a sync to end at, the
      * segment ends anyway and the next one is chained to it (what a segment
      * holds stays bounded, the consumers get their flow a segment behind) */

@@ -8,7 +8,9 @@
 # branch prediction and the jump target cache; each trace is decoded whole,
 # twice in a row (a capture of concatenated runs) and damaged (bytes
 # overwritten at several places: losses, re-synchronisation, segments decoded
-# again in order).
+# again in order). E-Trace in the basic configuration is also decoded into
+# the profile alone (no PC list), where the decoders hand their kept walks
+# on as walks, through the workers' logs.
 # usage: parallel_decode.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -45,6 +47,16 @@ compare() {
                 { echo "$name [$case, $trace]: --threads 3 gives another $f"; fail=$((fail + 1)); }
         done
     done
+    if [ "$case" = "etrace basic" ]; then
+        for t in 1 3; do
+            "$R" decode --elf "$elf" "$W/twice.$ext" "$@" --profile 8 --folded "$W/out.$t.folded" --threads "$t" \
+                --segment 16 -q > "$W/out.$t.top" 2> /dev/null
+        done
+        for f in folded top; do
+            cmp -s "$W/out.1.$f" "$W/out.3.$f" ||
+                { echo "$name [$case, twice, profile alone]: --threads 3 gives another $f"; fail=$((fail + 1)); }
+        done
+    fi
     # The segments ran on the threads at all: a trace with periodic syncs splits.
     segs=$("$R" decode --elf "$elf" "$W/t.$ext" "$@" --profile 1 --threads 3 --segment 16 \
         -q --stats 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) segments on 3 threads.*/\1/p')

@@ -236,7 +236,7 @@ static void log_replays_every_kind_in_order(void **state) {
     assert_int_equal(rvt_flow_log_block(log, 0x1fffffffc, 0x200000000, 2), RVT_OK); /* ends past them */
     assert_int_equal(rvt_flow_log_block(log, 0x5000, 0x5003, 1), RVT_OK);            /* (odd) */
     flow_record got = {0};
-    rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note};
+    rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note, NULL};
     assert_int_equal(rvt_flow_log_replay(log, &sinks, &got), RVT_OK);
     const uint64_t want[] = {0xb, 0x80000000, 0x80000010, 5,
                              0xb, 0x1000, 0x1000 + (UINT64_C(1) << 33), 7,
@@ -258,6 +258,65 @@ static void log_replays_every_kind_in_order(void **state) {
     rvt_flow_log_free(log);
 }
 
+/* A walk comes back under its id with its blocks, in order with the rest:
+ * logged in full the first time, by reference when its id comes again in
+ * the same log (the blocks: two with new high address bits, one too long
+ * for a word); one of more than RVT_FLOW_LOG_WALK_MAX blocks comes as its
+ * blocks. Without a walk sink every walk comes block by block; after a
+ * clear, the same id is logged in full again. */
+static int record_walk(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
+    int rc = record(user, 0x3a1c) | record(user, id) | record(user, n) | record(user, insns);
+    for (uint32_t i = 0; i < n; i++)
+        rc |= record_block(user, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
+    return rc;
+}
+
+static void log_replays_walks(void **state) {
+    (void)state;
+    const rvt_block walk[] = {{0x80000100, 8, 3},
+                              {0x180000200, 0x40000, 9}, /* new high bits, wider than a word */
+                              {0x80000020, 4, 1}};
+    enum { LONG = RVT_FLOW_LOG_WALK_MAX + 1 };
+    rvt_block long_walk[LONG];
+    for (unsigned i = 0; i < LONG; i++)
+        long_walk[i] = (rvt_block){0x1000 + 0x100 * i, 6, 2};
+    rvt_flow_log *log;
+    assert_int_equal(rvt_flow_log_new(&log), RVT_OK);
+    for (int with_walk_sink = 1; with_walk_sink >= 0; with_walk_sink--) {
+        for (int pass = 0; pass < 2; pass++) { /* (the second after a clear) */
+            rvt_flow_log_clear(log);
+            assert_int_equal(rvt_flow_log_block(log, 0x80000000, 0x80000010, 5), RVT_OK);
+            assert_int_equal(rvt_flow_log_walk(log, 42, walk, 3, 13), RVT_OK);
+            assert_int_equal(rvt_flow_log_block(log, 0x80000030, 0x80000034, 1), RVT_OK); /* (high bits: the walk's) */
+            assert_int_equal(rvt_flow_log_walk(log, 42, walk, 3, 13), RVT_OK);           /* by reference */
+            assert_int_equal(rvt_flow_log_walk(log, 43, long_walk, LONG, 2 * LONG), RVT_OK);
+            assert_int_equal(rvt_flow_log_pc(log, 0x5000), RVT_OK);
+            flow_record got = {0}, want = {0};
+            rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note,
+                                    with_walk_sink ? record_walk : NULL};
+            assert_int_equal(rvt_flow_log_replay(log, &sinks, &got), RVT_OK);
+            record_block(&want, 0x80000000, 0x80000010, 5);
+            for (int k = 0; k < 2; k++) {
+                if (with_walk_sink) {
+                    record(&want, 0x3a1c), record(&want, 42), record(&want, 3), record(&want, 13);
+                }
+                for (unsigned i = 0; i < 3; i++)
+                    record_block(&want, walk[i].start, rvt_block_end(&walk[i]), walk[i].n);
+                if (k == 0)
+                    record_block(&want, 0x80000030, 0x80000034, 1);
+            }
+            for (unsigned i = 0; i < LONG; i++)
+                record_block(&want, long_walk[i].start, rvt_block_end(&long_walk[i]), long_walk[i].n);
+            record(&want, 0x5000);
+            assert_int_equal(got.n, want.n);
+            assert_memory_equal(got.v, want.v, want.n * sizeof *want.v);
+            free(got.v);
+            free(want.v);
+        }
+    }
+    rvt_flow_log_free(log);
+}
+
 static void pool_decodes_an_overflowing_segment_in_order(void **state) {
     (void)state;
     /* a sync every third item (each segment three items, all decodable
@@ -276,7 +335,7 @@ static void pool_decodes_an_overflowing_segment_in_order(void **state) {
     rvt_decode_pool_config cfg = {.threads = 2,
                                   .codec = &toy_codec,
                                   .decoder = &model,
-                                  .sinks = {record_pc, record_run, NULL, NULL, record_note},
+                                  .sinks = {record_pc, record_run, NULL, NULL, record_note, NULL},
                                   .user = &pooled,
                                   .min_segment = 2};
     rvt_decode_pool *pool;
@@ -301,6 +360,7 @@ int main(void) {
         cmocka_unit_test(ring_knows_what_is_overwritten),
         cmocka_unit_test(log_refuses_when_full),
         cmocka_unit_test(log_replays_every_kind_in_order),
+        cmocka_unit_test(log_replays_walks),
         cmocka_unit_test(pool_decodes_an_overflowing_segment_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,7 +71,7 @@ static void decode_usage(FILE *out) {
             "                     messages decode on the reading thread, so a short capture\n"
             "                     takes what it takes on one\n"
             "  --segment N        with --threads: packets or messages in a segment before it\n"
-            "                     ends at a sync that resets the decoder (default 2048);\n"
+            "                     ends at a sync that resets the decoder (default 16384);\n"
             "                     given, segments start at the first one\n"
             "  --stats            print a Stat line: bytes, packets or messages, instructions,\n"
             "                     losses, and with --threads the segments\n"
@@ -818,12 +818,12 @@ static bool read_more(decode_ctx *c, rvt_zreader *zr, uint8_t *data, size_t *hav
 /* With --threads: a pool that decodes segments of the trace at once and
  * hands their flow to what `dec` would have given it to. */
 static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_codec *codec, void *dec,
-                      rvt_block_sink block, rvt_trap_sink trap) {
+                      rvt_block_sink block, rvt_walk_sink walk, rvt_trap_sink trap) {
     /* Threads pay from a few hundred thousand packets or messages on (on two
      * cores, a trace of 60 K took twice as long on two threads as on one);
      * an explicit --segment splits from the first item. */
     rvt_decode_pool_config pc = {.threads = c->threads - 1, .codec = codec, .decoder = dec,
-                                 .sinks = {write_pc, write_run, block, trap, pool_lost}, .user = c,
+                                 .sinks = {write_pc, write_run, block, trap, pool_lost, walk}, .user = c,
                                  .damaged = pool_damaged, .min_segment = c->min_segment,
                                  .warm_up = c->min_segment ? 0 : DECODE_WARM_UP};
     if (rvt_image_decode_all(c->img) || rvt_decode_pool_new(pool, &pc)) {
@@ -843,7 +843,8 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
                          const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 &&
-        start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? etrace_pcs_block : profile_block, etrace_trap))
+        start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? etrace_pcs_block : profile_block,
+                   c->pc_runs ? NULL : profile_walk, etrace_trap))
         return 1;
     const size_t chunk = 1 << 20;
     uint8_t *data = malloc(chunk + 64);
@@ -948,7 +949,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
         if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], c->pc_runs ? ntrace_pcs_block : ntrace_profile_block,
-                       ntrace_trap)) {
+                       NULL, ntrace_trap)) {
             for (unsigned k = nsources; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
