@@ -20,9 +20,10 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTR
  * a block's end). A walk is three words (its block count, id and
  * instructions) and its blocks, the first a three-word one (so that they
  * read the same wherever the reading starts); a walk logged before, three
- * words: the count and where that walk's entry is, its id, instructions. (Where cores hand data over slowly, 2.4 GB/s on some
- * virtual machines at times, the traffic costs the decoding threads more
- * than their work: docs/ARCHITECTURE.md.) */
+ * words: the count and where that walk's entry is, its id, instructions.
+ * (Where cores hand data over slowly, 2.4 GB/s on some virtual machines at
+ * times, the traffic costs the decoding threads more than their work:
+ * docs/ARCHITECTURE.md.) */
 #define LONG_ENTRY (UINT64_C(1) << 63)
 enum { LONG_WORDS = 3 };
 
@@ -210,9 +211,8 @@ int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t 
         rc = append(l, blocks[0].start, rvt_block_end(&blocks[0]), blocks[0].n, ENTRY_BLOCK);
     for (uint32_t i = 1; i < n && !rc; i++)
         rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
-    if (!rc && at < (UINT32_C(1) << 24)) { /* (the place fits the reference's 24 bits) */
+    if (!rc && at < (UINT32_C(1) << 24)) /* (the place fits the reference's 24 bits) */
         *w = (struct logged_walk){id, (uint32_t)at, l->clears};
-    }
     return rc;
 }
 
@@ -275,9 +275,8 @@ int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *u
         enum entry_kind kind = (enum entry_kind)((w[0] >> 32) & 7);
         int rc;
         if (!(w[0] & LONG_ENTRY)) {
-            uint64_t start = high | (uint32_t)w[0];
-            rc = to->block(user, start, start + 2 * ((w[0] >> 32) & 0xffff), (uint32_t)(w[0] >> 48));
-            i++;
+            rvt_block b = logged_block(l->words, &i, &high);
+            rc = to->block(user, b.start, rvt_block_end(&b), b.n);
         } else if (kind == ENTRY_WALK) {
             rc = replay_walk(l, i, to, user, &i, &high);
         } else if (kind == ENTRY_WALK_AGAIN) { /* (its blocks as logged the first time) */
