@@ -416,24 +416,10 @@ static inline __attribute__((always_inline)) bool unpack_branch_packet(const rvt
     return true;
 }
 
-/* A payload read the fast way (unpack_branch_packet), as rvt_te_inst_unpack
- * would read it; false: left to that. */
-static inline bool fast_branch_packet(const rvt_etrace_params *p, const rvt_etrace_options *o,
-                                      const uint8_t *payload, size_t len, rvt_te_inst *pkt) {
-    *pkt = (rvt_te_inst){0};
-    return len && !(o && o->rv_tracer_layout) && unpack_branch_packet(p, payload, len, pkt);
-}
-
-int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
-                       size_t len, rvt_te_inst *pkt, rvt_diag *diag) {
-    memset(pkt, 0, sizeof *pkt);
-    if (len == 0)
-        return rvt_diag_set(diag, RVT_E_FORMAT, "empty te_inst payload");
-    if (len > 64)
-        return rvt_diag_set(diag, RVT_E_FORMAT, "te_inst payload of %zu bytes is longer than any packet", len);
+/* Every field the general way (1..64 bytes of payload). */
+static __attribute__((noinline)) void unpack_fields(const rvt_etrace_params *p, const rvt_etrace_options *o,
+                                                    const uint8_t *payload, size_t len, rvt_te_inst *pkt) {
     bool rv_tracer = o && o->rv_tracer_layout;
-    if (!rv_tracer && unpack_branch_packet(p, payload, len, pkt))
-        return RVT_OK;
     memset(pkt, 0, sizeof *pkt); /* (the fast path may have begun) */
     uint8_t padded[64 + 16] = {0}; /* (a field's last word may reach past the payload) */
     memcpy(padded, payload, len);
@@ -450,7 +436,26 @@ int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, 
                                   (r & 1 ? RVT_IOPT_JUMP_TARGET_CACHE : 0) |
                                   ((r >> 1) & 1 ? RVT_IOPT_BRANCH_PREDICTION : 0));
     }
+}
+
+/* (inline: rvt_te_raw_next reads every packet through it, nearly all of
+ * them branch packets, which a call and the general walk would double) */
+static inline __attribute__((always_inline)) int unpack(const rvt_etrace_params *p, const rvt_etrace_options *o,
+                                                        const uint8_t *payload, size_t len, rvt_te_inst *pkt,
+                                                        rvt_diag *diag) {
+    memset(pkt, 0, sizeof *pkt);
+    if (len == 0)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "empty te_inst payload");
+    if (len > 64)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "te_inst payload of %zu bytes is longer than any packet", len);
+    if ((o && o->rv_tracer_layout) || !unpack_branch_packet(p, payload, len, pkt))
+        unpack_fields(p, o, payload, len, pkt);
     return RVT_OK;
+}
+
+int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
+                       size_t len, rvt_te_inst *pkt, rvt_diag *diag) {
+    return unpack(p, o, payload, len, pkt, diag);
 }
 
 /* ----------------------------------------------------------------- CSV */
@@ -554,21 +559,19 @@ size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
     size_t from = c->pos, run = 0;
     if (c->t && c->t->rv_tracer_records)
         return 0; /* records are whole: the damaged one was skipped */
-    if (c->no_zeros_from && from + 1 >= c->no_zeros_from) {
-        c->pos = from < c->size ? from + 1 : c->size;
-        return c->pos - from;
-    }
-    for (size_t i = c->pos; i < c->size; i++) {
-        if (c->data[i] == 0) {
-            run++;
-        } else if (run >= RVT_TE_ALIGN_ZEROS) {
-            c->pos = i;
-            return i - from;
-        } else {
-            run = 0;
+    if (!c->no_zeros_from || from + 1 < c->no_zeros_from) {
+        for (size_t i = from; i < c->size; i++) {
+            if (c->data[i] == 0) {
+                run++;
+            } else if (run >= RVT_TE_ALIGN_ZEROS) {
+                c->pos = i;
+                return i - from;
+            } else {
+                run = 0;
+            }
         }
+        c->no_zeros_from = from + 1;
     }
-    c->no_zeros_from = from + 1;
     c->pos = from < c->size ? from + 1 : c->size;
     return c->pos - from;
 }
@@ -640,12 +643,9 @@ int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_
         c->stamp = (unsigned)q[0] | (unsigned)q[1] << 8;
         q += 2;
     }
-    /* (the branch packets without the general entry's call, checks and clearing twice) */
-    if (!fast_branch_packet(p, o, q, len, pkt)) {
-        int rc = rvt_te_inst_unpack(p, o, q, len, pkt, diag);
-        if (rc)
-            return rc;
-    }
+    int rc = unpack(p, o, q, len, pkt, diag);
+    if (rc)
+        return rc;
     c->pos = at + 1 + extra + len;
     c->index++;
     if (offset)

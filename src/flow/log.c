@@ -183,14 +183,19 @@ int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
     return log_block_slowly(l, start, end, n);
 }
 
+/* blocks[from..n) as blocks. */
+static int log_blocks(rvt_flow_log *l, const rvt_block *blocks, uint32_t from, uint32_t n) {
+    int rc = RVT_OK;
+    for (uint32_t i = from; i < n && !rc; i++)
+        rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
+    return rc;
+}
+
 int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
     rvt_flow_log *l = log;
-    int rc = RVT_OK;
-    if (n == 0 || n > RVT_FLOW_LOG_WALK_MAX) {
-        for (uint32_t i = 0; i < n && !rc; i++)
-            rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
-        return rc;
-    }
+    int rc;
+    if (n == 0 || n > RVT_FLOW_LOG_WALK_MAX)
+        return log_blocks(l, blocks, 0, n);
     if (!l->walks && !(l->walks = calloc((size_t)1 << LOGGED_WALK_BITS, sizeof *l->walks)))
         return RVT_E_NOMEM;
     struct logged_walk *w = &l->walks[(id * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - LOGGED_WALK_BITS)];
@@ -209,8 +214,8 @@ int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t 
     rc = append(l, id, insns, n, ENTRY_WALK);
     if (!rc)
         rc = append(l, blocks[0].start, rvt_block_end(&blocks[0]), blocks[0].n, ENTRY_BLOCK);
-    for (uint32_t i = 1; i < n && !rc; i++)
-        rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
+    if (!rc)
+        rc = log_blocks(l, blocks, 1, n);
     if (!rc && at < (UINT32_C(1) << 24)) /* (the place fits the reference's 24 bits) */
         *w = (struct logged_walk){id, (uint32_t)at, l->clears};
     return rc;
