@@ -514,14 +514,6 @@ void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o
 
 /* ----------------------------------------------------------- transport */
 
-size_t rvt_te_raw_frame(const uint8_t *payload, size_t len, uint8_t out[32]) {
-    if (len == 0 || len > 31)
-        return 0;
-    out[0] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    memcpy(out + 1, payload, len);
-    return len + 1;
-}
-
 int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len) {
     uint8_t msg[32]; /* one write per packet: each stdio call takes the stream's lock */
     size_t n = rvt_te_raw_frame(payload, len, msg);
