@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,29 @@ void rvt_huge_populate(void *p, size_t size);
  * the same size. */
 void *rvt_pages_alloc(size_t size);
 void rvt_pages_free(void *p, size_t size);
+
+/* ---- Small copies ---- */
+
+/* Copies len (at most 32) bytes in two moves of a fixed size that overlap
+ * where they meet: the trace writers copy a packet or a message of a few
+ * bytes at a time, and a call of memcpy for each costs them more than the
+ * rest of writing it. */
+static inline void rvt_copy_small(uint8_t *to, const uint8_t *from, size_t len) {
+    if (len >= 16) {
+        memcpy(to, from, 16);
+        memcpy(to + len - 16, from + len - 16, 16);
+    } else if (len >= 8) {
+        memcpy(to, from, 8);
+        memcpy(to + len - 8, from + len - 8, 8);
+    } else if (len >= 4) {
+        memcpy(to, from, 4);
+        memcpy(to + len - 4, from + len - 4, 4);
+    } else if (len) {
+        to[0] = from[0];
+        to[len / 2] = from[len / 2];
+        to[len - 1] = from[len - 1];
+    }
+}
 
 /* ---- Hex text for outputs that run to gigabytes ---- */
 

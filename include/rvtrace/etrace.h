@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
@@ -185,24 +184,7 @@ static inline size_t rvt_te_raw_frame(const uint8_t *payload, size_t len, uint8_
     if (len == 0 || len > 31)
         return 0;
     out[0] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
-    /* Two copies of a fixed size that overlap where they meet: a packet
-     * goes out in a few moves rather than a call of memcpy, which costs
-     * more than the rest of writing it. */
-    uint8_t *to = out + 1;
-    if (len >= 16) {
-        memcpy(to, payload, 16);
-        memcpy(to + len - 16, payload + len - 16, 16);
-    } else if (len >= 8) {
-        memcpy(to, payload, 8);
-        memcpy(to + len - 8, payload + len - 8, 8);
-    } else if (len >= 4) {
-        memcpy(to, payload, 4);
-        memcpy(to + len - 4, payload + len - 4, 4);
-    } else {
-        to[0] = payload[0];
-        to[len / 2] = payload[len / 2];
-        to[len - 1] = payload[len - 1];
-    }
+    rvt_copy_small(out + 1, payload, len);
     return len + 1;
 }
 

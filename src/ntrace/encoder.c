@@ -19,6 +19,7 @@
 /* Pending-message marker (not a TCODE) for an I-CNT overflow. */
 #define PENDING_ICNT_OVERFLOW 0x100u
 #define MAX_MSG 48
+#define KEPT_MESSAGES 4
 
 typedef struct nx_builder {
     uint8_t b[2 * MAX_MSG]; /* room for a held-back message and the new one */
@@ -72,6 +73,18 @@ struct rvt_ntrace_encoder {
 
     nx_call_stack stack;
     uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
+
+    /* The last indirect-branch messages that went out on their own (see
+     * keepable), by what they carry, with their bytes: code that goes round
+     * a loop sends the same few each time (embench-crc32: a return to each
+     * of four callers), put together once. */
+    struct kept_message {
+        unsigned tcode_btype; /* 0: none kept here */
+        uint64_t icnt, xaddr, hist; /* hist 0 in an IndirectBranch */
+        size_t len;
+        uint8_t b[MAX_MSG];
+    } kept[KEPT_MESSAGES];
+    unsigned kept_next; /* the one to replace next */
 
     /* Sequential jumps: the previous instruction, when it was a single
      * retired one and no message went out since. */
@@ -312,7 +325,63 @@ static void restart_state(rvt_ntrace_encoder *e, uint64_t addr) {
     e->owned = false;
 }
 
+/* Whether the pending message is an indirect branch's that goes out on its
+ * own: nothing held back for repeats, no sync due, no time stamp. */
+static bool keepable(const rvt_ntrace_encoder *e) {
+    return (e->pending == RVT_NX_INDIRECT_BRANCH || e->pending == RVT_NX_INDIRECT_BRANCH_HIST) && !e->o.repeat &&
+           !e->bcnt && !e->rep_bits && !e->o.timestamps && !sync_due(e);
+}
+
+/* What a keepable message carries, which makes its bytes. */
+static struct kept_message kept_key(const rvt_ntrace_encoder *e, uint64_t addr) {
+    bool hist = e->pending == RVT_NX_INDIRECT_BRANCH_HIST && e->hist != 1;
+    return (struct kept_message){
+        .tcode_btype = (hist ? RVT_NX_INDIRECT_BRANCH_HIST : RVT_NX_INDIRECT_BRANCH) | e->pending_btype << 8,
+        .icnt = e->icnt,
+        .xaddr = (e->last_addr ^ addr) >> 1,
+        .hist = hist ? e->hist : 0,
+    };
+}
+
+static struct kept_message *kept_message(rvt_ntrace_encoder *e, const struct kept_message *key) {
+    for (unsigned k = 0; k < KEPT_MESSAGES; k++) {
+        struct kept_message *km = &e->kept[k];
+        if (km->tcode_btype == key->tcode_btype && km->icnt == key->icnt && km->xaddr == key->xaddr &&
+            km->hist == key->hist)
+            return km;
+    }
+    return NULL;
+}
+
+/* A kept message goes out again, with what send_pending does for it. */
+static void send_kept(rvt_ntrace_encoder *e, const struct kept_message *km, uint64_t addr) {
+    e->prev_hist = e->hist;
+    e->prev_icnt = e->icnt;
+    e->prev_btype = e->pending_btype;
+    e->icnt = 0;
+    e->last_addr = addr;
+    e->stats.messages++;
+    e->since_sync++;
+    if (!e->status) {
+        e->stats.bytes += km->len;
+        if (e->sink(e->user, km->b, km->len) != 0)
+            e->status = RVT_E_IO;
+    }
+    e->pending = 0;
+    e->hist = 1;
+}
+
 static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
+    const bool keep = keepable(e);
+    struct kept_message key;
+    if (keep) {
+        key = kept_key(e, addr);
+        const struct kept_message *km = kept_message(e, &key);
+        if (km) {
+            send_kept(e, km, addr);
+            return;
+        }
+    }
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
@@ -405,6 +474,13 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->prev_hist = 0;
     } else if (sync) {
         restart_state(e, addr);
+    }
+    if (keep && m.n <= MAX_MSG) { /* (the message alone) */
+        struct kept_message *km = &e->kept[e->kept_next];
+        e->kept_next = (e->kept_next + 1) % KEPT_MESSAGES;
+        *km = key;
+        km->len = m.n;
+        memcpy(km->b, m.b, m.n);
     }
     flush_bytes(e, &m);
     e->pending = 0;

@@ -145,7 +145,11 @@ int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
         byte_file_drain(b);
         return file_byte_sink(b->f, bytes, len);
     }
-    memcpy(byte_file_room(b, len), bytes, len);
+    uint8_t *to = byte_file_room(b, len);
+    if (len <= 32) /* (a message) */
+        rvt_copy_small(to, bytes, len);
+    else
+        memcpy(to, bytes, len);
     return byte_file_wrote(b, len);
 }
 
