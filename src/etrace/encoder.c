@@ -7,7 +7,7 @@
 #include "rvtrace/etrace.h"
 #include "rvtrace/isa.h"
 
-enum { KEPT_PACKETS = 4 };
+enum { KEPT_PACKETS = 64 };
 
 struct rvt_etrace_encoder {
     rvt_etrace_params p;
@@ -54,18 +54,17 @@ struct rvt_etrace_encoder {
     bool qualified, latch, in_handler;
     bool filtering; /* any filter is set (else only sideband records are not traced) */
     bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
-    /* The last packets emit_address_packet packed: code that goes round a
-     * loop sends the same few each time (a return to the same caller, the
-     * same branches on the way), packed once. crc32 of embench goes round
-     * four: 1 354 of its 197 016 packets were packed with four kept, 43 980
-     * with one or two. */
+    /* Packets emit_address_packet packed, by a hash of their key: code that
+     * goes round a loop sends the same few each time (a return to the same
+     * caller, the same branches on the way), packed once. With 64 slots
+     * dhrystone packs 1 037 of its 8 960 packets (8 532 with the last four
+     * kept), crc32 of embench 166 of 197 016. */
     struct kept_packet {
         uint64_t key[3]; /* the fields that reach the payload (packet_key) */
         int len;         /* 0: none kept here */
         uint8_t payload[64];
         rvt_te_inst pkt; /* but for its time */
     } kept[KEPT_PACKETS];
-    unsigned kept_next; /* the one to replace next */
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
@@ -205,13 +204,16 @@ static inline uint64_t packet_address(const rvt_etrace_encoder *e, const rvt_ret
     return a & addr_mask(e);
 }
 
-static inline struct kept_packet *kept_packet(rvt_etrace_encoder *e, const uint64_t key[3]) {
-    for (unsigned k = 0; k < KEPT_PACKETS; k++) {
-        struct kept_packet *kp = &e->kept[k];
-        if (kp->len && kp->key[0] == key[0] && kp->key[1] == key[1] && kp->key[2] == key[2])
-            return kp;
-    }
-    return NULL;
+/* The slot a packet with this key is kept in. */
+static inline struct kept_packet *kept_slot(rvt_etrace_encoder *e, const uint64_t key[3]) {
+    const uint64_t mix = 0x9e3779b97f4a7c15ull;
+    uint64_t h = (key[0] ^ key[1] * mix ^ key[2] >> 29) * mix;
+    return &e->kept[h >> 58];
+}
+_Static_assert(KEPT_PACKETS == 64, "kept_slot takes six bits of the hash");
+
+static inline bool kept_holds(const struct kept_packet *kp, const uint64_t key[3]) {
+    return kp->len && kp->key[0] == key[0] && kp->key[1] == key[1] && kp->key[2] == key[2];
 }
 
 /* What every format 0/1/2 packet leaves behind. */
@@ -242,8 +244,8 @@ static inline void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *
         const uint64_t key[3] = {a, e->branch_map | ones << 32,
                                  (uint64_t)(e->branches ? 1 : 2) << 32 | (uint64_t)e->branches << 40 |
                                      (uint64_t)(notify | updiscon << 1 | updiscon << 2) << 56};
-        struct kept_packet *kp = kept_packet(e, key);
-        if (kp) {
+        struct kept_packet *kp = kept_slot(e, key);
+        if (kept_holds(kp, key)) {
             kp->pkt.time = cur->time;
             emit_packed(e, &kp->pkt, kp->payload, kp->len);
             address_packet_sent(e, cur);
@@ -323,11 +325,9 @@ static void emit_address_packet_slowly(rvt_etrace_encoder *e, const rvt_retire *
     } else if (!e->error) {
         uint64_t key[3];
         packet_key(&pkt, key);
-        struct kept_packet *kp = kept_packet(e, key);
-        int n = kp ? kp->len : 0;
-        if (!kp) {
-            kp = &e->kept[e->kept_next];
-            e->kept_next = (e->kept_next + 1) % KEPT_PACKETS;
+        struct kept_packet *kp = kept_slot(e, key);
+        int n = kp->len;
+        if (!kept_holds(kp, key)) {
             n = rvt_te_inst_pack(&e->p, &e->o, &pkt, kp->payload, sizeof kp->payload);
             kp->len = n > 0 ? n : 0;
             memcpy(kp->key, key, sizeof key);

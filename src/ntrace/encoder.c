@@ -19,7 +19,7 @@
 /* Pending-message marker (not a TCODE) for an I-CNT overflow. */
 #define PENDING_ICNT_OVERFLOW 0x100u
 #define MAX_MSG 48
-#define KEPT_MESSAGES 4
+#define KEPT_MESSAGES 64
 
 typedef struct nx_builder {
     uint8_t b[2 * MAX_MSG]; /* room for a held-back message and the new one */
@@ -74,17 +74,18 @@ struct rvt_ntrace_encoder {
     nx_call_stack stack;
     uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
 
-    /* The last indirect-branch messages that went out on their own (see
-     * keepable), by what they carry, with their bytes: code that goes round
+    /* Indirect-branch messages that went out on their own (see keepable),
+     * by a hash of what they carry, with their bytes: code that goes round
      * a loop sends the same few each time (embench-crc32: a return to each
      * of four callers), put together once. */
     struct kept_message {
-        unsigned tcode_btype; /* 0: none kept here */
-        uint64_t icnt, xaddr, hist; /* hist 0 in an IndirectBranch */
+        struct message_key {
+            unsigned tcode_btype;       /* 0: none kept here */
+            uint64_t icnt, xaddr, hist; /* hist 0 in an IndirectBranch */
+        } key;
         size_t len;
         uint8_t b[MAX_MSG];
     } kept[KEPT_MESSAGES];
-    unsigned kept_next; /* the one to replace next */
 
     /* Sequential jumps: the previous instruction, when it was a single
      * retired one and no message went out since. */
@@ -333,9 +334,9 @@ static bool keepable(const rvt_ntrace_encoder *e) {
 }
 
 /* What a keepable message carries, which makes its bytes. */
-static struct kept_message kept_key(const rvt_ntrace_encoder *e, uint64_t addr) {
+static struct message_key message_key(const rvt_ntrace_encoder *e, uint64_t addr) {
     bool hist = e->pending == RVT_NX_INDIRECT_BRANCH_HIST && e->hist != 1;
-    return (struct kept_message){
+    return (struct message_key){
         .tcode_btype = (hist ? RVT_NX_INDIRECT_BRANCH_HIST : RVT_NX_INDIRECT_BRANCH) | e->pending_btype << 8,
         .icnt = e->icnt,
         .xaddr = (e->last_addr ^ addr) >> 1,
@@ -343,14 +344,17 @@ static struct kept_message kept_key(const rvt_ntrace_encoder *e, uint64_t addr) 
     };
 }
 
-static struct kept_message *kept_message(rvt_ntrace_encoder *e, const struct kept_message *key) {
-    for (unsigned k = 0; k < KEPT_MESSAGES; k++) {
-        struct kept_message *km = &e->kept[k];
-        if (km->tcode_btype == key->tcode_btype && km->icnt == key->icnt && km->xaddr == key->xaddr &&
-            km->hist == key->hist)
-            return km;
-    }
-    return NULL;
+/* The slot a message that carries `key` is kept in. */
+static struct kept_message *kept_slot(rvt_ntrace_encoder *e, const struct message_key *key) {
+    const uint64_t mix = 0x9e3779b97f4a7c15ull;
+    uint64_t h = (key->xaddr ^ (key->icnt + key->tcode_btype) * mix ^ key->hist) * mix;
+    return &e->kept[h >> 58];
+}
+_Static_assert(KEPT_MESSAGES == 64, "kept_slot takes six bits of the hash");
+
+static bool kept_holds(const struct kept_message *km, const struct message_key *key) {
+    return km->key.tcode_btype == key->tcode_btype && km->key.icnt == key->icnt && km->key.xaddr == key->xaddr &&
+           km->key.hist == key->hist;
 }
 
 /* A kept message goes out again, with what send_pending does for it. */
@@ -373,11 +377,11 @@ static void send_kept(rvt_ntrace_encoder *e, const struct kept_message *km, uint
 
 static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     const bool keep = keepable(e);
-    struct kept_message key;
+    struct message_key key;
     if (keep) {
-        key = kept_key(e, addr);
-        const struct kept_message *km = kept_message(e, &key);
-        if (km) {
+        key = message_key(e, addr);
+        const struct kept_message *km = kept_slot(e, &key);
+        if (kept_holds(km, &key)) {
             send_kept(e, km, addr);
             return;
         }
@@ -476,9 +480,8 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         restart_state(e, addr);
     }
     if (keep && m.n <= MAX_MSG) { /* (the message alone) */
-        struct kept_message *km = &e->kept[e->kept_next];
-        e->kept_next = (e->kept_next + 1) % KEPT_MESSAGES;
-        *km = key;
+        struct kept_message *km = kept_slot(e, &key);
+        km->key = key;
         km->len = m.n;
         memcpy(km->b, m.b, m.n);
     }
