@@ -1066,9 +1066,11 @@ static int pool_like(void **out, const void *model_, const void *share_runs_of, 
     if (model->block) /* (walks are kept only for a block sink) */
         share_memo(d, share_runs_of);
     d->block = model->block; /* (a mark only, without a log: this one never decodes) */
+    d->walk = model->walk;
     if (log) {
         d->out = log;
         d->block = model->block ? rvt_flow_log_block : NULL;
+        d->walk = model->walk ? rvt_flow_log_walk : NULL;
         d->run = rvt_flow_log_run;
         d->trap = rvt_flow_log_trap;
     }

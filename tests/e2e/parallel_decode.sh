@@ -8,9 +8,9 @@
 # branch prediction and the jump target cache; each trace is decoded whole,
 # twice in a row (a capture of concatenated runs) and damaged (bytes
 # overwritten at several places: losses, re-synchronisation, segments decoded
-# again in order). E-Trace in the basic configuration is also decoded into
-# the profile alone (no PC list), where the decoders hand their kept walks
-# on as walks, through the workers' logs.
+# again in order). E-Trace in the basic configuration and N-Trace with
+# periodic syncs are also decoded into the profile alone (no PC list), where
+# the decoders hand their kept walks on as walks, through the workers' logs.
 # usage: parallel_decode.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -47,7 +47,7 @@ compare() {
                 { echo "$name [$case, $trace]: --threads 3 gives another $f"; fail=$((fail + 1)); }
         done
     done
-    if [ "$case" = "etrace basic" ]; then
+    if [ "$case" = "etrace basic" ] || [ "$case" = sync ]; then
         for t in 1 3; do
             "$R" decode --elf "$elf" "$W/twice.$ext" "$@" --profile 8 --folded "$W/out.$t.folded" --threads "$t" \
                 --segment 16 -q > "$W/out.$t.top" 2> /dev/null

@@ -949,7 +949,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 && nsources == 1 && !side->messages && !side->printer) {
         if (start_pool(c, &pool, &rvt_ntrace_pool_codec, decs[0], c->pc_runs ? ntrace_pcs_block : ntrace_profile_block,
-                       NULL, ntrace_trap)) {
+                       c->pc_runs ? NULL : ntrace_profile_walk, ntrace_trap)) {
             for (unsigned k = nsources; k-- > 0;)
                 rvt_ntrace_decoder_free(decs[k]);
             return 1;
