@@ -993,6 +993,38 @@ static inline void store_map(rvt_etrace_encoder *e, unsigned branches, uint32_t 
         e->map_all_correct = false;
 }
 
+/* The step of the last record of block x in push_quiet_blocks, with the
+ * branch map in the caller's locals (map_only): true when the branches it
+ * settled end the calm, or an error came. */
+static inline __attribute__((always_inline)) bool quiet_step_ends_calm(rvt_etrace_encoder *e, const rvt_retire *x,
+                                                                       bool map_only, unsigned *branches,
+                                                                       uint32_t *map, bool *mapped, bool *calm) {
+    unsigned itype = x->itype;
+    if (itype == RVT_ITYPE_INFERABLE_CALL) {
+        quiet_call(e, x);
+        return false;
+    }
+    if (itype != RVT_ITYPE_BRANCH_TAKEN && itype != RVT_ITYPE_BRANCH_NOT_TAKEN)
+        return false;
+    if (map_only) {
+        *map |= (uint32_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << *branches;
+        *mapped = true;
+        if (__builtin_expect(++*branches < 31, 1))
+            return false;
+        store_map(e, *branches, *map, true);
+    } else {
+        record_branch_at(e, rvt_retire_last_iaddr(x), itype == RVT_ITYPE_BRANCH_TAKEN);
+        if (__builtin_expect(!e->fail_pending && e->branches != 31, 1))
+            return false;
+    }
+    settle_branches(e);
+    *branches = e->branches;
+    *map = e->branch_map;
+    *mapped = false;
+    *calm = encoder_calm(e);
+    return !*calm || e->error;
+}
+
 /* What push_run_lazily does with a run of blocks whose steps are all quiet,
  * without descriptors: from recs[i], once the block before it went in as
  * its first and last records (st[1], st[2]). Each block's records step the
@@ -1060,56 +1092,34 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
             }
         }
         target = jumped_to;
-        /* the last records r's records step, in order */
-        const rvt_retire *due[2];
-        unsigned ndue = 0;
-        if (pending)
-            due[ndue++] = pending;
-        if (r->ninsns > 1)
-            due[ndue++] = before;
+        /* the last records r's records step, in order: x, then `then`
+         * (a pair kept in registers: an array of them went through memory) */
+        const rvt_retire *x = pending, *then = r->ninsns > 1 ? before : NULL;
         pending = r->ninsns > 1 ? NULL : before;
         before = r;
-        for (unsigned k = 0; k < ndue; k++) {
-            const rvt_retire *x = due[k];
-            unsigned itype = x->itype;
-            if (itype == RVT_ITYPE_INFERABLE_CALL) {
-                quiet_call(e, x);
-                continue;
-            }
-            if (itype != RVT_ITYPE_BRANCH_TAKEN && itype != RVT_ITYPE_BRANCH_NOT_TAKEN)
-                continue;
-            if (map_only) {
-                map |= (uint32_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << branches;
-                mapped = true;
-                if (__builtin_expect(++branches < 31, 1))
-                    continue;
-                store_map(e, branches, map, true);
-            } else {
-                record_branch_at(e, rvt_retire_last_iaddr(x), itype == RVT_ITYPE_BRANCH_TAKEN);
-                if (__builtin_expect(!e->fail_pending && e->branches != 31, 1))
-                    continue;
-            }
-            settle_branches(e);
-            branches = e->branches;
-            map = e->branch_map;
-            mapped = false;
-            *calm = encoder_calm(e);
-            if (*calm && !e->error)
-                continue;
-            if (k + 1 < ndue && !e->error) {
-                /* r's first record went in (stepping x's last); its last
-                 * steps the record before it the full way */
-                e->prev_mispredicted = e->last_mispredicted = -1;
-                e->last_predicted = false;
-                st[0] = (struct staged_ref){x, LAST_OF, last_of_calm(x)};
-                st[1] = (struct staged_ref){due[k + 1], LAST_OF, last_of_calm(due[k + 1])};
-                st[2] = (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
-                lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, calm);
-                stepped_fully = true;
-            }
-            i++;
-            goto out;
+        if (!x) {
+            x = then;
+            then = NULL;
         }
+        if (!x || !quiet_step_ends_calm(e, x, map_only, &branches, &map, &mapped, calm)) {
+            if (!then || !quiet_step_ends_calm(e, then, map_only, &branches, &map, &mapped, calm))
+                continue;
+            x = then;
+            then = NULL;
+        }
+        if (then && !e->error) {
+            /* r's first record went in (stepping x's last); its last
+             * steps the record before it the full way */
+            e->prev_mispredicted = e->last_mispredicted = -1;
+            e->last_predicted = false;
+            st[0] = (struct staged_ref){x, LAST_OF, last_of_calm(x)};
+            st[1] = (struct staged_ref){then, LAST_OF, last_of_calm(then)};
+            st[2] = (struct staged_ref){r, FIRST_OF, CALM_RETIRES | CALM_INFERABLE | CALM_JOINS};
+            lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, calm);
+            stepped_fully = true;
+        }
+        i++;
+        goto out;
     }
 out:
     if (map_only)
