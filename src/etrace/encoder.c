@@ -189,12 +189,19 @@ static uint64_t addr_mask(const rvt_etrace_encoder *e) {
 
 /* The fields of a format 0 (subformat 0), 1 or 2 packet that reach its
  * payload, as one key (f0_subformat is 0 throughout: format 0 here counts
- * branches). */
+ * branches); `flags`: notify, updiscon << 1, irreport << 2. */
+static inline void key_of_fields(uint64_t key[3], uint64_t address, uint32_t branch_map, uint32_t irdepth,
+                                 uint32_t branch_count, unsigned format, unsigned branches, unsigned branch_fmt,
+                                 unsigned flags) {
+    key[0] = address;
+    key[1] = branch_map | (uint64_t)irdepth << 32;
+    key[2] = branch_count | (uint64_t)format << 32 | (uint64_t)branches << 40 | (uint64_t)branch_fmt << 48 |
+             (uint64_t)flags << 56;
+}
+
 static inline void packet_key(const rvt_te_inst *pkt, uint64_t key[3]) {
-    key[0] = pkt->address;
-    key[1] = pkt->branch_map | (uint64_t)pkt->irdepth << 32;
-    key[2] = pkt->branch_count | (uint64_t)pkt->format << 32 | (uint64_t)pkt->branches << 40 |
-             (uint64_t)pkt->branch_fmt << 48 | (uint64_t)(pkt->notify | pkt->updiscon << 1 | pkt->irreport << 2) << 56;
+    key_of_fields(key, pkt->address, pkt->branch_map, pkt->irdepth, pkt->branch_count, pkt->format, pkt->branches,
+                  pkt->branch_fmt, pkt->notify | pkt->updiscon << 1 | pkt->irreport << 2);
 }
 
 /* The address field of a packet for `cur`. */
@@ -240,10 +247,10 @@ static inline void emit_address_packet(rvt_etrace_encoder *e, const rvt_retire *
         uint64_t a = packet_address(e, cur);
         unsigned notify = (unsigned)(a >> (rvt_etrace_addr_width(&e->p) - 1) & 1) ^ notify_flag;
         unsigned updiscon = notify ^ updiscon_flag;
-        uint64_t ones = d ? (1ull << d) - 1 : 0; /* irdepth when not reporting */
-        const uint64_t key[3] = {a, e->branch_map | ones << 32,
-                                 (uint64_t)(e->branches ? 1 : 2) << 32 | (uint64_t)e->branches << 40 |
-                                     (uint64_t)(notify | updiscon << 1 | updiscon << 2) << 56};
+        uint32_t ones = d ? (uint32_t)((1ull << d) - 1) : 0; /* irdepth when not reporting */
+        uint64_t key[3];
+        key_of_fields(key, a, e->branches ? e->branch_map : 0, ones, 0, e->branches ? 1 : 2, e->branches, 0,
+                      notify | updiscon << 1 | updiscon << 2); /* (irreport = updiscon) */
         struct kept_packet *kp = kept_slot(e, key);
         if (kept_holds(kp, key)) {
             kp->pkt.time = cur->time;
