@@ -664,7 +664,12 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
         if (r->sideband || r->ninsns == 0 || overflows_inside(e, r))
             break;
         unsigned flags = r->ilastsize ? RVT_NXI_SIZE4 : 0;
-        if (r->itype != RVT_ITYPE_NONE) {
+        if (r->itype == RVT_ITYPE_BRANCH_TAKEN || r->itype == RVT_ITYPE_BRANCH_NOT_TAKEN) {
+            /* (what rvt_nexus_classify gives a conditional branch, without
+             * the look-up of its bits: in a large state machine, thousands
+             * of branches miss the cache's lines) */
+            flags |= RVT_NXI_BRANCH;
+        } else if (r->itype != RVT_ITYPE_NONE) {
             flags = classified(e, r->insn)->flags;
             if (flags & (RVT_NXI_INDIRECT | RVT_NXI_EXCEPTION | RVT_NXI_INTERRUPT))
                 break;
