@@ -993,9 +993,9 @@ static void __attribute__((noinline)) quiet_call(rvt_etrace_encoder *e, const rv
 
 /* The branch map push_quiet_blocks keeps in locals (without branch
  * prediction) back in the encoder; `mapped`: a branch joined it there. */
-static inline void store_map(rvt_etrace_encoder *e, unsigned branches, uint32_t map, bool mapped) {
+static inline void store_map(rvt_etrace_encoder *e, unsigned branches, uint64_t map, bool mapped) {
     e->branches = branches;
-    e->branch_map = map;
+    e->branch_map = (uint32_t)map;
     if (mapped)
         e->map_all_correct = false;
 }
@@ -1005,7 +1005,7 @@ static inline void store_map(rvt_etrace_encoder *e, unsigned branches, uint32_t 
  * settled end the calm, or an error came. */
 static inline __attribute__((always_inline)) bool quiet_step_ends_calm(rvt_etrace_encoder *e, const rvt_retire *x,
                                                                        bool map_only, unsigned *branches,
-                                                                       uint32_t *map, bool *mapped, bool *calm) {
+                                                                       uint64_t *map, bool *mapped, bool *calm) {
     unsigned itype = x->itype;
     if (itype == RVT_ITYPE_INFERABLE_CALL) {
         quiet_call(e, x);
@@ -1014,7 +1014,7 @@ static inline __attribute__((always_inline)) bool quiet_step_ends_calm(rvt_etrac
     if (itype != RVT_ITYPE_BRANCH_TAKEN && itype != RVT_ITYPE_BRANCH_NOT_TAKEN)
         return false;
     if (map_only) {
-        *map |= (uint32_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << *branches;
+        *map |= (uint64_t)(itype == RVT_ITYPE_BRANCH_NOT_TAKEN) << *branches;
         *mapped = true;
         if (__builtin_expect(++*branches < 31, 1))
             return false;
@@ -1054,7 +1054,9 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
      * kept here in locals until it fills. */
     const bool map_only = !use_bpred(e);
     unsigned branches = e->branches;
-    uint32_t map = e->branch_map;
+    /* (64 bits wide, unlike branches: GCC would keep the pair in one vector
+     * register, which costs more to update than two) */
+    uint64_t map = e->branch_map;
     bool mapped = false;
     const size_t first = i;
     const rvt_retire *before = st[2].src;
