@@ -60,8 +60,10 @@ static void *new_decoder(const setup *s, flow_list *l) {
         return NULL;
     rvt_ntrace_decoder_set_trap_sink(d, flow_ignore_trap);
     rvt_ntrace_decoder_set_run_sink(d, flow_add_run);
-    if (s->blocks)
+    if (s->blocks) {
         rvt_ntrace_decoder_set_block_sink(d, flow_add_block);
+        rvt_ntrace_decoder_set_walk_sink(d, flow_add_walk);
+    }
     return d;
 }
 
