@@ -182,13 +182,15 @@ static void end_stamped(rvt_ntrace_encoder *e, nx_builder *m, bool sync, uint64_
 
 static void end(rvt_ntrace_encoder *e, nx_builder *m) { end_stamped(e, m, false, e->pending_time); }
 
-static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) {
-    if (!m->n || e->status)
+static void send_bytes(rvt_ntrace_encoder *e, const uint8_t *b, size_t n) {
+    if (!n || e->status)
         return;
-    e->stats.bytes += m->n;
-    if (e->sink(e->user, m->b, m->n) != 0)
+    e->stats.bytes += n;
+    if (e->sink(e->user, b, n) != 0)
         e->status = RVT_E_IO;
 }
+
+static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) { send_bytes(e, m->b, m->n); }
 
 int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
                            rvt_nexus_byte_sink sink, void *user) {
@@ -357,20 +359,23 @@ static bool kept_holds(const struct kept_message *km, const struct message_key *
            km->key.hist == key->hist;
 }
 
-/* A kept message goes out again, with what send_pending does for it. */
-static void send_kept(rvt_ntrace_encoder *e, const struct kept_message *km, uint64_t addr) {
+/* An IndirectBranch(Hist) message to `addr` went out: what a repeat of it
+ * is compared with, and the count and address it carried. */
+static void indirect_branch_sent(rvt_ntrace_encoder *e, uint64_t addr) {
     e->prev_hist = e->hist;
     e->prev_icnt = e->icnt;
     e->prev_btype = e->pending_btype;
     e->icnt = 0;
     e->last_addr = addr;
+}
+
+/* A kept message goes out again, with what send_pending does for it
+ * (end_stamped without a time stamp, and keepable leaves no repeat). */
+static void send_kept(rvt_ntrace_encoder *e, const struct kept_message *km, uint64_t addr) {
+    indirect_branch_sent(e, addr);
     e->stats.messages++;
     e->since_sync++;
-    if (!e->status) {
-        e->stats.bytes += km->len;
-        if (e->sink(e->user, km->b, km->len) != 0)
-            e->status = RVT_E_IO;
-    }
+    send_bytes(e, km->b, km->len);
     e->pending = 0;
     e->hist = 1;
 }
@@ -419,16 +424,12 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         break;
     case RVT_NX_INDIRECT_BRANCH:
     case RVT_NX_INDIRECT_BRANCH_HIST:
-        e->prev_hist = e->hist;
-        e->prev_icnt = e->icnt;
-        e->prev_btype = e->pending_btype;
         put_fixed(&m, 2, e->pending_btype);
         put_var(&m, e->icnt);
         put_addr(e, &m, (e->last_addr ^ addr) >> 1);
         if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST)
             put_var(&m, e->hist);
-        e->icnt = 0;
-        e->last_addr = addr;
+        indirect_branch_sent(e, addr);
         break;
     case RVT_NX_DIRECT_BRANCH:
         put_var(&m, e->icnt);
