@@ -194,10 +194,14 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
     bool have_row = f->nheld != 0, marked = f->nheld == 2;
     for (size_t i = 0; i < n; i++) {
         const rvt_retire *r = &recs[i];
-        if (r->ninsns > 1) { /* a block: neither an interrupt nor a repeat */
-            /* (most records are blocks: the rest of their run in a loop of its own) */
+        bool repeat = have_row && !marked && repeats_row(at >= 0 ? &recs[at] : &f->held[0], r);
+        if (r->ninsns && !repeat) {
+            /* A row. Most records are rows, blocks or single instructions
+             * that do not repeat the row before: the rest of their run in a
+             * loop of its own (a branch right after a branch makes a record
+             * of one instruction, half of them in a state machine). */
             const rvt_retire *end = recs + n, *b = r + 1;
-            while (b < end && b->ninsns > 1)
+            while (b < end && (b->ninsns > 1 || (b->ninsns == 1 && !repeats_row(b - 1, b))))
                 b++;
             i = (size_t)(b - recs) - 1;
             at = (long)i;
@@ -209,7 +213,7 @@ int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n) {
             marked = true; /* the interrupt marks the held row */
             continue;
         }
-        if (have_row && !marked && repeats_row(at >= 0 ? &recs[at] : &f->held[0], r)) {
+        if (repeat) {
             /* r is left out: what came before the held row is passed on,
              * the row is kept aside (nothing between it and r) */
             if (at >= 0) {
