@@ -53,10 +53,9 @@ static inline uint64_t block_record_tail(uint64_t hw, unsigned ilastsize, unsign
     return rvt_packed_bits((unsigned)hw, ilastsize, itype, 0, 0, 0, 0) | owner;
 }
 
-/* The record of a block of `n` instructions from `pc` whose last has bits
- * `insn`, retired at `time`, once the caller made room (machine_make_room). */
-static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
-                                                                    uint32_t insn, uint64_t tail, uint64_t time) {
+/* A record of one slot, once the caller made room (machine_make_room). */
+static inline __attribute__((always_inline)) void write_record_words(rvt_machine *m, uint64_t iaddr, uint64_t time,
+                                                                     uint64_t insn_ninsns, uint64_t bits) {
     rvt_retire_packed *r = m->buf_next++;
     /* The buffer is usually a relay's, last read on the consumer's core:
      * asking for the line 512 bytes ahead, for writing, hides most of
@@ -69,10 +68,17 @@ static inline __attribute__((always_inline)) void write_block_words(rvt_machine 
 #else
     __builtin_prefetch((const void *)((uintptr_t)r + 512), 1);
 #endif
-    r->iaddr = pc;
+    r->iaddr = iaddr;
     r->time = time;
-    r->insn_ninsns = insn | (uint64_t)n << 32;
-    r->bits = tail;
+    r->insn_ninsns = insn_ninsns;
+    r->bits = bits;
+}
+
+/* The record of a block of `n` instructions from `pc` whose last has bits
+ * `insn`, retired at `time`, once the caller made room. */
+static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
+                                                                    uint32_t insn, uint64_t tail, uint64_t time) {
+    write_record_words(m, pc, time, insn | (uint64_t)n << 32, tail);
 }
 
 static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
@@ -993,8 +999,8 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
     cb->pc = pc;
     cb->gen = m->code_gen;
     cb->ends_in_jump = false;
-    uint32_t n = 0;
-    uint64_t at = pc;
+    uint32_t n = 0, from_index = 0;
+    uint64_t at = pc, from = pc;
     while (n < CODE_BLOCK_MAX && at - page_base < 4096) {
         const rvt_insn *in = &page[(at - page_base) >> 1];
         if (!in->len && !(in = phys_fetch(m, at))) /* decodes into the same page */
@@ -1017,10 +1023,19 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         cb->last_raw = in->raw;
         n++;
         at += in->len;
-        if (in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR) {
-            cb->ends_in_jump = true;
-            cb->jump_itype = (uint8_t)rvt_itype(in, false, 4, false);
-            break;
+        if (in->cf == RVT_CF_BRANCH || in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR) {
+            bool jump = in->cf != RVT_CF_BRANCH;
+            cb->records[n - 1] = (struct static_record){
+                from, in->raw | (uint64_t)(n - from_index) << 32,
+                block_record_tail((at - from) >> 1, in->len == 4,
+                                  jump ? rvt_itype(in, false, 4, false) : RVT_ITYPE_BRANCH_NOT_TAKEN, 0)};
+            from = at;
+            from_index = n;
+            if (jump) {
+                cb->ends_in_jump = true;
+                cb->jump_itype = (uint8_t)rvt_itype(in, false, 4, false);
+                break;
+            }
         }
     }
     cb->ops[n].op = CODE_OP_END;

@@ -4,6 +4,7 @@
 #define RVTRACE_HART_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -247,7 +248,25 @@ struct code_block {
     const void *const *dispatch;
     uint32_t slot; /* its slot in m->code_slots */
     struct code_op ops[CODE_BLOCK_MAX + 1];
+    /* By operation, for its branches and the jump that ends it: the
+     * record it writes when the record block began where the block did or
+     * right after the branch before it (`from`), its words but the time,
+     * in the bits without the owner (block_record_owner) and, for a branch,
+     * with the itype of one not taken. Sequential code from one address to
+     * a branch or jump is always the same instructions, so wherever the
+     * record block began at `from`, the rest of its record is this. */
+    struct static_record {
+        uint64_t from, insn_ninsns, bits;
+    } records[CODE_BLOCK_MAX];
 };
+_Static_assert(sizeof(struct static_record) == sizeof(struct code_op), "records[k] lies at a fixed distance from ops[k]");
+
+/* The static record of a block's operation (records[op->index]), found
+ * from the operation alone: no index to load and scale. */
+static inline const struct static_record *static_record_of(const struct code_op *op) {
+    return (const struct static_record *)((const char *)op +
+                                          (offsetof(struct code_block, records) - offsetof(struct code_block, ops)));
+}
 
 typedef struct rvt_machine {
     rvt_machine_config cfg;

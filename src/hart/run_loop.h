@@ -327,8 +327,16 @@ op_nop:
 #define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
         machine_make_room(m);                                                                                          \
-        CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype),                                    \
-                           done + (uint32_t)op->index + 1, to);                                                        \
+        const struct static_record *br_ = static_record_of(op);                                                        \
+        if (__builtin_expect(blk_pc == br_->from, 1)) {                                                                \
+            write_record_words(m, blk_pc, m->mtime, br_->insn_ninsns,                                                  \
+                               br_->bits + ((uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24) + blk_owner);      \
+            blk_pc = (to);                                                                                             \
+            blk_base = done + (uint32_t)op->index + 1;                                                                 \
+        } else {                                                                                                       \
+            CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype),                                \
+                               done + (uint32_t)op->index + 1, to);                                                    \
+        }                                                                                                              \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
@@ -389,7 +397,14 @@ block_done:
             goto next_insn;
         }
         machine_make_room(m);
-        CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
+        const struct static_record *jr = &cb->records[cb->n - 1];
+        if (__builtin_expect(blk_pc == jr->from, 1)) {
+            write_record_words(m, blk_pc, m->mtime, jr->insn_ninsns, jr->bits + blk_owner);
+            blk_pc = target;
+            blk_base = done;
+        } else {
+            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
+        }
         if (m->stop) {
             pc = target;
             goto out;
