@@ -90,21 +90,23 @@ static void clean_records(rvt_retire *r, size_t k) { (void)r, (void)k; }
 static inline size_t unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used,
                             bool clean, size_t *more) {
     size_t i = 0, k = 0, two = 0;
-    for (; k < cap && i < n; k++) {
-        /* Behind a relay the slots were just written on another core: this
-         * is their first read on ours. */
-        __builtin_prefetch((const void *)((uintptr_t)&in[i] + 512));
-        const rvt_retire_packed *p = &in[i];
-        if (rvt_packed_slots(p) == 2) {
-            if (i + 2 > n)
-                break;
-            unpack_one(p, p + 1, &out[k], clean);
-            i += 2;
-            two++;
-        } else {
-            unpack_one(p, NULL, &out[k], clean);
-            i++;
+    while (k < cap && i < n) {
+        /* Records of one slot, the most, as far as both ends allow: one
+         * bound to check for each. Behind a relay the slots were just
+         * written on another core: this is their first read on ours. */
+        size_t ones = cap - k < n - i ? cap - k : n - i;
+        for (; ones && !(in[i].bits & RVT_PACKED_MORE); ones--, i++, k++) {
+            __builtin_prefetch((const void *)((uintptr_t)&in[i] + 512));
+            unpack_one(&in[i], NULL, &out[k], clean);
         }
+        if (!ones)
+            continue;
+        if (i + 2 > n)
+            break;
+        unpack_one(&in[i], &in[i + 1], &out[k], clean);
+        i += 2;
+        k++;
+        two++;
     }
     *used = i;
     *more = two;
