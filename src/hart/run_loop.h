@@ -320,13 +320,29 @@ op_nop:
     HART_STORES(STORE_HANDLER)
 #undef STORE_HANDLER
 #undef IN_DATA_REGION
+    /* Room for the record of a code block's branch or jump: inside a code
+     * block only the sink, given a full batch, can ask the run to stop,
+     * which then stops before the record (`retired` instructions in, on
+     * to `to`): the run is over for the sink, and no record is written
+     * that nobody reads. */
+#define ROOM_OR_STOP(retired, to)                                                                                      \
+    do {                                                                                                               \
+        if (__builtin_expect(m->buf_next >= m->buf_end, 0)) {                                                          \
+            machine_flush_records(m);                                                                                  \
+            if (m->stop) {                                                                                             \
+                done = (retired);                                                                                      \
+                pc = (to);                                                                                             \
+                goto out;                                                                                              \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
     /* With block records, a branch ends the record block: its record is
      * written where it retires, taken or not (`to`: where it went). The
      * record block is empty after it, so last_pc and last_raw (what the way
      * out needs of a block left open) wait for the next instruction. */
 #define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
-        machine_make_room(m);                                                                                          \
+        ROOM_OR_STOP(done + (uint32_t)op->index + 1, to);                                                              \
         const struct static_record *br_ = static_record_of(op);                                                        \
         if (__builtin_expect(blk_pc == br_->from, 1)) {                                                                \
             write_record_words(m, blk_pc, m->mtime, br_->insn_ninsns,                                                  \
@@ -345,11 +361,6 @@ op_nop:
             if (BLOCKS) {                                                                                              \
                 target = MASKX(cb->pc + 2u * op[1].at);                                                                \
                 BRANCH_RECORD(target, RVT_ITYPE_BRANCH_NOT_TAKEN);                                                     \
-                if (m->stop) {                                                                                         \
-                    done += (uint32_t)op->index + 1;                                                                   \
-                    pc = target;                                                                                       \
-                    goto out;                                                                                          \
-                }                                                                                                      \
             }                                                                                                          \
             NEXT_OP();                                                                                                 \
         }                                                                                                              \
@@ -362,8 +373,6 @@ op_nop:
                           target != cb->pc + 2u * op[1].at ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN);     \
         done += (uint32_t)op->index + 1; /* out of the block here */                                                   \
         pc = target;                                                                                                   \
-        if (BLOCKS && m->stop)                                                                                         \
-            goto out;                                                                                                  \
         goto next_block;                                                                                               \
     }
     HART_BRANCHES(BRANCH_HANDLER)
@@ -396,7 +405,7 @@ block_done:
             pc = target;
             goto next_insn;
         }
-        machine_make_room(m);
+        ROOM_OR_STOP(done, target);
         const struct static_record *jr = &cb->records[cb->n - 1];
         if (__builtin_expect(blk_pc == jr->from, 1)) {
             write_record_words(m, blk_pc, m->mtime, jr->insn_ninsns, jr->bits + blk_owner);
@@ -404,10 +413,6 @@ block_done:
             blk_base = done;
         } else {
             CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
-        }
-        if (m->stop) {
-            pc = target;
-            goto out;
         }
     }
     pc = target;
@@ -441,6 +446,7 @@ op_leave : {
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
 #undef CLOSE_RECORD_BLOCK
+#undef ROOM_OR_STOP
 #undef CLOSE_RECORD_BLOCK_AT
 
 out:
