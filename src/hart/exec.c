@@ -975,11 +975,15 @@ static bool may_write_code(const hart *h, const rvt_insn *in) {
 static inline unsigned retired_length(uint32_t raw) { return (raw & 3) == 3 ? 4 : 2; }
 
 /* The instructions a code block holds: those run_loop.h has handlers for. */
-static const bool in_code_blocks[RVT_OP_COUNT] = {
-#define BLOCK_OP(name, ...) [RVT_OP_##name] = true,
-    HART_ALU(BLOCK_OP) HART_BRANCHES(BLOCK_OP) HART_LOADS(BLOCK_OP) HART_STORES(BLOCK_OP)
-#undef BLOCK_OP
-    [RVT_OP_JAL] = true, [RVT_OP_JALR] = true,
+/* How an operation goes into a code block: not at all (0), as it is (1),
+ * or, for a register operation, as CODE_OP_NOP where it writes x0 (2). */
+static const uint8_t code_block_role[RVT_OP_COUNT] = {
+#define ALU_ROLE(name, ...) [RVT_OP_##name] = 2,
+#define PLAIN_ROLE(name, ...) [RVT_OP_##name] = 1,
+    HART_ALU(ALU_ROLE) HART_BRANCHES(PLAIN_ROLE) HART_LOADS(PLAIN_ROLE) HART_STORES(PLAIN_ROLE)
+#undef ALU_ROLE
+#undef PLAIN_ROLE
+    [RVT_OP_JAL] = 1, [RVT_OP_JALR] = 1,
 };
 
 const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
@@ -1005,25 +1009,25 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         const rvt_insn *in = &page[(at - page_base) >> 1];
         if (!in->len && !(in = phys_fetch(m, at))) /* decodes into the same page */
             break;
-        if (in->op >= RVT_OP_COUNT || !in_code_blocks[in->op] || in->imm != (int32_t)in->imm)
+        unsigned role = in->op < RVT_OP_COUNT ? code_block_role[in->op] : 0;
+        if (!role || in->imm != (int32_t)in->imm)
             break;
-        cb->ops[n] = (struct code_op){NULL,   (int32_t)in->imm,           in->raw,   in->op,     in->rd, in->rs1,
-                                      in->rs2, (uint8_t)((at - pc) >> 1), (uint8_t)n, in->len == 4};
-        switch (in->op) { /* the register operations' handlers need not clear x0 after them */
-#define ALU_CASE(name, ...) case RVT_OP_##name:
-            HART_ALU(ALU_CASE)
-#undef ALU_CASE
-            if (in->rd == 0)
-                cb->ops[n].op = CODE_OP_NOP;
-            break;
-        default:
-            break;
-        }
-        cb->last_pc = at;
-        cb->last_raw = in->raw;
+        /* (the register operations' handlers need not clear x0 after them) */
+        unsigned op = role == 2 && in->rd == 0 ? CODE_OP_NOP : in->op;
+        struct code_op *o = &cb->ops[n];
+        o->go = dispatch[op];
+        o->imm = (int32_t)in->imm;
+        o->raw = in->raw;
+        o->op = (uint16_t)op;
+        o->rd = in->rd;
+        o->rs1 = in->rs1;
+        o->rs2 = in->rs2;
+        o->at = (uint8_t)((at - pc) >> 1);
+        o->index = (uint8_t)n;
+        o->ilastsize = in->len == 4;
         n++;
         at += in->len;
-        if (in->cf == RVT_CF_BRANCH || in->cf == RVT_CF_JAL || in->cf == RVT_CF_JALR) {
+        if (in->cf != RVT_CF_NONE) { /* a branch or a jump (the rest never come here) */
             bool jump = in->cf != RVT_CF_BRANCH;
             cb->records[n - 1] = (struct static_record){
                 from, in->raw | (uint64_t)(n - from_index) << 32,
@@ -1038,11 +1042,15 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
             }
         }
     }
-    cb->ops[n].op = CODE_OP_END;
-    cb->ops[n].at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
-    cb->ops[n].index = (uint8_t)n;
-    for (uint32_t k = 0; k <= n; k++)
-        cb->ops[k].go = dispatch[cb->ops[k].op];
+    if (n) {
+        cb->last_pc = pc + 2u * cb->ops[n - 1].at;
+        cb->last_raw = cb->ops[n - 1].raw;
+    }
+    struct code_op *end = &cb->ops[n];
+    end->op = CODE_OP_END;
+    end->go = dispatch[CODE_OP_END];
+    end->at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
+    end->index = (uint8_t)n;
     cb->dispatch = dispatch;
     cb->n = n;
     cb->end = at;
