@@ -321,15 +321,15 @@ op_nop:
 #undef STORE_HANDLER
 #undef IN_DATA_REGION
     /* Room for the record of a code block's branch or jump: inside a code
-     * block only the sink, given a full batch, can ask the run to stop,
-     * which then stops before the record (`retired` instructions in, on
-     * to `to`): the run is over for the sink, and no record is written
-     * that nobody reads. */
-#define ROOM_OR_STOP(retired, to)                                                                                      \
+     * block only the sink, given a full batch, can ask the run to stop, so
+     * that is looked at only then (the record is written, by `close`, and
+     * the run stops `retired` instructions in, on to `to`). */
+#define ROOM_OR_STOP(close, retired, to)                                                                               \
     do {                                                                                                               \
         if (__builtin_expect(m->buf_next >= m->buf_end, 0)) {                                                          \
             machine_flush_records(m);                                                                                  \
             if (m->stop) {                                                                                             \
+                close;                                                                                                 \
                 done = (retired);                                                                                      \
                 pc = (to);                                                                                             \
                 goto out;                                                                                              \
@@ -342,16 +342,17 @@ op_nop:
      * out needs of a block left open) wait for the next instruction. */
 #define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
-        ROOM_OR_STOP(done + (uint32_t)op->index + 1, to);                                                              \
+        const uint64_t retired_ = done + (uint32_t)op->index + 1;                                                      \
+        ROOM_OR_STOP(CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to),        \
+                     retired_, to);                                                                                    \
         const struct static_record *br_ = static_record_of(op);                                                        \
         if (__builtin_expect(blk_pc == br_->from, 1)) {                                                                \
             write_record_words(m, blk_pc, m->mtime, br_->insn_ninsns,                                                  \
                                br_->bits + ((uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24) + blk_owner);      \
             blk_pc = (to);                                                                                             \
-            blk_base = done + (uint32_t)op->index + 1;                                                                 \
+            blk_base = retired_;                                                                                       \
         } else {                                                                                                       \
-            CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype),                                \
-                               done + (uint32_t)op->index + 1, to);                                                    \
+            CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to);                 \
         }                                                                                                              \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
@@ -405,7 +406,8 @@ block_done:
             pc = target;
             goto next_insn;
         }
-        ROOM_OR_STOP(done, target);
+        ROOM_OR_STOP(CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target),
+                     done, target);
         const struct static_record *jr = &cb->records[cb->n - 1];
         if (__builtin_expect(blk_pc == jr->from, 1)) {
             write_record_words(m, blk_pc, m->mtime, jr->insn_ninsns, jr->bits + blk_owner);

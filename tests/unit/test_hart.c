@@ -238,6 +238,69 @@ static void test_code_blocks(void **state) {
     expect_pass("blocks32.elf");
 }
 
+/* A packed sink that checks every record it is given against the code
+ * (its last instruction's bits; a branch or jump there has its itype, any
+ * other instruction none) and counts their instructions, but asks the run to stop after the
+ * first batch. */
+struct stop_check {
+    rvt_machine *m;
+    unsigned xlen;
+    size_t retired, wrong;
+};
+
+static int check_then_stop_packed(void *user, const rvt_retire_packed *slots, size_t n) {
+    struct stop_check *c = user;
+    for (size_t k = 0; k < n; k += rvt_packed_slots(&slots[k])) {
+        uint32_t ninsns = rvt_packed_ninsns(&slots[k]);
+        if (!ninsns)
+            continue;
+        c->retired += ninsns;
+        rvt_retire r;
+        size_t used;
+        assert_int_equal(rvt_retire_unpack(&slots[k], rvt_packed_slots(&slots[k]), &r, 1, &used), 1);
+        uint8_t b[4] = {0};
+        rvt_machine_read_mem(c->m, rvt_retire_last_iaddr(&r), b, r.ilastsize ? 4 : 2);
+        uint32_t bits = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        rvt_insn in;
+        rvt_decode(bits, c->xlen, &in);
+        bool branch_itype = r.itype == RVT_ITYPE_BRANCH_TAKEN || r.itype == RVT_ITYPE_BRANCH_NOT_TAKEN;
+        bool transfer = in.cf == RVT_CF_BRANCH || in.cf == RVT_CF_JAL || in.cf == RVT_CF_JALR;
+        if (bits != r.insn || (in.cf == RVT_CF_BRANCH) != branch_itype ||
+            (in.cf == RVT_CF_NONE && r.itype != RVT_ITYPE_NONE) || (transfer && r.itype == RVT_ITYPE_NONE))
+            c->wrong++;
+    }
+    return 1;
+}
+
+/* A sink that asks to stop, given its first full batch of block records
+ * (from inside a code block, on these programs): the run stops there, and
+ * every instruction it retired is in exactly one record, each whole, the
+ * one being written as the batch went included. */
+static void test_sink_stops_blocks(void **state) {
+    (void)state;
+    static const struct { const char *name; unsigned xlen; } programs[] = {{"blocks64.elf", 64}, {"blocks32.elf", 32}};
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+        rvt_machine_config cfg;
+        rvt_machine_config_default(&cfg);
+        cfg.merge_blocks = true;
+        test_machine tm;
+        open_machine(&tm, programs[i].name, &cfg);
+        struct stop_check c = {tm.m, programs[i].xlen, 0, 0};
+        rvt_machine_set_packed_sink(tm.m, check_then_stop_packed, NULL, &c);
+        rvt_run_result res;
+        rvt_diag d = {{0}};
+        rvt_machine_run(tm.m, &res, &d);
+        close_machine(&tm);
+        assert_int_equal(res.reason, RVT_STOP_SINK);
+        tally whole;
+        rvt_run_result all;
+        run_until_stop_mode(programs[i].name, RVT_CTR_0_1_4, BLOCKS, &whole, &all);
+        assert_true(res.instret < all.instret);
+        assert_int_equal(c.retired, res.instret);
+        assert_int_equal(c.wrong, 0);
+    }
+}
+
 /* The CLINT's mtime written by the program reads back through the time CSR. */
 static void test_mtime_write(void **state) {
     (void)state;
@@ -401,6 +464,7 @@ int main(void) {
         cmocka_unit_test(test_virtual_memory),
         cmocka_unit_test(test_code_watch),
         cmocka_unit_test(test_code_blocks),
+        cmocka_unit_test(test_sink_stops_blocks),
         cmocka_unit_test(test_mtime_write),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
