@@ -974,9 +974,9 @@ static bool may_write_code(const hart *h, const rvt_insn *in) {
 /* The length of a retired instruction from its bits (longer encodings never retire). */
 static inline unsigned retired_length(uint32_t raw) { return (raw & 3) == 3 ? 4 : 2; }
 
-/* The instructions a code block holds: those run_loop.h has handlers for. */
-/* How an operation goes into a code block: not at all (0), as it is (1),
- * or, for a register operation, as CODE_OP_NOP where it writes x0 (2). */
+/* How an operation goes into a code block: not at all (0: run_loop.h has
+ * no handler for it), as it is (1), or, for a register operation, as
+ * CODE_OP_NOP where it writes x0 (2). */
 static const uint8_t code_block_role[RVT_OP_COUNT] = {
 #define ALU_ROLE(name, ...) [RVT_OP_##name] = 2,
 #define PLAIN_ROLE(name, ...) [RVT_OP_##name] = 1,
@@ -1029,15 +1029,14 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         at += in->len;
         if (in->cf != RVT_CF_NONE) { /* a branch or a jump (the rest never come here) */
             bool jump = in->cf != RVT_CF_BRANCH;
-            cb->records[n - 1] = (struct static_record){
-                from, in->raw | (uint64_t)(n - from_index) << 32,
-                block_record_tail((at - from) >> 1, in->len == 4,
-                                  jump ? rvt_itype(in, false, 4, false) : RVT_ITYPE_BRANCH_NOT_TAKEN, 0)};
+            unsigned itype = jump ? rvt_itype(in, false, 4, false) : RVT_ITYPE_BRANCH_NOT_TAKEN;
+            cb->records[n - 1] = (struct static_record){from, in->raw | (uint64_t)(n - from_index) << 32,
+                                                        block_record_tail((at - from) >> 1, in->len == 4, itype, 0)};
             from = at;
             from_index = n;
             if (jump) {
                 cb->ends_in_jump = true;
-                cb->jump_itype = (uint8_t)rvt_itype(in, false, 4, false);
+                cb->jump_itype = (uint8_t)itype;
                 break;
             }
         }
