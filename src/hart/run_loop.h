@@ -320,20 +320,31 @@ op_nop:
     HART_STORES(STORE_HANDLER)
 #undef STORE_HANDLER
 #undef IN_DATA_REGION
-    /* Room for the record of a code block's branch or jump: inside a code
-     * block only the sink, given a full batch, can ask the run to stop, so
-     * that is looked at only then (the record is written, by `close`, and
-     * the run stops `retired` instructions in, on to `to`). */
-#define ROOM_OR_STOP(close, retired, to)                                                                               \
+    /* The record of a code block's branch or jump, whose static record is
+     * `sr` (`itype_add` added to its itype), closing the record block before
+     * `next` with an instruction of bits `raw` (`ilastsize`, `itype`),
+     * `retired` instructions in, on to `to`. The static record is copied
+     * where the record block began at its `from`, else the record is worked
+     * out. Inside a code block only the sink, given a full batch, can ask
+     * the run to stop, so that is looked at only then (the record is
+     * written first). */
+#define CODE_BLOCK_RECORD(sr, itype_add, next, raw, ilastsize, itype, retired, to)                                     \
     do {                                                                                                               \
         if (__builtin_expect(m->buf_next >= m->buf_end, 0)) {                                                          \
             machine_flush_records(m);                                                                                  \
             if (m->stop) {                                                                                             \
-                close;                                                                                                 \
+                CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to);                                          \
                 done = (retired);                                                                                      \
                 pc = (to);                                                                                             \
                 goto out;                                                                                              \
             }                                                                                                          \
+        }                                                                                                              \
+        if (__builtin_expect(blk_pc == (sr)->from, 1)) {                                                               \
+            write_record_words(m, blk_pc, m->mtime, (sr)->insn_ninsns, (sr)->bits + (itype_add) + blk_owner);          \
+            blk_pc = (to);                                                                                             \
+            blk_base = (retired);                                                                                      \
+        } else {                                                                                                       \
+            CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to);                                              \
         }                                                                                                              \
     } while (0)
     /* With block records, a branch ends the record block: its record is
@@ -343,17 +354,8 @@ op_nop:
 #define BRANCH_RECORD(to, itype)                                                                                       \
     do {                                                                                                               \
         const uint64_t retired_ = done + (uint32_t)op->index + 1;                                                      \
-        ROOM_OR_STOP(CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to),        \
-                     retired_, to);                                                                                    \
-        const struct static_record *br_ = static_record_of(op);                                                        \
-        if (__builtin_expect(blk_pc == br_->from, 1)) {                                                                \
-            write_record_words(m, blk_pc, m->mtime, br_->insn_ninsns,                                                  \
-                               br_->bits + ((uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24) + blk_owner);      \
-            blk_pc = (to);                                                                                             \
-            blk_base = retired_;                                                                                       \
-        } else {                                                                                                       \
-            CLOSE_RECORD_BLOCK(cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to);                 \
-        }                                                                                                              \
+        CODE_BLOCK_RECORD(static_record_of(op), (uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24,                \
+                          cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to);                      \
     } while (0)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
@@ -406,16 +408,8 @@ block_done:
             pc = target;
             goto next_insn;
         }
-        ROOM_OR_STOP(CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target),
-                     done, target);
-        const struct static_record *jr = &cb->records[cb->n - 1];
-        if (__builtin_expect(blk_pc == jr->from, 1)) {
-            write_record_words(m, blk_pc, m->mtime, jr->insn_ninsns, jr->bits + blk_owner);
-            blk_pc = target;
-            blk_base = done;
-        } else {
-            CLOSE_RECORD_BLOCK(cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype, done, target);
-        }
+        CODE_BLOCK_RECORD(&cb->records[cb->n - 1], 0, cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype,
+                          done, target);
     }
     pc = target;
 next_block: /* (with block records, right after one) */
@@ -448,7 +442,7 @@ op_leave : {
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
 #undef CLOSE_RECORD_BLOCK
-#undef ROOM_OR_STOP
+#undef CODE_BLOCK_RECORD
 #undef CLOSE_RECORD_BLOCK_AT
 
 out:
