@@ -826,6 +826,58 @@ static int exec_system(hart *h, const rvt_insn *in) {
     X(LWU, 4, v)
 #define HART_STORES(X) X(SB, 1) X(SH, 2) X(SW, 4) X(SD, 8)
 
+/* Pairs of operations a code block runs with one dispatch (run_loop.h): a
+ * frequent register operation, then the operation after it, whose handler
+ * the pair's handler jumps to directly. By how often they retire next to
+ * each other in the corpus and embench programs. The second list is a list
+ * of its own: the preprocessor cannot expand a list inside its own expansion. */
+#define HART_PAIR_FIRST(X)                                                                                             \
+    X(ADDI, ALU) X(ADD, ALU) X(SLLI, ALU) X(SRLI, ALU) X(OR, ALU) X(MUL, ALU) X(ANDI, ALU) X(XOR, ALU) X(LUI, ALU)     \
+    X(AND, ALU) X(SUB, ALU) X(SLTU, ALU) X(SRAI, ALU) X(XORI, ALU) X(ADDW, ALU) X(ADDIW, ALU) X(LW, LOAD)             \
+    X(LD, LOAD) X(LBU, LOAD) X(LH, LOAD) X(LHU, LOAD) X(SW, STORE) X(SD, STORE) X(SB, STORE)
+#define HART_PAIR_SECOND(X, first, kind)                                                                               \
+    X(first, kind, ADDI) X(first, kind, ADD) X(first, kind, SLLI) X(first, kind, SRLI) X(first, kind, OR)            \
+    X(first, kind, MUL) X(first, kind, ANDI) X(first, kind, XOR) X(first, kind, LUI) X(first, kind, AND)             \
+    X(first, kind, SUB) X(first, kind, SLTU) X(first, kind, SRAI) X(first, kind, XORI) X(first, kind, ADDW)          \
+    X(first, kind, ADDIW) X(first, kind, BEQ) X(first, kind, BNE) X(first, kind, BLT) X(first, kind, BGE)            \
+    X(first, kind, BLTU) X(first, kind, BGEU) X(first, kind, LB) X(first, kind, LH) X(first, kind, LW)               \
+    X(first, kind, LD) X(first, kind, LBU) X(first, kind, LHU) X(first, kind, LWU) X(first, kind, SB)                \
+    X(first, kind, SH) X(first, kind, SW) X(first, kind, SD) X(first, kind, JAL) X(first, kind, JALR)                \
+    X(first, kind, END)
+enum {
+#define PAIR_FIRST_ENUM(name, kind) PAIR_FIRST_##name,
+    HART_PAIR_FIRST(PAIR_FIRST_ENUM)
+#undef PAIR_FIRST_ENUM
+    PAIR_FIRSTS
+};
+enum {
+#define PAIR_SECOND_ENUM(first, kind, name) PAIR_SECOND_##name,
+    HART_PAIR_SECOND(PAIR_SECOND_ENUM, , )
+#undef PAIR_SECOND_ENUM
+    PAIR_SECONDS
+};
+/* The handler of the pair (first, second) in a run loop's dispatch table. */
+#define CODE_OP_PAIR(first, second) (CODE_OP_PAIRS + (first) * PAIR_SECONDS + (second))
+#define CODE_OP_TABLE_SIZE (CODE_OP_PAIRS + PAIR_FIRSTS * PAIR_SECONDS)
+
+/* A register operation's value (what execute() and the handlers write to rd). */
+#define ALU_VALUE_FUNCTION(name, value)                                                                                \
+    static inline uint64_t alu_value_##name(uint64_t a, uint64_t b, int64_t imm, uint64_t pc, const unsigned XLEN) {   \
+        (void)a, (void)b, (void)imm, (void)pc;                                                                         \
+        return SEXTX(value);                                                                                           \
+    }
+HART_ALU(ALU_VALUE_FUNCTION)
+#undef ALU_VALUE_FUNCTION
+/* A load's and a store's size, and the value a load writes from what it read. */
+#define LOAD_FUNCTIONS(name, nbytes, extend)                                                                           \
+    enum { LOAD_BYTES_##name = nbytes };                                                                               \
+    static inline uint64_t load_extend_##name(uint64_t v) { return extend; }
+HART_LOADS(LOAD_FUNCTIONS)
+#undef LOAD_FUNCTIONS
+#define STORE_SIZE(name, nbytes) enum { STORE_BYTES_##name = nbytes };
+HART_STORES(STORE_SIZE)
+#undef STORE_SIZE
+
 /* Executes the instruction `in` at `pc`; sets *next_pc where execution goes
  * on when it retires. The pc and minstret (`instret`) are the caller's
  * locals, written to the hart only for the handlers that read them: register
@@ -986,6 +1038,32 @@ static const uint8_t code_block_role[RVT_OP_COUNT] = {
     [RVT_OP_JAL] = 1, [RVT_OP_JALR] = 1,
 };
 
+/* Gives the first operation of each pair in `ops` (n of them and the end)
+ * the pair's handler, first come first paired. */
+static void pair_operations(struct code_op *ops, uint32_t n, const void *const *dispatch) {
+    /* By operation, one more than its place in the lists (0: in none). */
+    static const uint8_t pair_first[RVT_OP_COUNT + 1] = {
+#define PAIR_FIRST_OF(name, kind) [RVT_OP_##name] = PAIR_FIRST_##name + 1,
+        HART_PAIR_FIRST(PAIR_FIRST_OF)
+#undef PAIR_FIRST_OF
+    };
+    static const uint8_t pair_second[RVT_OP_COUNT + 1] = {
+#define RVT_OP_END CODE_OP_END /* (the list's END: the operation after a block's last) */
+#define PAIR_SECOND_OF(first, kind, name) [RVT_OP_##name] = PAIR_SECOND_##name + 1,
+        HART_PAIR_SECOND(PAIR_SECOND_OF, , )
+#undef PAIR_SECOND_OF
+#undef RVT_OP_END
+    };
+    for (uint32_t k = 0; k < n; k++) {
+        unsigned first = ops[k].op <= RVT_OP_COUNT ? pair_first[ops[k].op] : 0;
+        unsigned second = ops[k + 1].op <= RVT_OP_COUNT ? pair_second[ops[k + 1].op] : 0;
+        if (first && second) {
+            ops[k].go = dispatch[CODE_OP_PAIR(first - 1, second - 1)];
+            k++;
+        }
+    }
+}
+
 const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
                                          const void *const *dispatch) {
     uint32_t slot = code_slot_of(pc);
@@ -1041,15 +1119,16 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
             }
         }
     }
-    if (n) {
-        cb->last_pc = pc + 2u * cb->ops[n - 1].at;
-        cb->last_raw = cb->ops[n - 1].raw;
-    }
     struct code_op *end = &cb->ops[n];
     end->op = CODE_OP_END;
     end->go = dispatch[CODE_OP_END];
     end->at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
     end->index = (uint8_t)n;
+    pair_operations(cb->ops, n, dispatch);
+    if (n) {
+        cb->last_pc = pc + 2u * cb->ops[n - 1].at;
+        cb->last_raw = cb->ops[n - 1].raw;
+    }
     cb->dispatch = dispatch;
     cb->n = n;
     cb->end = at;

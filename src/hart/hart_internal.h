@@ -221,6 +221,7 @@ static inline void forget_fetch_pages(hart *h) {
 #define CODE_BLOCK_POOL 8192u /* entry 0 never holds: the empty slots' */
 #define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
 #define CODE_OP_NOP (RVT_OP_COUNT + 1) /* a register operation that writes x0 */
+#define CODE_OP_PAIRS (RVT_OP_COUNT + 2) /* the first of the pairs of register operations (exec.c) */
 struct code_op {
     /* The handler in the loop variant that made the block (direct
      * threading: the jump to the next handler is one indirect jump, with no

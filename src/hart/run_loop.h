@@ -95,12 +95,17 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init" /* the handlers over the default */
-    static const void *const dispatch[CODE_OP_NOP + 1] = {
-        [0 ... CODE_OP_NOP] = &&op_leave,
+    static const void *const dispatch[CODE_OP_TABLE_SIZE] = {
+        [0 ... CODE_OP_TABLE_SIZE - 1] = &&op_leave,
+#define PAIR_ENTRY(first, kind, second) [CODE_OP_PAIR(PAIR_FIRST_##first, PAIR_SECOND_##second)] = &&op_##first##_##second,
+#define PAIR_ENTRIES(first, kind) HART_PAIR_SECOND(PAIR_ENTRY, first, kind)
+        HART_PAIR_FIRST(PAIR_ENTRIES)
+#undef PAIR_ENTRIES
+#undef PAIR_ENTRY
 #define HANDLER_ENTRY(name, ...) [RVT_OP_##name] = &&op_##name,
         HART_ALU(HANDLER_ENTRY) HART_BRANCHES(HANDLER_ENTRY) HART_LOADS(HANDLER_ENTRY) HART_STORES(HANDLER_ENTRY)
 #undef HANDLER_ENTRY
-        [RVT_OP_JAL] = &&op_JAL, [RVT_OP_JALR] = &&op_JALR, [CODE_OP_END] = &&op_end, [CODE_OP_NOP] = &&op_nop,
+        [RVT_OP_JAL] = &&op_JAL, [RVT_OP_JALR] = &&op_JALR, [CODE_OP_END] = &&op_END, [CODE_OP_NOP] = &&op_nop,
     };
 #pragma GCC diagnostic pop
 
@@ -264,19 +269,8 @@ general: {
         op++;                                                                                                          \
         goto *op->go;                                                                                                  \
     } while (0)
-#define ALU_HANDLER(name, value)                                                                                       \
-    op_##name : {                                                                                                      \
-        uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
-        int64_t imm = op->imm;                                                                                         \
-        (void)a, (void)b, (void)imm;                                                                                   \
-        pc = cb->pc + 2u * op->at;                                                                                     \
-        x[op->rd] = SEXTX(value); /* never x0: that is op_nop */                                                       \
-        NEXT_OP();                                                                                                     \
-    }
-    HART_ALU(ALU_HANDLER)
-#undef ALU_HANDLER
-op_nop:
-    NEXT_OP();
+    /* The operations' work, as their handlers and the pairs' do it. */
+#define ALU_STEP(name) (x[op->rd] = alu_value_##name(x[op->rs1], x[op->rs2], op->imm, cb->pc + 2u * op->at, XLEN))
     /* `off`: where [va, va + nbytes) is in dreg, which becomes the region
      * before it when only that one holds it; else the general path. */
 #define IN_DATA_REGION(va, nbytes, off)                                                                                \
@@ -291,34 +285,57 @@ op_nop:
             dreg = other_;                                                                                             \
         }                                                                                                              \
     } while (0)
-#define LOAD_HANDLER(name, nbytes, extend)                                                                             \
-    op_##name : {                                                                                                      \
+#define LOAD_STEP(name)                                                                                                \
+    do {                                                                                                               \
+        const unsigned nbytes_ = LOAD_BYTES_##name;                                                                    \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        IN_DATA_REGION(va, nbytes, off);                                                                               \
-        if (va & (nbytes - 1))                                                                                         \
+        IN_DATA_REGION(va, nbytes_, off);                                                                              \
+        if (va & (nbytes_ - 1))                                                                                        \
             goto op_leave;                                                                                             \
         uint64_t v = 0;                                                                                                \
-        copy_small(&v, dreg->data + off, nbytes);                                                                      \
-        x[op->rd] = SEXTX(extend);                                                                                     \
+        copy_small(&v, dreg->data + off, nbytes_);                                                                     \
+        x[op->rd] = SEXTX(load_extend_##name(v));                                                                      \
         x[0] = 0;                                                                                                      \
-        NEXT_OP();                                                                                                     \
-    }
-    HART_LOADS(LOAD_HANDLER)
-#undef LOAD_HANDLER
+    } while (0)
     /* Stores into the boot ROM, or that could change decoded code or reach
      * tohost, go the general way. */
-#define STORE_HANDLER(name, nbytes)                                                                                    \
-    op_##name : {                                                                                                      \
+#define STORE_STEP(name)                                                                                               \
+    do {                                                                                                               \
+        const unsigned nbytes_ = STORE_BYTES_##name;                                                                   \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        IN_DATA_REGION(va, nbytes, off);                                                                               \
-        if ((va & (nbytes - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) ||  \
+        IN_DATA_REGION(va, nbytes_, off);                                                                              \
+        if ((va & (nbytes_ - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) || \
             va == tohost)                                                                                              \
             goto op_leave;                                                                                             \
-        copy_small(dreg->data + off, &x[op->rs2], nbytes);                                                             \
-        NEXT_OP();                                                                                                     \
-    }
-    HART_STORES(STORE_HANDLER)
-#undef STORE_HANDLER
+        copy_small(dreg->data + off, &x[op->rs2], nbytes_);                                                            \
+    } while (0)
+#define STEP_HANDLER(name, ...)                                                                                        \
+    op_##name : STEP_KIND(name);                                                                                       \
+    NEXT_OP();
+#define STEP_KIND ALU_STEP /* (never x0: that is op_nop) */
+    HART_ALU(STEP_HANDLER)
+#undef STEP_KIND
+#define STEP_KIND LOAD_STEP
+    HART_LOADS(STEP_HANDLER)
+#undef STEP_KIND
+#define STEP_KIND STORE_STEP
+    HART_STORES(STEP_HANDLER)
+#undef STEP_KIND
+#undef STEP_HANDLER
+op_nop:
+    NEXT_OP();
+    /* A pair: the first operation, then straight on to the second's handler. */
+#define PAIR_HANDLER(first, kind, second)                                                                              \
+    op_##first##_##second : kind##_STEP(first);                                                                        \
+    op++;                                                                                                              \
+    goto op_##second;
+#define PAIR_HANDLERS(first, kind) HART_PAIR_SECOND(PAIR_HANDLER, first, kind)
+    HART_PAIR_FIRST(PAIR_HANDLERS)
+#undef PAIR_HANDLERS
+#undef PAIR_HANDLER
+#undef ALU_STEP
+#undef LOAD_STEP
+#undef STORE_STEP
 #undef IN_DATA_REGION
     /* The record of a code block's branch or jump, whose static record is
      * `sr` (`itype_add` added to its itype), closing the record block before
@@ -397,7 +414,7 @@ jumped:
     goto block_done;
 
     /* The whole block retired: on to `target`, or on in sequence. */
-op_end:
+op_END:
     target = MASKX(cb->end);
 block_done:
     done += cb->n;

@@ -238,6 +238,58 @@ static void test_code_blocks(void **state) {
     expect_pass("blocks32.elf");
 }
 
+/* What a run of one of the programs leaves: its stop, every register and
+ * 64 bytes of memory at the address in s1. */
+struct final_state {
+    rvt_run_result res;
+    uint64_t x[32];
+    uint8_t memory[64];
+};
+
+static void run_to_final_state(const char *name, unsigned xlen, enum sink_mode mode, struct final_state *f) {
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.merge_blocks = mode == BLOCKS;
+    test_machine tm;
+    open_machine(&tm, name, &cfg);
+    tally t;
+    memset(&t, 0, sizeof t);
+    if (mode != NO_SINK)
+        rvt_machine_set_sink(tm.m, count_sink, &t);
+    rvt_diag d = {{0}};
+    rvt_machine_run(tm.m, &f->res, &d);
+    for (unsigned r = 0; r < 32; r++)
+        f->x[r] = rvt_machine_reg(tm.m, 0, r);
+    uint64_t s1 = xlen == 32 ? (uint32_t)f->x[9] : f->x[9];
+    assert_true(rvt_machine_read_mem(tm.m, s1, f->memory, sizeof f->memory));
+    close_machine(&tm);
+}
+
+/* The pairs of operations code blocks run with one dispatch compute what
+ * the same instructions do one at a time (programs/hart/pairs.S): the same
+ * registers and memory with records per instruction (no code blocks), with
+ * block records and without records (code blocks, and so the pairs). */
+static void test_operation_pairs(void **state) {
+    (void)state;
+    static const struct { const char *name; unsigned xlen; } programs[] = {{"pairs64.elf", 64}, {"pairs32.elf", 32}};
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+        struct final_state one_at_a_time, blocks;
+        run_to_final_state(programs[i].name, programs[i].xlen, PER_INSTRUCTION, &one_at_a_time);
+        assert_int_equal(one_at_a_time.res.reason, RVT_STOP_EXIT);
+        assert_int_equal(one_at_a_time.res.exit_code, 0);
+        for (enum sink_mode mode = BLOCKS; mode <= NO_SINK; mode++) {
+            run_to_final_state(programs[i].name, programs[i].xlen, mode, &blocks);
+            assert_int_equal(blocks.res.reason, RVT_STOP_EXIT);
+            assert_int_equal(blocks.res.instret, one_at_a_time.res.instret);
+            for (unsigned r = 0; r < 32; r++)
+                if (blocks.x[r] != one_at_a_time.x[r])
+                    fail_msg("%s, mode %d: x%u is %#llx, one instruction at a time %#llx", programs[i].name, (int)mode, r,
+                             (unsigned long long)blocks.x[r], (unsigned long long)one_at_a_time.x[r]);
+            assert_memory_equal(blocks.memory, one_at_a_time.memory, sizeof blocks.memory);
+        }
+    }
+}
+
 /* A packed sink that checks every record it is given against the code
  * (its last instruction's bits; a branch or jump there has its itype, any
  * other instruction none) and counts their instructions, but asks the run to stop after the
@@ -465,6 +517,7 @@ int main(void) {
         cmocka_unit_test(test_code_watch),
         cmocka_unit_test(test_code_blocks),
         cmocka_unit_test(test_sink_stops_blocks),
+        cmocka_unit_test(test_operation_pairs),
         cmocka_unit_test(test_mtime_write),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_floating_point),
