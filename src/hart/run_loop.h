@@ -430,12 +430,28 @@ block_done:
     }
     pc = target;
 next_block: /* (with block records, right after one) */
-    if (pc - page_base < 4096) { /* the next block straight away, if there is one */
-        cb = code_block_at(m, pc);
-        if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS_QUANTUM(cb)) {
-            op = cb->ops;
-            goto *op->go;
+    /* The next block straight away, if there is one, on a page at hand:
+     * this one, the one before or a known one (code spread over pages
+     * jumps between them all the time). */
+    if (pc - page_base >= 4096) {
+        if (alt_page != no_page && pc - alt_page_base < 4096) {
+            const rvt_insn *p = page;
+            uint64_t b = page_base;
+            page = alt_page;
+            page_base = alt_page_base;
+            alt_page = p;
+            alt_page_base = b;
+        } else {
+            const struct known_page *known = &h->fetch_pages[(pc >> 12) & 7];
+            if (!cache_pages || !known->page || known->base != (pc & ~0xfffull))
+                goto next_insn;
+            TAKE_PAGE(known->page, known->base);
         }
+    }
+    cb = code_block_at(m, pc);
+    if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS_QUANTUM(cb)) {
+        op = cb->ops;
+        goto *op->go;
     }
     goto next_insn;
 
