@@ -120,19 +120,29 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
         page = (p);                                                                                                    \
         page_base = (base);                                                                                            \
     } while (0)
+    /* The page before becomes the one at hand, and this one the page before. */
+#define BACK_TO_PAGE_BEFORE()                                                                                          \
+    do {                                                                                                               \
+        const rvt_insn *p_ = page;                                                                                     \
+        uint64_t b_ = page_base;                                                                                       \
+        page = alt_page;                                                                                               \
+        page_base = alt_page_base;                                                                                     \
+        alt_page = p_;                                                                                                 \
+        alt_page_base = b_;                                                                                            \
+    } while (0)
+    /* The hart's known page that holds pc, or NULL. */
+#define KNOWN_PAGE_AT(pc)                                                                                              \
+    (cache_pages && h->fetch_pages[((pc) >> 12) & 7].page && h->fetch_pages[((pc) >> 12) & 7].base == ((pc) & ~0xfffull) \
+         ? &h->fetch_pages[((pc) >> 12) & 7]                                                                           \
+         : NULL)
 
 next_insn:
     if (done >= limit)
         goto out;
     {
         uint64_t off = pc - page_base;
-        if (off >= 4096 && alt_page != no_page && pc - alt_page_base < 4096) { /* back to the page before */
-            const rvt_insn *p = page;
-            uint64_t b = page_base;
-            page = alt_page;
-            page_base = alt_page_base;
-            alt_page = p;
-            alt_page_base = b;
+        if (off >= 4096 && alt_page != no_page && pc - alt_page_base < 4096) {
+            BACK_TO_PAGE_BEFORE();
             off = pc - page_base;
         }
         if (THREADED && off < 4096 && blocks_here && page != no_page) {
@@ -148,8 +158,8 @@ next_insn:
         if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
-            struct known_page *known = &h->fetch_pages[(pc >> 12) & 7];
-            if (cache_pages && known->page && known->base == (pc & ~0xfffull) && known->page[(pc & 0xfff) >> 1].len) {
+            const struct known_page *known = KNOWN_PAGE_AT(pc);
+            if (known && known->page[(pc & 0xfff) >> 1].len) {
                 TAKE_PAGE(known->page, known->base);
                 goto next_insn;
             }
@@ -161,8 +171,9 @@ next_insn:
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
                     TAKE_PAGE(p, pc & ~0xfffull);
-                    known->page = p;
-                    known->base = page_base;
+                    struct known_page *slot = &h->fetch_pages[(pc >> 12) & 7];
+                    slot->page = p;
+                    slot->base = page_base;
                     /* Its blocks, now that the page is at hand (its slot
                      * at pc is decoded: no second trip here). */
                     if (THREADED && in)
@@ -434,19 +445,13 @@ next_block: /* (with block records, right after one) */
      * this one, the one before or a known one (code spread over pages
      * jumps between them all the time). */
     if (pc - page_base >= 4096) {
-        if (alt_page != no_page && pc - alt_page_base < 4096) {
-            const rvt_insn *p = page;
-            uint64_t b = page_base;
-            page = alt_page;
-            page_base = alt_page_base;
-            alt_page = p;
-            alt_page_base = b;
-        } else {
-            const struct known_page *known = &h->fetch_pages[(pc >> 12) & 7];
-            if (!cache_pages || !known->page || known->base != (pc & ~0xfffull))
-                goto next_insn;
+        const struct known_page *known;
+        if (alt_page != no_page && pc - alt_page_base < 4096)
+            BACK_TO_PAGE_BEFORE();
+        else if ((known = KNOWN_PAGE_AT(pc)))
             TAKE_PAGE(known->page, known->base);
-        }
+        else
+            goto next_insn;
     }
     cb = code_block_at(m, pc);
     if (BLOCK_HOLDS(cb, pc) && BLOCK_FITS_QUANTUM(cb)) {
@@ -471,6 +476,8 @@ op_leave : {
 }
 #undef NEXT_OP
 #undef TAKE_PAGE
+#undef BACK_TO_PAGE_BEFORE
+#undef KNOWN_PAGE_AT
 #undef BLOCK_FITS
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
