@@ -827,8 +827,8 @@ static int exec_system(hart *h, const rvt_insn *in) {
 #define HART_STORES(X) X(SB, 1) X(SH, 2) X(SW, 4) X(SD, 8)
 
 /* Pairs of operations a code block runs with one dispatch (run_loop.h): a
- * frequent register operation, then the operation after it, whose handler
- * the pair's handler jumps to directly. By how often they retire next to
+ * frequent register operation, load or store, then the operation after it,
+ * whose handler the pair's handler jumps to directly. By how often they retire next to
  * each other in the corpus and embench programs. The second list is a list
  * of its own: the preprocessor cannot expand a list inside its own expansion. */
 #define HART_PAIR_FIRST(X)                                                                                             \

@@ -195,6 +195,15 @@ typedef struct hart {
     uint64_t hpm_exit_gen; /* hpm_gen when hpm_exit was taken */
 } hart;
 
+/* The entry of fetch_pages that page number of `pc` goes in. */
+static inline struct known_page *known_page_slot(hart *h, uint64_t pc) { return &h->fetch_pages[(pc >> 12) & 7]; }
+
+/* The known decoded page that holds `pc`, or NULL. */
+static inline const struct known_page *known_page_at(hart *h, uint64_t pc) {
+    const struct known_page *k = known_page_slot(h, pc);
+    return k->page && k->base == (pc & ~0xfffull) ? k : NULL;
+}
+
 /* Whatever changed may change what fetches see: no decoded page is kept. */
 static inline void forget_fetch_pages(hart *h) {
     h->fetch_page = NULL;
@@ -221,7 +230,7 @@ static inline void forget_fetch_pages(hart *h) {
 #define CODE_BLOCK_POOL 8192u /* entry 0 never holds: the empty slots' */
 #define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
 #define CODE_OP_NOP (RVT_OP_COUNT + 1) /* a register operation that writes x0 */
-#define CODE_OP_PAIRS (RVT_OP_COUNT + 2) /* the first of the pairs of register operations (exec.c) */
+#define CODE_OP_PAIRS (RVT_OP_COUNT + 2) /* the first pair handler's (exec.c: CODE_OP_PAIR) */
 struct code_op {
     /* The handler in the loop variant that made the block (direct
      * threading: the jump to the next handler is one indirect jump, with no

@@ -130,11 +130,6 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
         alt_page = p_;                                                                                                 \
         alt_page_base = b_;                                                                                            \
     } while (0)
-    /* The hart's known page that holds pc, or NULL. */
-#define KNOWN_PAGE_AT(pc)                                                                                              \
-    (cache_pages && h->fetch_pages[((pc) >> 12) & 7].page && h->fetch_pages[((pc) >> 12) & 7].base == ((pc) & ~0xfffull) \
-         ? &h->fetch_pages[((pc) >> 12) & 7]                                                                           \
-         : NULL)
 
 next_insn:
     if (done >= limit)
@@ -158,7 +153,7 @@ next_insn:
         if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
-            const struct known_page *known = KNOWN_PAGE_AT(pc);
+            const struct known_page *known = cache_pages ? known_page_at(h, pc) : NULL;
             if (known && known->page[(pc & 0xfff) >> 1].len) {
                 TAKE_PAGE(known->page, known->base);
                 goto next_insn;
@@ -171,9 +166,7 @@ next_insn:
                 rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
                     TAKE_PAGE(p, pc & ~0xfffull);
-                    struct known_page *slot = &h->fetch_pages[(pc >> 12) & 7];
-                    slot->page = p;
-                    slot->base = page_base;
+                    *known_page_slot(h, pc) = (struct known_page){p, page_base};
                     /* Its blocks, now that the page is at hand (its slot
                      * at pc is decoded: no second trip here). */
                     if (THREADED && in)
@@ -448,7 +441,7 @@ next_block: /* (with block records, right after one) */
         const struct known_page *known;
         if (alt_page != no_page && pc - alt_page_base < 4096)
             BACK_TO_PAGE_BEFORE();
-        else if ((known = KNOWN_PAGE_AT(pc)))
+        else if (cache_pages && (known = known_page_at(h, pc)))
             TAKE_PAGE(known->page, known->base);
         else
             goto next_insn;
@@ -477,7 +470,6 @@ op_leave : {
 #undef NEXT_OP
 #undef TAKE_PAGE
 #undef BACK_TO_PAGE_BEFORE
-#undef KNOWN_PAGE_AT
 #undef BLOCK_FITS
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
