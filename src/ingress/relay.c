@@ -1,5 +1,7 @@
 /* A retirement stream handed from the producer's thread to a consumer's. */
+#define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +28,38 @@ enum { RELAY_BATCH = 8192, RELAY_BATCHES = 8, RELAY_CHUNK = 256 };
  * be woken for every batch. */
 enum { RELAY_WAKE_AT = RELAY_BATCHES / 2, RELAY_POLL_NS = 20000 };
 
+/* Left to itself, Linux often wakes the consumer on the producer's
+ * processor (the one that woke it, or where its timer fired) even with
+ * another one idle: the two then take turns instead of running side by
+ * side. On a 2-processor machine most `run --etrace` and `--ntrace` runs of
+ * most corpus programs went that way: 10-70 involuntary context switches
+ * of the hart's thread against 2-10, and the run up to 25 % longer. So the
+ * consumer keeps off
+ * the processor the producer last handed a batch over from, among those the
+ * process may use (a taskset choice stands; with one processor, or more
+ * than a cpu_set_t holds, nothing changes). The producer itself stays free:
+ * it is the caller's thread. */
+struct placement {
+    bool on;           /* the consumer may be placed */
+    cpu_set_t allowed; /* the process's processors when the relay began */
+    int avoided;       /* the processor the consumer keeps off (-1: none yet) */
+};
+
+static void placement_init(struct placement *p) {
+    p->avoided = -1;
+    p->on = sched_getaffinity(0, sizeof p->allowed, &p->allowed) == 0 && CPU_COUNT(&p->allowed) >= 2;
+}
+
+/* The consumer (the calling thread) keeps off processor `cpu`. */
+static void keep_off(struct placement *p, int cpu) {
+    if (!p->on || cpu < 0 || cpu == p->avoided || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &p->allowed))
+        return;
+    cpu_set_t others = p->allowed;
+    CPU_CLR(cpu, &others);
+    if (pthread_setaffinity_np(pthread_self(), sizeof others, &others) == 0)
+        p->avoided = cpu;
+}
+
 struct rvt_retire_relay {
     rvt_retire_sink next;
     void *next_user;
@@ -40,6 +74,8 @@ struct rvt_retire_relay {
     unsigned filling_at; /* the producer's batch (its own: first + queued) */
     size_t filling;      /* slots filled in it */
     size_t len[RELAY_BATCHES]; /* slots, whole records */
+    int producer_cpu; /* where the producer last handed over from (-1: unknown) */
+    struct placement place; /* the consumer's */
     /* on huge pages (2 MiB: one page fault rather than 512 in a short run) */
     rvt_retire_packed (*batch)[RELAY_BATCH];
     rvt_retire chunk[RELAY_CHUNK]; /* the consumer's */
@@ -48,6 +84,10 @@ struct rvt_retire_relay {
 static void *consume(void *arg) {
     rvt_retire_relay *r = arg;
     int rc = 0;
+    pthread_mutex_lock(&r->lock);
+    int producer_cpu = r->producer_cpu;
+    pthread_mutex_unlock(&r->lock);
+    keep_off(&r->place, producer_cpu);
     /* The ring's 2 MiB are cleared here, not in the producer's first
      * records: 0.3-0.5 ms of a short run's hart thread. That is a gain only
      * where the producer starts some time after rvt_retire_relay_new. */
@@ -67,7 +107,9 @@ static void *consume(void *arg) {
         if (!r->queued)
             break;
         unsigned b = r->first;
+        producer_cpu = r->producer_cpu;
         pthread_mutex_unlock(&r->lock);
+        keep_off(&r->place, producer_cpu);
         if (!rc)
             rc = rvt_retire_unpack_to(r->batch[b], r->len[b], r->chunk, RELAY_CHUNK, r->next, r->next_user);
         pthread_mutex_lock(&r->lock);
@@ -89,6 +131,8 @@ int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *nex
     }
     r->next = next;
     r->next_user = next_user;
+    r->producer_cpu = sched_getcpu(); /* (the creator, most likely the producer) */
+    placement_init(&r->place);
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t monotonic;
     pthread_condattr_init(&monotonic);
@@ -110,7 +154,9 @@ int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *nex
 
 /* The producer's batch joins the queue; returns the consumer's error. */
 static int hand_over(rvt_retire_relay *r) {
+    int cpu = sched_getcpu();
     pthread_mutex_lock(&r->lock);
+    r->producer_cpu = cpu;
     r->len[r->filling_at] = r->filling;
     if (++r->queued >= RELAY_WAKE_AT)
         pthread_cond_signal(&r->filled);

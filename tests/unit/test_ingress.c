@@ -2,6 +2,9 @@
  * CSV is byte-identical to the corpus file; block streams expand back; a
  * spike commit log in spike's documented shape parses; bad input is reported
  * with its line or byte offset. */
+#define _GNU_SOURCE /* sched_getcpu, pthread_[gs]etaffinity_np */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -395,6 +398,53 @@ static void test_relay_reports_failure(void **state) {
     assert_int_equal(rvt_retire_relay_finish(relay), 0);
 }
 
+/* The consumer keeps off the processor the producer hands its batches over
+ * from (so that the two run side by side): with the producer held on one
+ * processor, every batch reaches the consumer on another. */
+struct placement_check {
+    int producer_cpu;
+    size_t calls, on_producer_cpu, allowed_there;
+};
+static int note_placement(void *user, const rvt_retire *recs, size_t n) {
+    (void)recs, (void)n;
+    struct placement_check *c = user;
+    cpu_set_t mine;
+    c->calls++;
+    c->on_producer_cpu += sched_getcpu() == c->producer_cpu;
+    c->allowed_there += pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) != 0 ||
+                        CPU_ISSET(c->producer_cpu, &mine);
+    return 0;
+}
+
+static void test_relay_consumer_placement(void **state) {
+    (void)state;
+    cpu_set_t allowed, one;
+    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed), 0);
+    if (CPU_COUNT(&allowed) < 2)
+        skip(); /* (one processor: the two take turns whatever is done) */
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &allowed))
+        cpu++;
+    static rvt_retire recs[4096];
+    for (size_t i = 0; i < 4096; i++)
+        recs[i] = (rvt_retire){.iaddr = 0x80000000u + 4 * i, .ninsns = 1};
+    struct placement_check c = {cpu, 0, 0, 0};
+    rvt_retire_relay *relay;
+    assert_int_equal(rvt_retire_relay_new(&relay, note_placement, &c), 0);
+    /* (held there once the consumer exists, which would take on a
+     * restriction of its creator's) */
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+    for (unsigned k = 0; k < 40; k++)
+        assert_int_equal(rvt_retire_relay_sink(relay, recs, 4096), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed), 0);
+    assert_true(c.calls > 0);
+    assert_int_equal(c.on_producer_cpu, 0);
+    assert_int_equal(c.allowed_there, 0);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     const char *p = "/tmp/rvtrace-test-bad";
@@ -453,6 +503,7 @@ int main(void) {
         cmocka_unit_test(test_relay_keeps_order),
         cmocka_unit_test(test_relay_reports_failure),
         cmocka_unit_test(test_relay_slow_producer),
+        cmocka_unit_test(test_relay_consumer_placement),
     };
     return cmocka_run_group_tests_name("ingress", tests, NULL, NULL);
 }
