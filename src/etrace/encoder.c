@@ -1046,13 +1046,9 @@ static inline __attribute__((always_inline)) bool quiet_step_ends_calm(rvt_etrac
  * sends a packet only as it empties the map or ends the count, so none falls
  * due after it (next_inner_sends). Returns where it stopped; st as the
  * stages are then. */
-static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], const rvt_retire *recs, size_t i,
-                                size_t n, bool *calm) {
-    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS) || !*calm || e->error)
-        return i;
-    /* Without branch prediction a branch only joins the map (record_branch_at),
-     * kept here in locals until it fills. */
-    const bool map_only = !use_bpred(e);
+static inline __attribute__((always_inline)) size_t quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3],
+                                                                const rvt_retire *recs, size_t i, size_t n,
+                                                                bool *calm, const bool map_only) {
     unsigned branches = e->branches;
     /* (64 bits wide, unlike branches: GCC would keep the pair in one vector
      * register, which costs more to update than two) */
@@ -1072,10 +1068,14 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
      * that goes in. */
     const bool jumps_calm = !(e->o.implicit_return && !implicit_without_stack(e));
     const rvt_retire *target = NULL;
-    for (; i + 1 < n; i++) {
-        const rvt_retire *r = &recs[i];
-        if (!r->ninsns || r->sideband || r->priv != before->priv || r->context != before->context ||
-            (is_trap(&recs[i + 1]) && recs[i + 1].itype == RVT_ITYPE_INTERRUPT))
+    /* (the run's blocks retire in the privilege and context of the one
+     * before each, so of the first) */
+    const unsigned priv = before->priv;
+    const uint64_t context = before->context;
+    const rvt_retire *r = recs + i;
+    for (const rvt_retire *const end = recs + n - 1; r < end; r++) {
+        if (!r->ninsns || r->sideband || r->priv != priv || r->context != context ||
+            (is_trap(&r[1]) && r[1].itype == RVT_ITYPE_INTERRUPT))
             break;
         const rvt_retire *jumped_to = NULL;
         if (!((INFERABLE_ITYPES >> (before->itype & 31)) & 1)) {
@@ -1096,7 +1096,7 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
             map = 0;
             mapped = false;
             if (e->error) {
-                i++; /* (r went in: nothing more happens after an error) */
+                r++; /* (r went in: nothing more happens after an error) */
                 goto out;
             }
         }
@@ -1127,10 +1127,11 @@ static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], 
             lazy_commit(e, st, (struct staged_ref){r, LAST_OF, last_of_calm(r)}, calm);
             stepped_fully = true;
         }
-        i++;
+        r++;
         goto out;
     }
 out:
+    i = (size_t)(r - recs);
     if (map_only)
         store_map(e, branches, map, mapped);
     if (i > first && !stepped_fully) {
@@ -1152,6 +1153,15 @@ out:
         memcpy(st, last, sizeof last);
     }
     return i;
+}
+
+/* (a copy for each: without branch prediction a branch only joins the map
+ * (record_branch_at), kept in quiet_blocks' locals until it fills) */
+static size_t push_quiet_blocks(rvt_etrace_encoder *e, struct staged_ref st[3], const rvt_retire *recs, size_t i,
+                                size_t n, bool *calm) {
+    if (!(st[0].calm & st[1].calm & CALM_INFERABLE) || !(st[1].calm & CALM_JOINS) || !*calm || e->error)
+        return i;
+    return use_bpred(e) ? quiet_blocks(e, st, recs, i, n, calm, false) : quiet_blocks(e, st, recs, i, n, calm, true);
 }
 
 /* Whether `block`, gone in as st[1] and st[2] (its first and last), may
