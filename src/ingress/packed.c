@@ -1,5 +1,6 @@
 /* The packed form of retirement records (rvt_retire_packed). */
 #include <stddef.h>
+#include <string.h>
 
 #include "rvtrace/ingress.h"
 
@@ -46,8 +47,7 @@ static inline void unpack_one(const rvt_retire_packed *p, const rvt_retire_packe
         w[1] = w[2] = w[3] = w[7] = 0;
     }
     w[0] = p->iaddr;
-    w[4] = p->time;
-    w[5] = p->insn_ninsns;
+    memcpy(&w[4], &p->time, 16); /* time and insn_ninsns: one move of two words */
     w[6] = bits;
 }
 
@@ -95,11 +95,15 @@ static inline size_t unpack(const rvt_retire_packed *in, size_t n, rvt_retire *o
          * bound to check for each. Behind a relay the slots were just
          * written on another core: this is their first read on ours. */
         size_t ones = cap - k < n - i ? cap - k : n - i;
-        for (; ones && !(in[i].bits & RVT_PACKED_MORE); ones--, i++, k++) {
-            __builtin_prefetch((const void *)((uintptr_t)&in[i] + 512));
-            unpack_one(&in[i], NULL, &out[k], clean);
+        const rvt_retire_packed *p = in + i, *const stop = p + ones;
+        rvt_retire *o = out + k;
+        for (; p < stop && !(p->bits & RVT_PACKED_MORE); p++, o++) {
+            __builtin_prefetch((const void *)((uintptr_t)p + 512));
+            unpack_one(p, NULL, o, clean);
         }
-        if (!ones)
+        i = (size_t)(p - in);
+        k = (size_t)(o - out);
+        if (p == stop)
             continue;
         if (i + 2 > n)
             break;
