@@ -423,13 +423,15 @@ op_END:
 block_done:
     done += cb->n;
     if (BLOCKS) {
-        last_pc = cb->last_pc;
-        last_raw = cb->last_raw;
         if (!cb->ends_in_jump) { /* the record block goes on: the whole check */
+            last_pc = cb->last_pc;
+            last_raw = cb->last_raw;
             pc = target;
             goto next_insn;
         }
-        CODE_BLOCK_RECORD(&cb->records[cb->n - 1], 0, cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype,
+        /* (op is the jump, the block's last operation: the record block
+         * closes with it, so last_pc and last_raw are not needed) */
+        CODE_BLOCK_RECORD(static_record_of(op), 0, cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype,
                           done, target);
     }
     pc = target;
