@@ -371,21 +371,19 @@ op_nop:
     /* With block records, a branch ends the record block: its record is
      * written where it retires, taken or not (`to`: where it went). The
      * record block is empty after it, so last_pc and last_raw (what the way
-     * out needs of a block left open) wait for the next instruction. */
+     * out needs of a block left open) wait for the next instruction. (The
+     * count retired and where it went are worked out where they are used:
+     * in locals, GCC worked them out before the room check and kept them on
+     * the stack across its flush.) */
 #define BRANCH_RECORD(to, itype)                                                                                       \
-    do {                                                                                                               \
-        const uint64_t retired_ = done + (uint32_t)op->index + 1;                                                      \
-        CODE_BLOCK_RECORD(static_record_of(op), (uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24,                \
-                          cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), retired_, to);                      \
-    } while (0)
+    CODE_BLOCK_RECORD(static_record_of(op), (uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24,                    \
+                      cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), done + (uint32_t)op->index + 1, to)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
         uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
         if (!(cond)) {                                                                                                 \
-            if (BLOCKS) {                                                                                              \
-                target = MASKX(cb->pc + 2u * op[1].at);                                                                \
-                BRANCH_RECORD(target, RVT_ITYPE_BRANCH_NOT_TAKEN);                                                     \
-            }                                                                                                          \
+            if (BLOCKS)                                                                                                \
+                BRANCH_RECORD(MASKX(cb->pc + 2u * op[1].at), RVT_ITYPE_BRANCH_NOT_TAKEN);                              \
             NEXT_OP();                                                                                                 \
         }                                                                                                              \
         target = cb->pc + 2u * op->at + (uint64_t)(int64_t)op->imm;                                                    \
