@@ -34,11 +34,10 @@ enum { RELAY_WAKE_AT = RELAY_BATCHES / 2, RELAY_POLL_NS = 20000 };
  * side. On a 2-processor machine most `run --etrace` and `--ntrace` runs of
  * most corpus programs went that way: 10-70 involuntary context switches
  * of the hart's thread against 2-10, and the run up to 25 % longer. So the
- * consumer keeps off
- * the processor the producer last handed a batch over from, among those the
- * process may use (a taskset choice stands; with one processor, or more
- * than a cpu_set_t holds, nothing changes). The producer itself stays free:
- * it is the caller's thread. */
+ * consumer keeps off the processor the producer last handed a batch over
+ * from, among those the process may use (a taskset choice stands; with one
+ * processor, or more than a cpu_set_t holds, nothing changes). The producer
+ * itself stays free: it is the caller's thread. */
 struct placement {
     bool on;           /* the consumer may be placed */
     cpu_set_t allowed; /* the process's processors when the relay began */
