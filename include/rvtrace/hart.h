@@ -76,8 +76,10 @@ void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user);
 /* Or packed (rvt_retire_packed), the form the machine writes them in, to
  * a sink that hands them on to another thread (rvt_retire_relay). `space`,
  * if not NULL, gives the memory to write them in (room for *cap slots, at
- * least 2), asked for before the first record and after each batch; it may
- * return NULL for the machine's own buffer. The last sink set is the one. */
+ * least RVT_PACKED_MAX_SLOTS), asked for before the first record and after
+ * each batch; it may return NULL for the machine's own buffer. The last
+ * sink set is the one; each gets a packed stream of its own (state 0 before
+ * its first record). */
 typedef rvt_retire_packed *(*rvt_packed_space)(void *user, size_t *cap);
 void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user);
 

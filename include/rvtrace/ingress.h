@@ -100,23 +100,69 @@ bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void 
 
 /* ---- The packed form: records on their way between threads ---- */
 
-/* A record in 32 bytes rather than rvt_retire's 64. Handing records from
- * one core to another costs per byte, and most records (blocks) carry
- * nothing in cause, tval, context or sideband: a record that does takes a
- * second slot, {cause, tval, context, sideband | ctype << 8}, which
- * RVT_PACKED_MORE in the first slot's `bits` announces (its ctype byte then
- * holds only the flag). */
+/* A record in 16 bytes rather than rvt_retire's 64. Handing records from
+ * one core to another costs per byte (a run's records cross at a few GB/s
+ * on some machines), and most records are blocks that fit a slot of two
+ * words: their address (even) and a word of the fields in small ranges
+ * (rvt_packed_word), their time and their hart's group (hart / 4) the
+ * stream's. Any other record is long, four slots: {1 | sideband << 8,
+ * iaddr}, {time, insn | ninsns << 32}, {rvt_packed_bits, cause}, {tval,
+ * context}. A slot {3 | hart group << 8, time} is no record: it sets the
+ * stream's state. The first word's low two bits tell the three apart.
+ *
+ * So a packed stream carries a state from record to record (all 0 before
+ * its first slot, then what the last long record or state slot had).
+ * Packing and unpacking keep it, each side its own copy, and the two sides
+ * must see the same slots in the same order. */
 typedef struct rvt_retire_packed {
-    uint64_t iaddr;
-    uint64_t time;
-    uint64_t insn_ninsns; /* insn | ninsns << 32 */
-    uint64_t bits;        /* rvt_packed_bits */
+    uint64_t iaddr; /* or a long record's or state slot's flag */
+    uint64_t word;  /* rvt_packed_word, or a long record's iaddr, or a time */
 } rvt_retire_packed;
 
-#define RVT_PACKED_MORE (1ull << 47)
+typedef struct rvt_packed_state {
+    uint64_t time;
+    unsigned hart_group; /* the hart of a one-slot record, but its low two bits */
+} rvt_packed_state;
 
-/* The `bits` of a record: iretire, ilastsize, itype, priv, ctype, sijump and
- * hart, a byte each from bit 16 on (iretire: bits 0-15). */
+enum { RVT_PACKED_MAX_SLOTS = 4 };
+
+/* The word of a one-slot record: insn (bits 0-31), ninsns (32-41), 0 (42),
+ * iretire (43-54), ilastsize (55), itype (56-59), priv (60-61), hart's
+ * low two bits (62-63); ctype and sijump are 0. The fields must be in
+ * range (rvt_packed_fits). (The top nine bits, which turn into bytes of
+ * their own, are together: one table lookup.) */
+#define RVT_PACKED_NINSNS_MAX 0x3ffu
+#define RVT_PACKED_IRETIRE_MAX 0xfffu
+static inline uint64_t rvt_packed_word(uint32_t insn, unsigned ninsns, unsigned iretire, unsigned ilastsize,
+                                       unsigned itype, unsigned priv, unsigned hart) {
+    return insn | (uint64_t)ninsns << 32 | (uint64_t)iretire << 43 | (uint64_t)ilastsize << 55 |
+           (uint64_t)itype << 56 | (uint64_t)priv << 60 | (uint64_t)(hart & 3) << 62;
+}
+/* The fields of a one-slot record's word into r (the others left), in a
+ * stream whose state is s. */
+static inline void rvt_packed_word_to(uint64_t word, const rvt_packed_state *s, rvt_retire *r) {
+    r->insn = (uint32_t)word;
+    r->ninsns = (uint32_t)(word >> 32 & RVT_PACKED_NINSNS_MAX);
+    r->iretire = (uint16_t)(word >> 43 & RVT_PACKED_IRETIRE_MAX);
+    r->ilastsize = (uint8_t)(word >> 55 & 1);
+    r->itype = (uint8_t)(word >> 56 & 0xf);
+    r->priv = (uint8_t)(word >> 60 & 3);
+    r->hart = (uint8_t)(s->hart_group << 2 | word >> 62);
+}
+/* Whether r goes in one slot in a stream whose state is s. */
+static inline bool rvt_packed_fits(const rvt_retire *r, const rvt_packed_state *s) {
+    return r->time == s->time && (unsigned)(r->hart >> 2) == s->hart_group && !(r->iaddr & 1) &&
+           r->ninsns <= RVT_PACKED_NINSNS_MAX && r->iretire <= RVT_PACKED_IRETIRE_MAX && r->ilastsize < 2 &&
+           r->itype < 16 && r->priv < 4 && !r->ctype && !r->sijump && !r->cause && !r->tval && !r->context &&
+           !r->sideband;
+}
+/* The slot that sets a stream's state. */
+static inline rvt_retire_packed rvt_packed_state_slot(const rvt_packed_state *s) {
+    return (rvt_retire_packed){3 | (uint64_t)s->hart_group << 8, s->time};
+}
+
+/* The `bits` of a long record: iretire, ilastsize, itype, priv, ctype,
+ * sijump and hart, a byte each from bit 16 on (iretire: bits 0-15). */
 static inline uint64_t rvt_packed_bits(unsigned iretire, unsigned ilastsize, unsigned itype, unsigned priv,
                                        unsigned ctype, unsigned sijump, unsigned hart) {
     return (uint64_t)(iretire & 0xffff) | (uint64_t)(ilastsize & 0xff) << 16 | (uint64_t)(itype & 0xff) << 24 |
@@ -124,27 +170,51 @@ static inline uint64_t rvt_packed_bits(unsigned iretire, unsigned ilastsize, uns
            (uint64_t)(hart & 0xff) << 56;
 }
 
-/* The slots a packed record takes, its instruction count, and its last
- * instruction's address (as rvt_retire_last_iaddr). */
-static inline size_t rvt_packed_slots(const rvt_retire_packed *p) { return p->bits & RVT_PACKED_MORE ? 2 : 1; }
-static inline uint32_t rvt_packed_ninsns(const rvt_retire_packed *p) { return (uint32_t)(p->insn_ninsns >> 32); }
+/* The slots a packed record (or state slot) takes, its instruction count
+ * (a state slot's: 0), and a record's last instruction's address (as
+ * rvt_retire_last_iaddr). */
+static inline bool rvt_packed_is_one_slot(const rvt_retire_packed *p) { return !(p->iaddr & 1); }
+static inline bool rvt_packed_is_long(const rvt_retire_packed *p) { return (p->iaddr & 3) == 1; }
+static inline size_t rvt_packed_slots(const rvt_retire_packed *p) {
+    return rvt_packed_is_long(p) ? RVT_PACKED_MAX_SLOTS : 1;
+}
+static inline uint32_t rvt_packed_ninsns(const rvt_retire_packed *p) {
+    if (rvt_packed_is_one_slot(p))
+        return (uint32_t)(p->word >> 32 & RVT_PACKED_NINSNS_MAX);
+    return rvt_packed_is_long(p) ? (uint32_t)(p[1].word >> 32) : 0;
+}
 static inline uint64_t rvt_packed_last_iaddr(const rvt_retire_packed *p) {
-    return p->iaddr + 2u * (p->bits & 0xffff) - ((p->bits >> 16 & 0xff) ? 4u : 2u);
+    if (rvt_packed_is_long(p))
+        return p->word + 2u * (p[2].iaddr & 0xffff) - ((p[2].iaddr >> 16 & 0xff) ? 4u : 2u);
+    return p->iaddr + 2u * (p->word >> 43 & RVT_PACKED_IRETIRE_MAX) - ((p->word >> 55 & 1) ? 4u : 2u);
 }
 
-/* Packs r into out[0] and, where it needs one, out[1]: the slots used. */
-size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out);
+/* The stream's state after record (or state slot) p, from the one before it. */
+static inline void rvt_packed_follow(const rvt_retire_packed *p, rvt_packed_state *s) {
+    if (rvt_packed_is_long(p)) {
+        s->time = p[1].iaddr;
+        s->hart_group = (unsigned)(p[2].iaddr >> 58);
+    } else if (!rvt_packed_is_one_slot(p)) {
+        s->time = p->word;
+        s->hart_group = (unsigned)(p->iaddr >> 8);
+    }
+}
+
+/* Packs r into out[0..RVT_PACKED_MAX_SLOTS): the slots used. */
+size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out, rvt_packed_state *s);
 /* Unpacks the whole records among in[0..n) into out[0..cap): the records
- * written; *used: the slots they took (a record whose second slot is not
- * among the n is left for the next call). */
-size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used);
-/* Receives packed records in batches of whole records. */
+ * written; *used: the slots they took, state slots included (a record
+ * whose last slots are not among the n is left for the next call). */
+size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used,
+                         rvt_packed_state *s);
+/* Receives a packed stream in batches of whole records. */
 typedef int (*rvt_packed_sink)(void *user, const rvt_retire_packed *slots, size_t n);
 /* Passes the records of slots[0..n) on to `sink`, unpacked into `scratch`
  * (room for cap records) a piece at a time: the first error of sink, or 0.
- * `scratch` holds zeros when first given (calloc), and is left so. */
+ * `scratch` holds zeros when first given (calloc), and is left so. *s:
+ * the stream's state before slots[0], and after the records passed on. */
 int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
-                         rvt_retire_sink sink, void *user);
+                         rvt_retire_sink sink, void *user, rvt_packed_state *s);
 
 /* ---- Handing the stream to another thread ---- */
 
@@ -158,15 +228,19 @@ int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *s
 typedef struct rvt_retire_relay rvt_retire_relay;
 int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
 int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
-/* Room for the next *cap (at least 2) packed slots inside the relay's batch,
- * for a producer that writes its records packed: slots written there are
- * passed on, whole records, with rvt_retire_relay_packed_sink, which takes
- * no others. Valid until the next call of either. */
+/* Room for the next *cap (at least RVT_PACKED_MAX_SLOTS) packed slots in
+ * the relay's batch, for a producer that writes its records packed (a
+ * stream from state 0; the relay's other sink keeps a stream of its own, so
+ * a producer uses one sink or the other): slots written there are passed
+ * on, whole records, with rvt_retire_relay_packed_sink, which takes no
+ * others. Valid until the next call of either. */
 rvt_retire_packed *rvt_retire_relay_space(void *relay, size_t *cap);
 int rvt_retire_relay_packed_sink(void *relay, const rvt_retire_packed *slots, size_t n); /* an rvt_packed_sink */
 /* Passes on what is queued, waits for the thread and frees the relay: the
- * first error of `next`, or 0. */
-int rvt_retire_relay_finish(rvt_retire_relay *r);
+ * first error of `next`, or 0. *s (if not NULL): the packed stream's
+ * state after the last record passed on, for whatever takes the stream on
+ * from there. */
+int rvt_retire_relay_finish(rvt_retire_relay *r, rvt_packed_state *s);
 
 /* ---- The reference conversion of a spike run ---- */
 

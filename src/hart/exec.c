@@ -4,6 +4,7 @@
  * (when interrupts are sampled, what ends a scheduling quantum). */
 #include "ctr_internal.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -38,24 +39,33 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
-/* Records are written packed (rvt_retire_packed): a block's is four words,
+/* Records are written packed (rvt_retire_packed): a block's is two words,
  * each a store of its own (a record put together on the stack first would
  * be copied with wide loads of its fresh narrow stores, no forwarding). */
 
-/* The part of a record's bits that stays for a run of blocks. */
+/* The part of a record's packed word that stays for a run of blocks: the
+ * privilege and the hart (its group is the stream's). */
 static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
-    return rvt_packed_bits(0, 0, 0, priv, 0, 0, hart_id);
+    return rvt_packed_word(0, 0, 0, 0, 0, priv & 3, hart_id);
 }
 
-/* (A record block ends before 0xff00 halfwords: the mask keeps the other
- * fields whole only where RV32 code runs on from 0xfffffffe to 0.) */
-static inline uint64_t block_record_tail(uint64_t hw, unsigned ilastsize, unsigned itype, uint64_t owner) {
-    return rvt_packed_bits((unsigned)hw, ilastsize, itype, 0, 0, 0, 0) | owner;
+/* A record that takes the long form, once the caller made room. */
+static __attribute__((noinline, cold)) void write_long_record(rvt_machine *m, const rvt_retire *r) {
+    m->buf_next += rvt_retire_pack(r, m->buf_next, &m->record_state);
 }
 
-/* A record of one slot, once the caller made room (machine_make_room). */
-static inline __attribute__((always_inline)) void write_record_words(rvt_machine *m, uint64_t iaddr, uint64_t time,
-                                                                     uint64_t insn_ninsns, uint64_t bits) {
+/* Hart h's record of packed word `word` (owner included) from `iaddr`,
+ * retired at `time`, once the caller made room: one slot where the
+ * stream's state is the record's, else long. */
+static __attribute__((noinline, cold)) void write_long_word(const hart *h, uint64_t iaddr, uint64_t word,
+                                                            uint64_t time) {
+    rvt_retire r = {0};
+    rvt_packed_word_to(word, &(rvt_packed_state){time, h->id >> 2}, &r);
+    r.iaddr = iaddr;
+    r.time = time;
+    write_long_record(h->m, &r);
+}
+static inline __attribute__((always_inline)) void put_record_word(rvt_machine *m, uint64_t iaddr, uint64_t word) {
     rvt_retire_packed *r = m->buf_next++;
     /* The buffer is usually a relay's, last read on the consumer's core:
      * asking for the line 512 bytes ahead, for writing, hides most of
@@ -69,27 +79,55 @@ static inline __attribute__((always_inline)) void write_record_words(rvt_machine
     __builtin_prefetch((const void *)((uintptr_t)r + 512), 1);
 #endif
     r->iaddr = iaddr;
-    r->time = time;
-    r->insn_ninsns = insn_ninsns;
-    r->bits = bits;
+    r->word = word;
+}
+static inline __attribute__((always_inline)) void write_record_word(rvt_machine *m, const hart *h, uint64_t iaddr,
+                                                                    uint64_t word, uint64_t time) {
+    if (__builtin_expect(time != m->record_state.time || (h->id >> 2) != m->record_state.hart_group, 0))
+        write_long_word(h, iaddr, word, time);
+    else
+        put_record_word(m, iaddr, word);
+}
+/* The same at mtime, where the stream's state is the hart's
+ * (machine_sync_record_state). */
+static inline __attribute__((always_inline)) void write_record_word_now(rvt_machine *m, const hart *h,
+                                                                        uint64_t iaddr, uint64_t word) {
+    assert(m->record_state.time == m->mtime && m->record_state.hart_group == h->id >> 2);
+    (void)h;
+    put_record_word(m, iaddr, word);
 }
 
-/* The record of a block of `n` instructions from `pc` whose last has bits
- * `insn`, retired at `time`, once the caller made room. */
-static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, uint64_t pc, uint32_t n,
-                                                                    uint32_t insn, uint64_t tail, uint64_t time) {
-    write_record_words(m, pc, time, insn | (uint64_t)n << 32, tail);
+/* The record of hart h's block of `n` instructions from `pc`, `hw`
+ * halfwords, whose last has bits `insn` (which tell its size), retired at
+ * `time`, once the caller made room. (A record block ends before 0xff00
+ * halfwords: `hw` fits rvt_retire's field.) */
+static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, const hart *h, uint64_t pc,
+                                                                    uint32_t n, uint32_t insn, uint64_t hw,
+                                                                    unsigned itype, uint64_t owner, uint64_t time) {
+    unsigned ilastsize = (insn & 3) == 3;
+    if (__builtin_expect(hw <= RVT_PACKED_IRETIRE_MAX && n <= RVT_PACKED_NINSNS_MAX, 1)) {
+        write_record_word(m, h, pc, rvt_packed_word(insn, n, (unsigned)hw, ilastsize, itype, 0, 0) | owner, time);
+        return;
+    }
+    rvt_retire r = {0};
+    rvt_packed_word_to(owner, &(rvt_packed_state){time, h->id >> 2}, &r);
+    r.iaddr = pc;
+    r.time = time;
+    r.insn = insn;
+    r.ninsns = n;
+    r.iretire = (uint16_t)hw;
+    r.ilastsize = (uint8_t)ilastsize;
+    r.itype = (uint8_t)itype;
+    write_long_record(m, &r);
 }
 
-static inline void write_block_record(rvt_machine *m, const struct retire_block *b, unsigned itype,
-                                      unsigned hart_id) {
-    write_block_words(m, b->pc, b->n, b->insn,
-                      block_record_tail(b->hw, b->len == 4, itype, block_record_owner(b->priv, hart_id)), m->mtime);
+static inline void write_block_record(const hart *h, const struct retire_block *b, unsigned itype) {
+    write_block_words(h->m, h, b->pc, b->n, b->insn, b->hw, itype, block_record_owner(b->priv, h->id), h->m->mtime);
 }
 
 static void emit_block(hart *h, unsigned itype) {
     machine_make_room(h->m);
-    write_block_record(h->m, &h->blk, itype, h->id);
+    write_block_record(h, &h->blk, itype);
     h->blk.n = 0;
     h->blk.hw = 0;
 }
@@ -995,8 +1033,7 @@ static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
     unsigned itype = in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false);
     machine_make_room(m);
-    write_block_words(m, pc, 1, in->raw,
-                      block_record_tail(in->len / 2, in->len == 4, itype, block_record_owner(priv, h->id)), m->mtime);
+    write_block_words(m, h, pc, 1, in->raw, in->len / 2, itype, block_record_owner(priv, h->id), m->mtime);
 }
 
 /* Whether `in`, about to execute, may write over decoded code: a store or
@@ -1102,14 +1139,14 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
         o->rs2 = in->rs2;
         o->at = (uint8_t)((at - pc) >> 1);
         o->index = (uint8_t)n;
-        o->ilastsize = in->len == 4;
         n++;
         at += in->len;
         if (in->cf != RVT_CF_NONE) { /* a branch or a jump (the rest never come here) */
             bool jump = in->cf != RVT_CF_BRANCH;
             unsigned itype = jump ? rvt_itype(in, false, 4, false) : RVT_ITYPE_BRANCH_NOT_TAKEN;
-            cb->records[n - 1] = (struct static_record){from, in->raw | (uint64_t)(n - from_index) << 32,
-                                                        block_record_tail((at - from) >> 1, in->len == 4, itype, 0)};
+            cb->records[n - 1] = (struct static_record){
+                from, rvt_packed_word(in->raw, n - from_index, (unsigned)((at - from) >> 1), in->len == 4, itype, 0, 0),
+                0};
             from = at;
             from_index = n;
             if (jump) {

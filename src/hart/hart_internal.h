@@ -242,7 +242,6 @@ struct code_op {
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
     uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
-    uint8_t ilastsize; /* 1 for a 32-bit instruction: a branch's record's ilastsize */
 };
 _Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
 struct code_block {
@@ -260,13 +259,15 @@ struct code_block {
     struct code_op ops[CODE_BLOCK_MAX + 1];
     /* By operation, for its branches and the jump that ends it: the
      * record it writes when the record block began where the block did or
-     * right after the branch before it (`from`), its words but the time,
-     * in the bits without the owner (block_record_owner) and, for a branch,
-     * with the itype of one not taken. Sequential code from one address to
-     * a branch or jump is always the same instructions, so wherever the
-     * record block began at `from`, the rest of its record is this. */
+     * right after the branch before it (`from`): its packed word
+     * (rvt_packed_word, which a code block's records always fit) without
+     * the owner (block_record_owner) and, for a branch, with the itype of
+     * one not taken. Sequential code from one address to a branch or jump
+     * is always the same instructions, so wherever the record block began
+     * at `from`, the rest of its record is this. (`unused` keeps the
+     * records as far apart as the operations.) */
     struct static_record {
-        uint64_t from, insn_ninsns, bits;
+        uint64_t from, word, unused;
     } records[CODE_BLOCK_MAX];
 };
 _Static_assert(sizeof(struct static_record) == sizeof(struct code_op), "records[k] lies at a fixed distance from ops[k]");
@@ -312,10 +313,15 @@ typedef struct rvt_machine {
     rvt_retire_sink retire_sink;
     void *retire_user;
     rvt_retire *unpacked; /* RVT_UNPACKED records, for retire_sink */
+    rvt_packed_state unpacked_state; /* the packed stream's, as unpacked for retire_sink */
     rvt_retire_packed *buf, *own_buf; /* buf: own_buf or the space's */
-    /* The next record's place in buf, and where it ends but for one slot:
-     * at buf_end a record of two slots still fits. */
+    /* The next record's place in buf, and where it ends but for the slots
+     * of one record less one: at buf_end the longest record still fits. */
     rvt_retire_packed *buf_next, *buf_end;
+    /* The packed stream's state after the records written, and before
+     * buf's first (rvt_retire_packed: a record that keeps it takes one
+     * slot). */
+    rvt_packed_state record_state, buf_state;
     rvt_packed_space space;
     void *space_user;
 
@@ -560,8 +566,25 @@ static inline void machine_make_room(rvt_machine *m) {
 
 static inline void machine_emit(rvt_machine *m, const rvt_retire *r) {
     machine_make_room(m);
-    m->buf_next += rvt_retire_pack(r, m->buf_next);
+    m->buf_next += rvt_retire_pack(r, m->buf_next, &m->record_state);
 }
+
+/* The packed stream's state made `to`, by a state slot where it is not. */
+static inline void machine_set_record_state(rvt_machine *m, rvt_packed_state to) {
+    if (m->record_state.time != to.time || m->record_state.hart_group != to.hart_group) {
+        machine_make_room(m);
+        m->record_state = to;
+        *m->buf_next++ = rvt_packed_state_slot(&to);
+    }
+}
+/* The state a hart's records have now: mtime, and the hart's group. */
+static inline rvt_packed_state hart_record_state(const hart *h) {
+    return (rvt_packed_state){h->m->mtime, h->id >> 2};
+}
+/* Code blocks write their records without looking at the stream's state
+ * (run_loop.h): the interpreter's loop sets it to its hart's on the way in
+ * and wherever mtime or the state may have changed since. */
+static inline void machine_sync_record_state(hart *h) { machine_set_record_state(h->m, hart_record_state(h)); }
 
 /* satp.MODE: 0 when addresses are not translated (Bare). */
 static inline unsigned satp_mode(const hart *h) {

@@ -180,17 +180,26 @@ static bool memory_insn(void *m, uint64_t addr, rvt_insn *out) { return rvt_prog
  * privilege fetches without translation; else it goes as it is). */
 static void code_barrier(rvt_machine *m) {
     rvt_retire_packed *last = NULL;
-    for (rvt_retire_packed *p = m->buf; p < m->buf_next; p += rvt_packed_slots(p))
-        last = p;
+    rvt_packed_state state = m->buf_state, before_last = state;
+    for (rvt_retire_packed *p = m->buf; p < m->buf_next; p += rvt_packed_slots(p)) {
+        if (rvt_packed_is_one_slot(p) || rvt_packed_is_long(p)) { /* (not a state slot) */
+            last = p;
+            before_last = state;
+        }
+        rvt_packed_follow(p, &state);
+    }
     rvt_retire block = {0};
     size_t used = 0;
-    if (!last || rvt_packed_ninsns(last) < 2 || rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used) != 1 ||
+    rvt_packed_state at_last = before_last;
+    if (!last || rvt_packed_ninsns(last) < 2 ||
+        rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used, &at_last) != 1 ||
         (block.priv != PRV_M && block.hart < m->nharts && satp_mode(&m->harts[block.hart]) != 0) ||
         !rvt_retire_block_fits_code(&block, memory_insn, m)) {
         machine_flush_records(m);
         return;
     }
     m->buf_next = last;
+    m->record_state = before_last; /* (what the sink will have seen) */
     machine_flush_records(m);
     rvt_retire one = block;
     one.ninsns = 1;
@@ -207,6 +216,7 @@ static void code_barrier(rvt_machine *m) {
     block.ninsns = 1;
     block.iretire = (uint16_t)(block.ilastsize + 1);
     machine_emit(m, &block);
+    machine_set_record_state(m, state); /* (the running hart's, as it was) */
     machine_flush_records(m);
 }
 
@@ -343,15 +353,17 @@ void machine_flush_records(rvt_machine *m) {
 void machine_take_space(rvt_machine *m) {
     size_t cap = 0;
     rvt_retire_packed *space = m->space ? m->space(m->space_user, &cap) : NULL;
-    bool given = space && cap >= 2;
+    bool given = space && cap >= RVT_PACKED_MAX_SLOTS;
     m->buf = m->buf_next = given ? space : m->own_buf;
-    m->buf_end = m->buf + (given ? cap : RVT_OWN_RECORDS) - 1;
+    m->buf_end = m->buf + (given ? cap : RVT_OWN_RECORDS) - (RVT_PACKED_MAX_SLOTS - 1);
+    m->buf_state = m->record_state;
 }
 
 /* The sink of rvt_machine_set_sink's records. */
 static int unpack_to_sink(void *user, const rvt_retire_packed *slots, size_t n) {
     rvt_machine *m = user;
-    return rvt_retire_unpack_to(slots, n, m->unpacked, RVT_UNPACKED, m->retire_sink, m->retire_user);
+    return rvt_retire_unpack_to(slots, n, m->unpacked, RVT_UNPACKED, m->retire_sink, m->retire_user,
+                                &m->unpacked_state);
 }
 
 /* --------------------------------------------------------------- HTIF */
@@ -614,6 +626,7 @@ void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packe
     m->sink_user = user;
     m->space = space;
     m->space_user = user;
+    m->record_state = m->unpacked_state = (rvt_packed_state){0, 0}; /* a new stream */
     machine_take_space(m);
 }
 

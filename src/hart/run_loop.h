@@ -49,6 +49,8 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     uint64_t blk_base = 0 - (uint64_t)blk.n; /* done - blk_base: instructions in the block */
     uint64_t last_pc = 0;
     uint32_t last_raw = 0; /* 0: none retired in this run */
+    if (BLOCKS)
+        machine_sync_record_state(h);
     /* The pc and minstret in locals for the same reason; h->minstret is
      * brought up to date before whatever reads it. */
     uint64_t pc = h->pc;
@@ -75,22 +77,21 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
-    /* The record block ends with an instruction (bits `raw`, `ilastsize`,
-     * `itype`) before `next`, `retired` instructions into the run; the next
+    /* The record block ends with an instruction (bits `raw`, `itype`)
+     * before `next`, `retired` instructions into the run; the next
      * one starts at `to`. (No struct for the block: only the way out needs
      * one, and keeping it up to date here kept it on the stack.) */
     uint64_t blk_owner = block_record_owner(blk_priv, h->id);
-#define CLOSE_RECORD_BLOCK_AT(time, next, raw, ilastsize, itype, retired, to)                                         \
+#define CLOSE_RECORD_BLOCK_AT(time, next, raw, itype, retired, to)                                                    \
     do {                                                                                                               \
         /* (the next block first: the record's stores may alias what it reads) */                                      \
         const uint64_t closed_pc_ = blk_pc, closed_base_ = blk_base;                                                   \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
-        write_block_words(m, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw),                                   \
-                          block_record_tail(((next) - closed_pc_) >> 1, (ilastsize), (itype), blk_owner), (time));     \
+        write_block_words(m, h, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw), ((next) - closed_pc_) >> 1,   \
+                          (itype), blk_owner, (time));                                                                 \
     } while (0)
-#define CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to)                                                   \
-    CLOSE_RECORD_BLOCK_AT(m->mtime, next, raw, ilastsize, itype, retired, to)
+#define CLOSE_RECORD_BLOCK(next, raw, itype, retired, to) CLOSE_RECORD_BLOCK_AT(m->mtime, next, raw, itype, retired, to)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
 #pragma GCC diagnostic push
@@ -194,7 +195,7 @@ general: {
          * its code (its record is then passed on before the code changes). */
         uint32_t prev_raw = last_raw ? last_raw : blk.insn;
         machine_make_room(m);
-        CLOSE_RECORD_BLOCK(pc, prev_raw, retired_length(prev_raw) == 4, RVT_ITYPE_NONE, done, pc);
+        CLOSE_RECORD_BLOCK(pc, prev_raw, RVT_ITYPE_NONE, done, pc);
     }
     st = execute(h, in, pc, instret_before + done, &next, XLEN);
     x[0] = 0;
@@ -204,12 +205,15 @@ general: {
         pc = next;
         goto out;
     }
-    if (BLOCKS && __builtin_expect(m->mtime != time_before, 0) && done != blk_base) {
+    if (BLOCKS && __builtin_expect(m->mtime != time_before, 0)) {
         /* The instruction wrote mtime (the CLINT's): those before it in the
          * record block retired at the time before (a block has one time). */
-        uint32_t prev_raw = last_raw ? last_raw : blk.insn;
-        machine_make_room(m);
-        CLOSE_RECORD_BLOCK_AT(time_before, pc, prev_raw, retired_length(prev_raw) == 4, RVT_ITYPE_NONE, done, pc);
+        if (done != blk_base) {
+            uint32_t prev_raw = last_raw ? last_raw : blk.insn;
+            machine_make_room(m);
+            CLOSE_RECORD_BLOCK_AT(time_before, pc, prev_raw, RVT_ITYPE_NONE, done, pc);
+        }
+        machine_sync_record_state(h);
     }
     done++;
     if (in->cf != RVT_CF_NONE &&
@@ -231,7 +235,7 @@ general: {
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
             machine_make_room(m);
-            CLOSE_RECORD_BLOCK(pc + in->len, in->raw, in->len == 4,
+            CLOSE_RECORD_BLOCK(pc + in->len, in->raw,
                                in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
             blk_owner = block_record_owner(blk_priv, h->id);
@@ -343,29 +347,29 @@ op_nop:
 #undef IN_DATA_REGION
     /* The record of a code block's branch or jump, whose static record is
      * `sr` (`itype_add` added to its itype), closing the record block before
-     * `next` with an instruction of bits `raw` (`ilastsize`, `itype`),
+     * `next` with an instruction of bits `raw` and `itype`,
      * `retired` instructions in, on to `to`. The static record is copied
      * where the record block began at its `from`, else the record is worked
      * out. Inside a code block only the sink, given a full batch, can ask
      * the run to stop, so that is looked at only then (the record is
      * written first). */
-#define CODE_BLOCK_RECORD(sr, itype_add, next, raw, ilastsize, itype, retired, to)                                     \
+#define CODE_BLOCK_RECORD(sr, itype_add, next, raw, itype, retired, to)                                                \
     do {                                                                                                               \
         if (__builtin_expect(m->buf_next >= m->buf_end, 0)) {                                                          \
             machine_flush_records(m);                                                                                  \
             if (m->stop) {                                                                                             \
-                CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to);                                          \
+                CLOSE_RECORD_BLOCK(next, raw, itype, retired, to);                                                     \
                 done = (retired);                                                                                      \
                 pc = (to);                                                                                             \
                 goto out;                                                                                              \
             }                                                                                                          \
         }                                                                                                              \
         if (__builtin_expect(blk_pc == (sr)->from, 1)) {                                                               \
-            write_record_words(m, blk_pc, m->mtime, (sr)->insn_ninsns, (sr)->bits + (itype_add) + blk_owner);          \
+            write_record_word_now(m, h, blk_pc, (sr)->word + (itype_add) + blk_owner);                                 \
             blk_pc = (to);                                                                                             \
             blk_base = (retired);                                                                                      \
         } else {                                                                                                       \
-            CLOSE_RECORD_BLOCK(next, raw, ilastsize, itype, retired, to);                                              \
+            CLOSE_RECORD_BLOCK(next, raw, itype, retired, to);                                                         \
         }                                                                                                              \
     } while (0)
     /* With block records, a branch ends the record block: its record is
@@ -376,8 +380,8 @@ op_nop:
      * in locals, GCC worked them out before the room check and kept them on
      * the stack across its flush.) */
 #define BRANCH_RECORD(to, itype)                                                                                       \
-    CODE_BLOCK_RECORD(static_record_of(op), (uint64_t)((itype) - RVT_ITYPE_BRANCH_NOT_TAKEN) << 24,                    \
-                      cb->pc + 2u * op[1].at, op->raw, op->ilastsize, (itype), done + (uint32_t)op->index + 1, to)
+    CODE_BLOCK_RECORD(static_record_of(op), rvt_packed_word(0, 0, 0, 0, (itype) - RVT_ITYPE_BRANCH_NOT_TAKEN, 0, 0),  \
+                      cb->pc + 2u * op[1].at, op->raw, (itype), done + (uint32_t)op->index + 1, to)
 #define BRANCH_HANDLER(name, cond)                                                                                     \
     op_##name : {                                                                                                      \
         uint64_t a = x[op->rs1], b = x[op->rs2];                                                                       \
@@ -429,8 +433,7 @@ block_done:
         }
         /* (op is the jump, the block's last operation: the record block
          * closes with it, so last_pc and last_raw are not needed) */
-        CODE_BLOCK_RECORD(static_record_of(op), 0, cb->end, cb->last_raw, cb->end - cb->last_pc == 4, cb->jump_itype,
-                          done, target);
+        CODE_BLOCK_RECORD(static_record_of(op), 0, cb->end, cb->last_raw, cb->jump_itype, done, target);
     }
     pc = target;
 next_block: /* (with block records, right after one) */

@@ -8,13 +8,13 @@
 
 #include "rvtrace/ingress.h"
 
-/* Batches of 8192 packed slots (256 KiB): few hand-overs (each may wake
+/* Batches of 16384 packed slots (256 KiB): few hand-overs (each may wake
  * the consumer); eight let the producer run ahead over a consumer's slow
  * stretch (a burst of packets) without waiting. 2048 and 8192 records of
  * 64 bytes measured within noise of 4096 on run --ntrace. The consumer
  * unpacks a batch RELAY_CHUNK records at a time into memory of its own,
  * which stays in its first-level cache. */
-enum { RELAY_BATCH = 8192, RELAY_BATCHES = 8, RELAY_CHUNK = 256 };
+enum { RELAY_BATCH = 16384, RELAY_BATCHES = 8, RELAY_CHUNK = 256 };
 /* Waking a sleeping thread costs the waker a system call and, on a virtual
  * machine, an interrupt between processors, and the hart (the producer) is
  * usually the slower side. So a consumer that runs dry looks again after
@@ -73,6 +73,8 @@ struct rvt_retire_relay {
     unsigned filling_at; /* the producer's batch (its own: first + queued) */
     size_t filling;      /* slots filled in it */
     size_t len[RELAY_BATCHES]; /* slots, whole records */
+    rvt_packed_state pack_state;   /* the packed stream's, as rvt_retire_relay_sink packs it */
+    rvt_packed_state unpack_state; /* and as the consumer unpacks it */
     int producer_cpu; /* where the producer last handed over from (-1: unknown) */
     struct placement place; /* the consumer's */
     /* on huge pages (2 MiB: one page fault rather than 512 in a short run) */
@@ -110,7 +112,8 @@ static void *consume(void *arg) {
         pthread_mutex_unlock(&r->lock);
         keep_off(&r->place, producer_cpu);
         if (!rc)
-            rc = rvt_retire_unpack_to(r->batch[b], r->len[b], r->chunk, RELAY_CHUNK, r->next, r->next_user);
+            rc = rvt_retire_unpack_to(r->batch[b], r->len[b], r->chunk, RELAY_CHUNK, r->next, r->next_user,
+                                      &r->unpack_state);
         pthread_mutex_lock(&r->lock);
         if (rc && !r->error)
             r->error = rc;
@@ -169,16 +172,16 @@ static int hand_over(rvt_retire_relay *r) {
     return rc;
 }
 
-/* After slots were added to the producer's batch: one with no room for a
- * record of two slots is handed over. */
+/* After slots were added to the producer's batch: one with no room for
+ * the longest record is handed over. */
 static int filled(rvt_retire_relay *r) {
-    return r->filling > RELAY_BATCH - 2 ? hand_over(r) : RVT_OK;
+    return r->filling > RELAY_BATCH - RVT_PACKED_MAX_SLOTS ? hand_over(r) : RVT_OK;
 }
 
 int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n) {
     rvt_retire_relay *r = relay;
     for (size_t i = 0; i < n; i++) {
-        r->filling += rvt_retire_pack(&recs[i], r->batch[r->filling_at] + r->filling);
+        r->filling += rvt_retire_pack(&recs[i], r->batch[r->filling_at] + r->filling, &r->pack_state);
         int rc = filled(r);
         if (rc)
             return rc;
@@ -200,7 +203,7 @@ int rvt_retire_relay_packed_sink(void *relay, const rvt_retire_packed *slots, si
     return filled(r);
 }
 
-int rvt_retire_relay_finish(rvt_retire_relay *r) {
+int rvt_retire_relay_finish(rvt_retire_relay *r, rvt_packed_state *s) {
     if (!r)
         return RVT_OK;
     if (r->filling)
@@ -211,6 +214,8 @@ int rvt_retire_relay_finish(rvt_retire_relay *r) {
     pthread_mutex_unlock(&r->lock);
     pthread_join(r->thread, NULL);
     int rc = r->error;
+    if (s)
+        *s = r->unpack_state;
     pthread_cond_destroy(&r->filled);
     pthread_cond_destroy(&r->emptied);
     pthread_mutex_destroy(&r->lock);

@@ -209,35 +209,30 @@ static void expect_error(const char *path, const char *text, size_t len, const c
 }
 
 /* The relay hands records to another thread: a corpus trace pushed through
- * it in uneven pieces (a record at a time, pieces across its batches, some
- * written in its own space) and written as CSV on that thread equals the
- * corpus file. */
+ * it in uneven pieces (a record at a time, pieces across its batches),
+ * either as records or packed in its own space as the hart model writes
+ * them, and written as CSV on that thread equals the corpus file. */
 static int write_rows(void *writer, const rvt_retire *recs, size_t n) { return rvt_row_writer_sink(writer, recs, n); }
 
-static void test_relay_keeps_order(void **state) {
-    (void)state;
-    size_t n;
-    rvt_retire *recs = read_all(corpus("spike/embench-crc32.csv.zst"), 32, &n);
-    assert_true(n > 20000);
-    char *csv = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&csv, &size);
+static void relay_rows(const rvt_retire *recs, size_t n, bool packed, char **csv, size_t *size) {
+    FILE *mem = open_memstream(csv, size);
     rvt_row_writer *rw;
     assert_int_equal(rvt_row_writer_new(&rw, mem, RVT_ROWS_SPIKE_CSV), 0);
     rvt_retire_relay *relay;
     assert_int_equal(rvt_retire_relay_new(&relay, write_rows, rw), 0);
     static const size_t pieces[] = {1, 1, 7, 2047, 1, 4096, 5000, 3, 9000};
     size_t at = 0;
+    rvt_packed_state packing = {0, 0};
     for (unsigned k = 0; at < n; k++) {
         size_t len = pieces[k % (sizeof pieces / sizeof pieces[0])];
         if (len > n - at)
             len = n - at;
-        if (k % 3 == 2) { /* packed into the relay's own space, as the hart model does */
+        if (packed) {
             size_t cap, used = 0, i = 0;
             rvt_retire_packed *space = rvt_retire_relay_space(relay, &cap);
-            assert_true(cap >= 2);
-            for (; i < len && used + 2 <= cap; i++)
-                used += rvt_retire_pack(&recs[at + i], space + used);
+            assert_true(cap >= RVT_PACKED_MAX_SLOTS);
+            for (; i < len && used + RVT_PACKED_MAX_SLOTS <= cap; i++)
+                used += rvt_retire_pack(&recs[at + i], space + used, &packing);
             len = i;
             assert_int_equal(rvt_retire_relay_packed_sink(relay, space, used), 0);
         } else {
@@ -245,17 +240,31 @@ static void test_relay_keeps_order(void **state) {
         }
         at += len;
     }
-    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    rvt_packed_state after = {~0ull, 99};
+    assert_int_equal(rvt_retire_relay_finish(relay, &after), 0);
+    assert_true(after.time == recs[n - 1].time && after.hart_group == recs[n - 1].hart >> 2u);
     assert_int_equal(rvt_row_writer_finish(rw), 0);
     fclose(mem);
+}
+
+static void test_relay_keeps_order(void **state) {
+    (void)state;
+    size_t n;
+    rvt_retire *recs = read_all(corpus("spike/embench-crc32.csv.zst"), 32, &n);
+    assert_true(n > 20000);
     char *want;
     size_t wsize;
     rvt_diag d;
     assert_int_equal(rvt_read_file(corpus("spike/embench-crc32.csv.zst"), &want, &wsize, &d), 0);
-    assert_int_equal(size, wsize);
-    assert_memory_equal(csv, want, wsize);
+    for (int packed = 0; packed < 2; packed++) {
+        char *csv = NULL;
+        size_t size = 0;
+        relay_rows(recs, n, packed, &csv, &size);
+        assert_int_equal(size, wsize);
+        assert_memory_equal(csv, want, wsize);
+        free(csv);
+    }
     free(want);
-    free(csv);
     free(recs);
 }
 
@@ -273,15 +282,19 @@ static int check_order(void *user, const rvt_retire *recs, size_t n) {
     return 0;
 }
 
-/* Every field survives packing, whatever its value; a record that needs a
- * second slot is not unpacked from its first alone. */
+/* Every field survives packing, whatever its value; a record takes one
+ * slot exactly when it keeps the stream's state (the time and hart group
+ * of the long record before) and its fields are in the one-slot ranges
+ * (each just past one of them takes four); a long record is not unpacked
+ * from some of its slots. */
 static void test_pack_round_trip(void **state) {
     (void)state;
     enum { N = 4000 };
     static rvt_retire recs[N], back[N];
-    static rvt_retire_packed slots[2 * N];
+    static rvt_retire_packed slots[RVT_PACKED_MAX_SLOTS * N];
     uint64_t x = 0x9e3779b97f4a7c15ull;
-    size_t nslots = 0, two = 0;
+    rvt_packed_state stream = {0, 0}, packing = {0, 0};
+    size_t nslots = 0, longs = 0;
     for (size_t i = 0; i < N; i++) {
         uint64_t v[8];
         for (unsigned k = 0; k < 8; k++) {
@@ -289,49 +302,133 @@ static void test_pack_round_trip(void **state) {
             v[k] = x;
         }
         rvt_retire *r = &recs[i];
-        r->iaddr = v[0];
-        r->time = v[1];
-        r->insn = (uint32_t)v[2];
-        r->ninsns = (uint32_t)(v[2] >> 32);
-        r->iretire = (uint16_t)v[3];
-        r->ilastsize = (uint8_t)(v[3] >> 16);
-        r->itype = (uint8_t)(v[3] >> 24);
-        r->priv = (uint8_t)(v[3] >> 32);
-        r->ctype = (uint8_t)(v[3] >> 40);
-        r->sijump = (uint8_t)(v[3] >> 48);
-        r->hart = (uint8_t)(v[3] >> 56);
-        /* most records carry none of the second slot's fields, some one */
+        r->iaddr = v[0]; /* (the fields not set stay 0: each record is written once) */
         unsigned which = (unsigned)(v[4] % 8);
-        r->cause = which == 0 ? v[5] : 0;
-        r->tval = which == 1 ? v[6] : 0;
-        r->context = which == 2 ? v[7] : 0;
-        r->sideband = which == 3 ? (uint8_t)(v[5] | 1) : 0;
-        if (which > 3)
-            r->ctype &= 0x7f;
-        size_t used = rvt_retire_pack(r, slots + nslots);
-        assert_int_equal(used, which <= 3 || (r->ctype & 0x80) ? 2 : 1);
-        two += used == 2;
+        if (which < 5) { /* any values at all */
+            r->time = which == 4 ? v[1] : stream.time;
+            r->insn = (uint32_t)v[2];
+            r->ninsns = (uint32_t)(v[2] >> 32);
+            r->iretire = (uint16_t)v[3];
+            r->ilastsize = (uint8_t)(v[3] >> 16);
+            r->itype = (uint8_t)(v[3] >> 24);
+            r->priv = (uint8_t)(v[3] >> 32);
+            r->ctype = (uint8_t)(v[3] >> 40) | 1;
+            r->sijump = (uint8_t)(v[3] >> 48);
+            r->hart = (uint8_t)(v[3] >> 56);
+            r->cause = which == 0 ? v[5] : 0;
+            r->tval = which == 1 ? v[6] : 0;
+            r->context = which == 2 ? v[7] : 0;
+            r->sideband = which == 3 ? (uint8_t)(v[5] | 1) : 0;
+        } else { /* a block in the stream's state, in the one-slot ranges (to their ends) */
+            r->time = stream.time;
+            r->iaddr &= ~1ull;
+            r->insn = (uint32_t)v[2];
+            r->iretire = (v[3] & 1) ? RVT_PACKED_IRETIRE_MAX : (uint16_t)(v[3] >> 1 & RVT_PACKED_IRETIRE_MAX);
+            r->ninsns = (v[3] & 2) ? RVT_PACKED_NINSNS_MAX : (uint32_t)(v[3] >> 16 & RVT_PACKED_NINSNS_MAX);
+            r->ilastsize = (uint8_t)(v[3] >> 31 & 1);
+            r->itype = (uint8_t)(v[3] >> 32 & 15);
+            r->priv = (uint8_t)(v[3] >> 36 & 3);
+            r->hart = (uint8_t)(stream.hart_group << 2 | (v[3] >> 38 & 3));
+            if (which == 5) /* one field just out of range */
+                switch (v[5] % 9) {
+                case 0: r->iretire = RVT_PACKED_IRETIRE_MAX + 1; break;
+                case 1: r->ninsns = RVT_PACKED_NINSNS_MAX + 1; break;
+                case 2: r->itype = 16; break;
+                case 3: r->priv = 4; break;
+                case 4: r->hart ^= 4; break; /* another group */
+                case 5: r->ilastsize = 2; break;
+                case 6: r->sijump = 1; break;
+                case 7: r->ctype = 1; break;
+                default: r->iaddr |= 1; break;
+                }
+        }
+        if (which <= 5)
+            stream = (rvt_packed_state){r->time, r->hart >> 2u};
+        size_t used = rvt_retire_pack(r, slots + nslots, &packing);
+        assert_int_equal(used, which <= 5 ? RVT_PACKED_MAX_SLOTS : 1);
+        assert_true(packing.time == stream.time && packing.hart_group == stream.hart_group);
+        longs += used > 1;
         nslots += used;
     }
-    assert_true(two > N / 3 && two < N);
-    size_t used, k = rvt_retire_unpack(slots, nslots, back, N, &used);
+    assert_true(longs > N / 2 && longs < N);
+    rvt_packed_state unpacking = {0, 0};
+    size_t used, k = rvt_retire_unpack(slots, nslots, back, N, &used, &unpacking);
     assert_int_equal(k, N);
     assert_int_equal(used, nslots);
     assert_memory_equal(back, recs, sizeof recs);
-    /* through a small scratch, reused by records of one slot after records
-     * of two: each arrives whole */
+    assert_true(unpacking.time == stream.time && unpacking.hart_group == stream.hart_group);
+    /* through a small scratch, reused by one-slot records after long ones:
+     * each arrives whole */
     struct order_check o = {recs, 0, false};
     static rvt_retire scratch[7];
-    assert_int_equal(rvt_retire_unpack_to(slots, nslots, scratch, 7, check_order, &o), 0);
+    unpacking = (rvt_packed_state){0, 0};
+    assert_int_equal(rvt_retire_unpack_to(slots, nslots, scratch, 7, check_order, &o, &unpacking), 0);
     assert_int_equal(o.seen, N);
     assert_false(o.out_of_order);
-    /* the last record's first slot without its second: left for later */
-    size_t last = nslots - 2;
-    while (!(slots[last].bits & RVT_PACKED_MORE))
-        last--;
-    k = rvt_retire_unpack(slots, last + 1, back, N, &used);
+    /* the last long record without its last slot: left for later */
+    size_t last = 0;
+    for (size_t at = 0; at < nslots; at += rvt_packed_slots(&slots[at]))
+        if (rvt_packed_is_long(&slots[at]))
+            last = at;
+    unpacking = (rvt_packed_state){0, 0};
+    k = rvt_retire_unpack(slots, last + RVT_PACKED_MAX_SLOTS - 1, back, N, &used, &unpacking);
     assert_int_equal(used, last);
-    assert_int_equal(rvt_retire_unpack_to(slots + last, 1, back, N, NULL, NULL), RVT_E_TRUNC);
+    assert_int_equal(rvt_retire_unpack_to(slots + last, RVT_PACKED_MAX_SLOTS - 1, back, N, NULL, NULL, &unpacking),
+                     RVT_E_TRUNC);
+}
+
+/* A state slot is no record: it sets the time and hart group of the
+ * one-slot records after it, up to the next long record or state slot. */
+static void test_pack_state_slots(void **state) {
+    (void)state;
+    rvt_retire recs[4] = {{.iaddr = 0x80000000, .insn = 0x00b50463, .ninsns = 3, .iretire = 5, .ilastsize = 1,
+                           .itype = RVT_ITYPE_BRANCH_TAKEN, .priv = 3}};
+    recs[1] = recs[0], recs[1].iaddr += 0x40, recs[1].time = 500;
+    recs[2] = recs[0], recs[2].time = 900;
+    recs[3] = recs[0], recs[3].iaddr -= 0x40, recs[3].time = 1300, recs[3].hart = 6;
+    rvt_retire_packed slots[16];
+    size_t n = 0;
+    rvt_packed_state packing = {0, 0};
+    n += rvt_retire_pack(&recs[0], slots + n, &packing);
+    packing = (rvt_packed_state){500, 0};
+    slots[n++] = rvt_packed_state_slot(&packing);
+    n += rvt_retire_pack(&recs[1], slots + n, &packing);
+    n += rvt_retire_pack(&recs[2], slots + n, &packing); /* long: a time of its own */
+    slots[n++] = rvt_packed_state_slot(&(rvt_packed_state){1200, 0});
+    packing = (rvt_packed_state){1300, 1};
+    slots[n++] = rvt_packed_state_slot(&packing);
+    n += rvt_retire_pack(&recs[3], slots + n, &packing); /* hart 6: group 1 */
+    slots[n++] = rvt_packed_state_slot(&(rvt_packed_state){2000, 3});
+    assert_int_equal(n, 1 + 1 + 1 + RVT_PACKED_MAX_SLOTS + 2 + 1 + 1);
+    assert_int_equal(rvt_packed_slots(&slots[1]), 1);
+    assert_int_equal(rvt_packed_ninsns(&slots[1]), 0);
+    assert_int_equal(rvt_packed_ninsns(&slots[2]), 3);
+    assert_true(rvt_packed_last_iaddr(&slots[2]) == recs[1].iaddr + 6);
+    rvt_packed_state s = {0, 0};
+    rvt_packed_follow(&slots[1], &s);
+    assert_true(s.time == 500 && s.hart_group == 0);
+    rvt_packed_follow(&slots[2], &s);
+    assert_true(s.time == 500);
+    rvt_packed_follow(&slots[3], &s);
+    assert_true(s.time == 900);
+    rvt_retire back[4];
+    size_t used;
+    s = (rvt_packed_state){0, 0};
+    assert_int_equal(rvt_retire_unpack(slots, n, back, 4, &used, &s), 4);
+    assert_int_equal(used, n - 1); /* (out of room before the last state slot) */
+    assert_true(s.time == 1300 && s.hart_group == 1);
+    assert_memory_equal(back, recs, sizeof recs);
+    assert_int_equal(rvt_retire_unpack(slots + used, 1, back, 4, &used, &s), 0);
+    assert_int_equal(used, 1);
+    assert_true(s.time == 2000 && s.hart_group == 3);
+    /* one record at a time, the last call with nothing but a state slot */
+    struct order_check o = {recs, 0, false};
+    static rvt_retire scratch[1];
+    s = (rvt_packed_state){0, 0};
+    assert_int_equal(rvt_retire_unpack_to(slots, n, scratch, 1, check_order, &o, &s), 0);
+    assert_int_equal(o.seen, 4);
+    assert_false(o.out_of_order);
+    assert_true(s.time == 2000 && s.hart_group == 3);
 }
 
 /* A producer slower than the consumer's polling (it pauses between pieces
@@ -352,7 +449,7 @@ static void test_relay_slow_producer(void **state) {
         assert_int_equal(rvt_retire_relay_sink(relay, recs + at, N - at < 2500 ? N - at : 2500), 0);
         nanosleep(&pause, NULL);
     }
-    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay, NULL), 0);
     assert_int_equal(o.seen, N);
     assert_false(o.out_of_order);
     /* less than one batch, then the end */
@@ -360,7 +457,7 @@ static void test_relay_slow_producer(void **state) {
     assert_int_equal(rvt_retire_relay_new(&relay, check_order, &o), 0);
     assert_int_equal(rvt_retire_relay_sink(relay, recs, 10), 0);
     nanosleep(&pause, NULL);
-    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay, NULL), 0);
     assert_int_equal(o.seen, 10);
     assert_false(o.out_of_order);
     free(recs);
@@ -390,12 +487,12 @@ static void test_relay_reports_failure(void **state) {
     for (unsigned k = 0; k < 1000 && !rc; k++)
         rc = rvt_retire_relay_sink(relay, recs, 1000);
     assert_int_equal(rc, RVT_E_IO);
-    assert_int_equal(rvt_retire_relay_finish(relay), RVT_E_IO);
+    assert_int_equal(rvt_retire_relay_finish(relay, NULL), RVT_E_IO);
     assert_true(f.seen >= 5000);
     assert_int_equal(f.calls_after, 0);
     /* nothing pushed: finishing reports nothing */
     assert_int_equal(rvt_retire_relay_new(&relay, fail_after_5000, &f), 0);
-    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay, NULL), 0);
 }
 
 /* The consumer keeps off the processor the producer hands its batches over
@@ -438,7 +535,7 @@ static void test_relay_consumer_placement(void **state) {
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
     for (unsigned k = 0; k < 40; k++)
         assert_int_equal(rvt_retire_relay_sink(relay, recs, 4096), 0);
-    assert_int_equal(rvt_retire_relay_finish(relay), 0);
+    assert_int_equal(rvt_retire_relay_finish(relay, NULL), 0);
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed), 0);
     assert_true(c.calls > 0);
     assert_int_equal(c.on_producer_cpu, 0);
@@ -500,6 +597,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_field_forms),
         cmocka_unit_test(test_pack_round_trip),
+        cmocka_unit_test(test_pack_state_slots),
         cmocka_unit_test(test_relay_keeps_order),
         cmocka_unit_test(test_relay_reports_failure),
         cmocka_unit_test(test_relay_slow_producer),

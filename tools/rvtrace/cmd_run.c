@@ -120,6 +120,7 @@ struct fanout {
     rvt_machine *m; /* and the machine, for its boot ROM */
     program_code *fetch; /* what the encoders read the code from */
     rvt_retire unpacked[RUN_UNPACKED]; /* records unpacked on the hart's thread */
+    rvt_packed_state unpacked_state;   /* the packed stream's, as unpacked there */
 };
 
 static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
@@ -211,7 +212,7 @@ static int run_stream_sink(void *user, const rvt_retire *recs, size_t n) {
 static int run_here(struct fanout *f, const rvt_retire_packed *slots, size_t n) {
     if (f->reads_code && rvt_machine_changed_code(f->m))
         f->fetch->memory_first = true;
-    return rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, run_stream_sink, f);
+    return rvt_retire_unpack_to(slots, n, f->unpacked, RUN_UNPACKED, run_stream_sink, f, &f->unpacked_state);
 }
 
 /* The hart's records, packed: through the relay, or unpacked here. */
@@ -228,7 +229,7 @@ static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n)
     if (!rest)
         return rc | RVT_E_NOMEM;
     memcpy(rest, slots + k, (n - k) * sizeof *slots);
-    f->relay_error = rvt_retire_relay_finish(f->relay);
+    f->relay_error = rvt_retire_relay_finish(f->relay, &f->unpacked_state); /* (the stream goes on here) */
     f->relay = NULL;
     rc |= f->relay_error | run_here(f, rest, n - k);
     free(rest);
@@ -728,7 +729,7 @@ int cmd_run(int argc, char **argv) {
      * is joined before its filter goes on here. Decoding it all beforehand
      * cost the hart's thread 0.3 ms per run. */
     if (fan.reads_code && !fan.ncode) { /* (the encoders' code cannot be watched: all on this thread) */
-        rvt_retire_relay_finish(fan.relay);
+        rvt_retire_relay_finish(fan.relay, NULL);
         fan.relay = NULL;
     }
     program_code code = {img, m, false}; /* the code the hart runs */
@@ -749,7 +750,7 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_run(m, &res, &diag);
     progress_end(&rp.pr);
     /* The filter finishes on this thread, once the relay's is done with it. */
-    int frc = fan.relay ? rvt_retire_relay_finish(fan.relay) : fan.relay_error;
+    int frc = fan.relay ? rvt_retire_relay_finish(fan.relay, NULL) : fan.relay_error;
     fan.relay = NULL;
     if (fan.filter)
         frc |= rvt_ref_filter_finish(fan.filter);
@@ -809,7 +810,7 @@ int cmd_run(int argc, char **argv) {
         break;
     }
 out:
-    rvt_retire_relay_finish(fan.relay); /* (a run that did not start: nothing queued) */
+    rvt_retire_relay_finish(fan.relay, NULL); /* (a run that did not start: nothing queued) */
     rvt_row_writer_finish(csv_w);
     rvt_row_writer_finish(pcs_w);
     rvt_rvti_writer_finish(rvti_w);
