@@ -308,7 +308,7 @@ static int check_then_stop_packed(void *user, const rvt_retire_packed *slots, si
         rvt_retire r;
         size_t used;
         if (!rvt_retire_unpack(&slots[k], rvt_packed_slots(&slots[k]), &r, 1, &used, &c->stream))
-            continue; /* a time slot */
+            continue; /* a state slot */
         assert_int_equal(r.ninsns, ninsns);
         if (!ninsns)
             continue;
