@@ -228,10 +228,11 @@ int rvt_flow_log_pc(void *log, uint64_t pc);
 int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
 int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
-/* A walk sink (rvt_walk_sink). A walk is logged with its blocks the first
- * time in a log, and by reference to that entry when its id comes again
- * (the blocks are the same): a pass over a kept walk costs the decoder
- * and the replay three words instead of a word a block. A walk of more
+/* A walk sink (rvt_walk_sink). A walk's blocks are kept the first time
+ * its id comes in a log, and every pass is three words that refer to them
+ * (the blocks are the same): a pass over a kept walk costs the decoder and
+ * the replay three words instead of a word a block, and the replay hands
+ * the kept blocks to the walk sink without copying them. A walk of more
  * than RVT_FLOW_LOG_WALK_MAX blocks goes in as its blocks. */
 #define RVT_FLOW_LOG_WALK_MAX 64u
 int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);

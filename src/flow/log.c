@@ -7,7 +7,7 @@
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
 
-enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTRY_WALK, ENTRY_WALK_AGAIN };
+enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTRY_WALK };
 
 /* The entries are 64-bit words. A log is written on one core and replayed
  * on another, so its size is traffic between them, and a decoder logs a
@@ -17,10 +17,12 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTR
  *   start's low 32 bits | (end - start) / 2 << 32 | n << 48.
  * Every other entry is three words: bit 63 set, the kind at bit 32 and n,
  * then start (a trap's or note's index for those) and wide (a run's sizes,
- * a block's end). A walk is three words (its block count, id and
- * instructions) and its blocks, the first a three-word one (so that they
- * read the same wherever the reading starts); a walk logged before, three
- * words: the count and where that walk's entry is, its id, instructions.
+ * a block's end). A walk is three words: its block count and where its
+ * blocks are in the log's walk blocks (bit 35 up), its id, its
+ * instructions. Its blocks are stored once per log, as they came, and the
+ * walk's later passes refer to them again: the replay hands them to the
+ * walk sink where they lie, and a consumer that knows the id from before
+ * does not read them at all.
  * (Where cores hand data over slowly, 2.4 GB/s on some virtual machines at
  * times, the traffic costs the decoding threads more than their work:
  * docs/ARCHITECTURE.md.) */
@@ -31,14 +33,14 @@ enum { LONG_WORDS = 3 };
  * notes, or a walk's id). */
 static bool starts_at_address(enum entry_kind kind) { return kind <= ENTRY_BLOCK; }
 
-/* The walks logged with their blocks, by id: direct mapped, a slot 16
+/* The walks whose blocks the log keeps, by id: direct mapped, a slot 16
  * bytes. A slot holds one of the log's walks while its `clears` is the
  * log's (a clear does not touch the 64 KiB: short segments clear often). */
 enum { LOGGED_WALK_BITS = 12 };
 struct logged_walk {
     uint64_t id;
-    uint32_t at;     /* the word where its entry starts */
-    uint32_t clears; /* the log's count of clears when it was logged */
+    uint32_t at;     /* where its blocks are in walk_blocks */
+    uint32_t clears; /* the log's count of clears when it was kept */
 };
 
 struct rvt_flow_log {
@@ -52,6 +54,8 @@ struct rvt_flow_log {
     size_t notes_len, notes_cap;
     uint64_t run_end; /* the address after the last entry when it is a run */
     struct logged_walk *walks; /* (allocated with the first walk) */
+    rvt_block *walk_blocks;    /* the blocks of the walks kept, one walk after the other */
+    size_t nwalk_blocks, walk_blocks_cap;
     uint32_t clears;           /* (from 1: a zeroed slot holds nothing) */
     atomic_bool stopped; /* (set from another thread: rvt_flow_log_stop) */
 };
@@ -72,6 +76,7 @@ void rvt_flow_log_free(rvt_flow_log *l) {
     free(l->traps);
     free(l->notes);
     free(l->walks);
+    free(l->walk_blocks);
     free(l);
 }
 
@@ -81,7 +86,7 @@ void rvt_flow_log_clear(rvt_flow_log *l) {
             memset(l->walks, 0, sizeof *l->walks << LOGGED_WALK_BITS);
         l->clears = 1;
     }
-    l->n = l->ntraps = l->notes_len = 0;
+    l->n = l->ntraps = l->notes_len = l->nwalk_blocks = 0;
     l->high = 0;
     l->last_run = SIZE_MAX;
 }
@@ -193,32 +198,31 @@ static int log_blocks(rvt_flow_log *l, const rvt_block *blocks, uint32_t from, u
 
 int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
     rvt_flow_log *l = log;
-    int rc;
     if (n == 0 || n > RVT_FLOW_LOG_WALK_MAX)
         return log_blocks(l, blocks, 0, n);
     if (!l->walks && !(l->walks = calloc((size_t)1 << LOGGED_WALK_BITS, sizeof *l->walks)))
         return RVT_E_NOMEM;
+    int rc = room(l, LONG_WORDS);
+    if (rc)
+        return rc;
     struct logged_walk *w = &l->walks[(id * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - LOGGED_WALK_BITS)];
-    if (w->id == id && w->clears == l->clears) {
-        if ((rc = room(l, LONG_WORDS)) != RVT_OK)
-            return rc;
-        uint64_t *at = l->words + l->n;
-        at[0] = LONG_ENTRY | (uint64_t)ENTRY_WALK_AGAIN << 32 | (uint64_t)w->at << 8 | n;
-        at[1] = id;
-        at[2] = insns;
-        l->n += LONG_WORDS;
-        l->last_run = SIZE_MAX;
-        return RVT_OK;
+    if (w->id != id || w->clears != l->clears) {
+        /* (a block is two words: the blocks count towards the log's size) */
+        if (l->nwalk_blocks + n > RVT_FLOW_LOG_MAX / 2)
+            return RVT_E_RANGE;
+        if (!reserve((void **)&l->walk_blocks, &l->walk_blocks_cap, l->nwalk_blocks, n, sizeof *l->walk_blocks))
+            return RVT_E_NOMEM;
+        memcpy(l->walk_blocks + l->nwalk_blocks, blocks, n * sizeof *blocks);
+        *w = (struct logged_walk){id, (uint32_t)l->nwalk_blocks, l->clears};
+        l->nwalk_blocks += n;
     }
-    size_t at = l->n;
-    rc = append(l, id, insns, n, ENTRY_WALK);
-    if (!rc)
-        rc = append(l, blocks[0].start, rvt_block_end(&blocks[0]), blocks[0].n, ENTRY_BLOCK);
-    if (!rc)
-        rc = log_blocks(l, blocks, 1, n);
-    if (!rc && at < (UINT32_C(1) << 24)) /* (the place fits the reference's 24 bits) */
-        *w = (struct logged_walk){id, (uint32_t)at, l->clears};
-    return rc;
+    uint64_t *at = l->words + l->n;
+    at[0] = LONG_ENTRY | (uint64_t)w->at << 35 | (uint64_t)ENTRY_WALK << 32 | n;
+    at[1] = id;
+    at[2] = insns;
+    l->n += LONG_WORDS;
+    l->last_run = SIZE_MAX;
+    return RVT_OK;
 }
 
 int rvt_flow_log_trap(void *log, const rvt_trap_event *trap) {
@@ -252,17 +256,10 @@ static rvt_block logged_block(const uint64_t *words, size_t *i, uint64_t *high) 
     return (rvt_block){w[1], (uint32_t)(w[2] - w[1]), (uint32_t)w[0]};
 }
 
-/* The walk whose entry starts at words[at], to the walk sink, else block by
- * block; *end: the word after its blocks, *high: the high bits after them. */
-static int replay_walk(const rvt_flow_log *l, size_t at, const rvt_flow_sinks *to, void *user, size_t *end,
-                       uint64_t *high) {
-    const uint64_t *w = l->words + at;
-    uint32_t n = (uint32_t)w[0];
-    rvt_block blocks[RVT_FLOW_LOG_WALK_MAX];
-    size_t i = at + LONG_WORDS;
-    for (uint32_t k = 0; k < n; k++)
-        blocks[k] = logged_block(l->words, &i, high);
-    *end = i;
+/* The walk whose entry is `w`, to the walk sink, else block by block. */
+static int replay_walk(const rvt_flow_log *l, const uint64_t *w, const rvt_flow_sinks *to, void *user) {
+    uint32_t n = (uint8_t)w[0];
+    const rvt_block *blocks = l->walk_blocks + (w[0] >> 35 & 0xfffffff);
     if (to->walk)
         return to->walk(user, w[1], blocks, n, w[2]);
     for (uint32_t k = 0; k < n; k++) {
@@ -283,11 +280,7 @@ int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *u
             rvt_block b = logged_block(l->words, &i, &high);
             rc = to->block(user, b.start, rvt_block_end(&b), b.n);
         } else if (kind == ENTRY_WALK) {
-            rc = replay_walk(l, i, to, user, &i, &high);
-        } else if (kind == ENTRY_WALK_AGAIN) { /* (its blocks as logged the first time) */
-            size_t first = (w[0] >> 8) & 0xffffff, after;
-            uint64_t then = 0;
-            rc = replay_walk(l, first, to, user, &after, &then);
+            rc = replay_walk(l, w, to, user);
             i += LONG_WORDS;
         } else {
             uint32_t n = (uint32_t)w[0];

@@ -21,6 +21,7 @@ enum {
      * segment ends anyway and the next one is chained to it (what a segment
      * holds stays bounded, the consumers get their flow a segment behind) */
     LONG_SEGMENT_FACTOR = 8,
+    PREFETCH_AHEAD = 1024, /* bytes */
 };
 
 /* SEG_IN_ORDER: closed, for the pool's own decoder only. */
@@ -341,6 +342,12 @@ static int append(segment *s, const void *item) {
     }
     memcpy(s->items + s->used, item, size < codec->item_size ? size : codec->item_size);
     s->used += size;
+    /* A worker on the other core read these bytes last, and a copy into a
+     * line it holds waits for the line (where cores hand data over slowly
+     * that was an eighth of the reading thread's time): ask for the lines
+     * a few items ahead. */
+    if (s->cap - s->used > PREFETCH_AHEAD)
+        __builtin_prefetch(s->items + s->used + PREFETCH_AHEAD, 1);
     s->n++;
     return 0;
 }

@@ -259,11 +259,13 @@ static void log_replays_every_kind_in_order(void **state) {
 }
 
 /* A walk comes back under its id with its blocks, in order with the rest:
- * logged in full the first time, by reference when its id comes again in
- * the same log (the blocks: two with new high address bits, one too long
- * for a word); one of more than RVT_FLOW_LOG_WALK_MAX blocks comes as its
- * blocks. Without a walk sink every walk comes block by block; after a
- * clear, the same id is logged in full again. */
+ * its blocks kept the first time, referred to when its id comes again in
+ * the same log (the blocks: two with other high address bits than the
+ * blocks around them, one too long for a word; the block after the walk
+ * takes its high bits from the one before it); one of more than
+ * RVT_FLOW_LOG_WALK_MAX blocks comes as its blocks. Without a walk sink
+ * every walk comes block by block; after a clear, the same id is kept
+ * again. */
 static int record_walk(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
     int rc = record(user, 0x3a1c) | record(user, id) | record(user, n) | record(user, insns);
     for (uint32_t i = 0; i < n; i++)
@@ -285,9 +287,9 @@ static void log_replays_walks(void **state) {
     for (int with_walk_sink = 1; with_walk_sink >= 0; with_walk_sink--) {
         for (int pass = 0; pass < 2; pass++) { /* (the second after a clear) */
             rvt_flow_log_clear(log);
-            assert_int_equal(rvt_flow_log_block(log, 0x80000000, 0x80000010, 5), RVT_OK);
+            assert_int_equal(rvt_flow_log_block(log, 0x280000000, 0x280000010, 5), RVT_OK);
             assert_int_equal(rvt_flow_log_walk(log, 42, walk, 3, 13), RVT_OK);
-            assert_int_equal(rvt_flow_log_block(log, 0x80000030, 0x80000034, 1), RVT_OK); /* (high bits: the walk's) */
+            assert_int_equal(rvt_flow_log_block(log, 0x280000030, 0x280000034, 1), RVT_OK);
             assert_int_equal(rvt_flow_log_walk(log, 42, walk, 3, 13), RVT_OK);           /* by reference */
             assert_int_equal(rvt_flow_log_walk(log, 43, long_walk, LONG, 2 * LONG), RVT_OK);
             assert_int_equal(rvt_flow_log_pc(log, 0x5000), RVT_OK);
@@ -295,7 +297,7 @@ static void log_replays_walks(void **state) {
             rvt_flow_sinks sinks = {record_pc, record_run_as_is, record_block, record_trap, record_note,
                                     with_walk_sink ? record_walk : NULL};
             assert_int_equal(rvt_flow_log_replay(log, &sinks, &got), RVT_OK);
-            record_block(&want, 0x80000000, 0x80000010, 5);
+            record_block(&want, 0x280000000, 0x280000010, 5);
             for (int k = 0; k < 2; k++) {
                 if (with_walk_sink) {
                     record(&want, 0x3a1c), record(&want, 42), record(&want, 3), record(&want, 13);
@@ -303,7 +305,7 @@ static void log_replays_walks(void **state) {
                 for (unsigned i = 0; i < 3; i++)
                     record_block(&want, walk[i].start, rvt_block_end(&walk[i]), walk[i].n);
                 if (k == 0)
-                    record_block(&want, 0x80000030, 0x80000034, 1);
+                    record_block(&want, 0x280000030, 0x280000034, 1);
             }
             for (unsigned i = 0; i < LONG; i++)
                 record_block(&want, long_walk[i].start, rvt_block_end(&long_walk[i]), long_walk[i].n);
