@@ -83,11 +83,18 @@ static void feed(const setup *s, const uint8_t *data, size_t size, void *dec, fl
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &s->ncfg, data, size);
     for (;;) {
-        rvt_etrace_item it = {0};
-        rvt_nexus_msg m;
+        rvt_etrace_item own_it = {0}, *it = &own_it;
+        rvt_nexus_msg own_m, *m = &own_m;
+        void *room = pool ? rvt_decode_pool_room(pool) : NULL; /* (read where the pool keeps it) */
+        if (pool && !room)
+            return;
+        if (room && s->etrace)
+            it = room;
+        else if (room)
+            m = room;
         size_t off = 0;
-        int rc = s->etrace ? rvt_te_raw_next(&cur, &s->ep, &s->eo, &it.pkt, &off, &diag)
-                           : rvt_nexus_next(&rd, &m, &diag);
+        int rc = s->etrace ? rvt_te_raw_next(&cur, &s->ep, &s->eo, &it->pkt, &off, &diag)
+                           : rvt_nexus_next(&rd, m, &diag);
         if (rc == 0)
             break;
         if (rc < 0) {
@@ -106,14 +113,14 @@ static void feed(const setup *s, const uint8_t *data, size_t size, void *dec, fl
                 rvt_ntrace_decoder_resync(dec);
             continue;
         }
-        it.offset = off;
-        const void *item = s->etrace ? (const void *)&it : (const void *)&m;
+        it->offset = off;
+        const void *item = s->etrace ? (const void *)it : (const void *)m;
         if (pool) {
             if (rvt_decode_pool_item(pool, item))
                 return;
             continue;
         }
-        rc = s->etrace ? rvt_etrace_decode_item(dec, &it, &diag) : rvt_ntrace_decode(dec, &m, &diag);
+        rc = s->etrace ? rvt_etrace_decode_item(dec, it, &diag) : rvt_ntrace_decode(dec, m, &diag);
         if (rc == RVT_E_IO || (rc && note_lost(l, diag.msg)))
             return;
     }

@@ -324,6 +324,12 @@ int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg
 /* The next item of the trace. Returns 0, or what stopped decoding: a
  * sink's or callback's non-zero value, RVT_E_NOMEM. */
 int rvt_decode_pool_item(rvt_decode_pool *p, const void *item);
+/* Room for the next item (item_size bytes) where the segment keeps it, or
+ * NULL when memory ran out: an item read into it and handed to
+ * rvt_decode_pool_item next is not copied. (A copy of what was just written
+ * field by field waits for those stores to land, and they wait for lines a
+ * worker on the other core read last.) */
+void *rvt_decode_pool_room(rvt_decode_pool *p);
 /* The bytes before the next item were damaged (`text` says how): every
  * decoder forgets the path there. */
 int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text);

@@ -327,29 +327,45 @@ static int next_segment(rvt_decode_pool *p, bool at_sync) {
     return rc;
 }
 
+/* Room for `size` more bytes in `s`. */
+static int make_room(segment *s, size_t size) {
+    if (s->cap - s->used >= size)
+        return 0;
+    size_t cap = s->cap ? 2 * s->cap : 256 * s->pool->codec->item_size;
+    while (cap - s->used < size)
+        cap *= 2;
+    unsigned char *items = realloc(s->items, cap);
+    if (!items)
+        return RVT_E_NOMEM;
+    s->items = items;
+    s->cap = cap;
+    return 0;
+}
+
 static int append(segment *s, const void *item) {
     const rvt_pool_codec *codec = s->pool->codec;
     size_t size = stored_size(codec, item);
-    if (s->cap - s->used < size) {
-        size_t cap = s->cap ? 2 * s->cap : 256 * codec->item_size;
-        while (cap - s->used < size)
-            cap *= 2;
-        unsigned char *items = realloc(s->items, cap);
-        if (!items)
+    unsigned char *to = s->items + s->used;
+    if (item != to) { /* (else it was read into rvt_decode_pool_room's room) */
+        if (make_room(s, size))
             return RVT_E_NOMEM;
-        s->items = items;
-        s->cap = cap;
+        to = s->items + s->used;
+        memcpy(to, item, size < codec->item_size ? size : codec->item_size);
     }
-    memcpy(s->items + s->used, item, size < codec->item_size ? size : codec->item_size);
     s->used += size;
-    /* A worker on the other core read these bytes last, and a copy into a
+    s->n++;
+    /* A worker on the other core read these bytes last, and a store into a
      * line it holds waits for the line (where cores hand data over slowly
      * that was an eighth of the reading thread's time): ask for the lines
      * a few items ahead. */
     if (s->cap - s->used > PREFETCH_AHEAD)
         __builtin_prefetch(s->items + s->used + PREFETCH_AHEAD, 1);
-    s->n++;
     return 0;
+}
+
+void *rvt_decode_pool_room(rvt_decode_pool *p) {
+    segment *s = seg_at(p, p->filling);
+    return make_room(s, (p->codec->item_size + 7) & ~(size_t)7) ? NULL : s->items + s->used;
 }
 
 int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {

@@ -815,6 +815,15 @@ static bool read_more(decode_ctx *c, rvt_zreader *zr, uint8_t *data, size_t *hav
     return true;
 }
 
+/* With --threads: where the next packet or message is read (the pool keeps
+ * it there); NULL, reported, when memory ran out. */
+static void *pool_room(rvt_decode_pool *pool) {
+    void *room = rvt_decode_pool_room(pool);
+    if (!room)
+        fprintf(stderr, "rvtrace decode: out of memory\n");
+    return room;
+}
+
 /* With --threads: a pool that decodes segments of the trace at once and
  * hands their flow to what `dec` would have given it to. */
 static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_codec *codec, void *dec,
@@ -867,9 +876,13 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             cur.size = have;
             cur.no_zeros_from = 0;
         }
-        rvt_etrace_item it;
+        rvt_etrace_item own, *it = pool ? pool_room(pool) : &own;
+        if (!it) {
+            status = 1;
+            break;
+        }
         size_t off;
-        int rc = rvt_te_raw_next(&cur, p, o, &it.pkt, &off, &d);
+        int rc = rvt_te_raw_next(&cur, p, o, &it->pkt, &off, &d);
         if (rc == 0)
             break;
         if (rc < 0) {
@@ -886,16 +899,16 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             }
             continue;
         }
-        it.offset = base + off;
-        it.index = ++c->packets;
+        it->offset = base + off;
+        it->index = ++c->packets;
         if (pool) {
-            if ((rc = rvt_decode_pool_item(pool, &it)) != 0) {
+            if ((rc = rvt_decode_pool_item(pool, it)) != 0) {
                 status = rc != POOL_STOP;
                 break;
             }
             continue;
         }
-        rc = rvt_etrace_decode_item(dec, &it, &d);
+        rc = rvt_etrace_decode_item(dec, it, &d);
         if (rc == RVT_E_IO) {
             status = 1;
             break;
@@ -992,8 +1005,12 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             rd.idle = idle;
             continue;
         }
-        rvt_nexus_msg m;
-        int rc = rvt_nexus_next(&rd, &m, &d);
+        rvt_nexus_msg own, *m = pool ? pool_room(pool) : &own;
+        if (!m) {
+            status = 1;
+            break;
+        }
+        int rc = rvt_nexus_next(&rd, m, &d);
         if (rc == 0)
             break;
         if (rc < 0 && pool) { /* reported in order, with the flow before it */
@@ -1013,27 +1030,27 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         side->count++;
         c->packets++;
         if (pool) {
-            if ((rc = rvt_decode_pool_item(pool, &m)) != 0) {
+            if ((rc = rvt_decode_pool_item(pool, m)) != 0) {
                 status = rc != POOL_STOP;
                 break;
             }
             continue;
         }
-        unsigned src = (unsigned)rvt_nexus_get(&m, RVT_NXF_SRC, 0);
+        unsigned src = (unsigned)rvt_nexus_get(m, RVT_NXF_SRC, 0);
         rvt_ntrace_decoder *dec = nsources > 1 ? decs[src % nsources] : decs[0];
         bool mine = opt->src_id < 0 || src == (unsigned)opt->src_id || !opt->src_bits;
-        rc = rvt_ntrace_decode(dec, &m, &d);
+        rc = rvt_ntrace_decode(dec, m, &d);
         if (rc == RVT_E_IO) {
             status = 1;
             break;
         }
         if (rc && path_lost(c, d.msg))
             break;
-        if (side->messages && list_message(side, &m, mine ? dec : NULL)) {
+        if (side->messages && list_message(side, m, mine ? dec : NULL)) {
             status = 1;
             break;
         }
-        if (side->printer && mine && rvt_itc_printer_message(side->printer, &m)) {
+        if (side->printer && mine && rvt_itc_printer_message(side->printer, m)) {
             status = 1;
             break;
         }
