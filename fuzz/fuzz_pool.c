@@ -82,6 +82,7 @@ static void feed(const setup *s, const uint8_t *data, size_t size, void *dec, fl
     rvt_te_raw_cursor cur = {.data = data, .size = size};
     rvt_nexus_reader rd;
     rvt_nexus_reader_init(&rd, &s->ncfg, data, size);
+    uint64_t packets = 0;
     for (;;) {
         rvt_etrace_item own_it = {0}, *it = &own_it;
         rvt_nexus_msg own_m, *m = &own_m;
@@ -114,6 +115,7 @@ static void feed(const setup *s, const uint8_t *data, size_t size, void *dec, fl
             continue;
         }
         it->offset = off;
+        it->index = ++packets; /* (set on every item: one read into the pool's room keeps what was there) */
         const void *item = s->etrace ? (const void *)it : (const void *)m;
         if (pool) {
             if (rvt_decode_pool_item(pool, item))

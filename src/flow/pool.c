@@ -345,12 +345,11 @@ static int make_room(segment *s, size_t size) {
 static int append(segment *s, const void *item) {
     const rvt_pool_codec *codec = s->pool->codec;
     size_t size = stored_size(codec, item);
-    unsigned char *to = s->items + s->used;
-    if (item != to) { /* (else it was read into rvt_decode_pool_room's room) */
+    /* (an item in place was read into rvt_decode_pool_room's room) */
+    if (!s->items || item != s->items + s->used) {
         if (make_room(s, size))
             return RVT_E_NOMEM;
-        to = s->items + s->used;
-        memcpy(to, item, size < codec->item_size ? size : codec->item_size);
+        memcpy(s->items + s->used, item, size < codec->item_size ? size : codec->item_size);
     }
     s->used += size;
     s->n++;
