@@ -18,7 +18,7 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTR
  * Every other entry is three words: bit 63 set, the kind at bit 32 and n,
  * then start (a trap's or note's index for those) and wide (a run's sizes,
  * a block's end). A walk is three words: its block count and where its
- * blocks are in the log's walk blocks (bit 35 up), its id, its
+ * blocks are in the log's walk blocks (WALK_AT_SHIFT up), its id, its
  * instructions. Its blocks are stored once per log, as they came, and the
  * walk's later passes refer to them again: the replay hands them to the
  * walk sink where they lie, and a consumer that knows the id from before
@@ -28,6 +28,11 @@ enum entry_kind { ENTRY_PC, ENTRY_RUN, ENTRY_BLOCK, ENTRY_TRAP, ENTRY_NOTE, ENTR
  * docs/ARCHITECTURE.md.) */
 #define LONG_ENTRY (UINT64_C(1) << 63)
 enum { LONG_WORDS = 3 };
+/* A walk's first word: where its blocks are in walk_blocks from this bit up
+ * to bit 62 (the log keeps at most RVT_FLOW_LOG_MAX / 2 of them). */
+enum { WALK_AT_SHIFT = 35 };
+#define WALK_AT_MASK ((UINT64_C(1) << (63 - WALK_AT_SHIFT)) - 1)
+_Static_assert(RVT_FLOW_LOG_MAX / 2 <= WALK_AT_MASK, "a walk's blocks are found through its first word");
 
 /* Whether an entry's start is an address (else an index into traps or
  * notes, or a walk's id). */
@@ -188,10 +193,10 @@ int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n) {
     return log_block_slowly(l, start, end, n);
 }
 
-/* blocks[from..n) as blocks. */
-static int log_blocks(rvt_flow_log *l, const rvt_block *blocks, uint32_t from, uint32_t n) {
+/* blocks[0..n) as blocks. */
+static int log_blocks(rvt_flow_log *l, const rvt_block *blocks, uint32_t n) {
     int rc = RVT_OK;
-    for (uint32_t i = from; i < n && !rc; i++)
+    for (uint32_t i = 0; i < n && !rc; i++)
         rc = rvt_flow_log_block(l, blocks[i].start, rvt_block_end(&blocks[i]), blocks[i].n);
     return rc;
 }
@@ -199,7 +204,7 @@ static int log_blocks(rvt_flow_log *l, const rvt_block *blocks, uint32_t from, u
 int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns) {
     rvt_flow_log *l = log;
     if (n == 0 || n > RVT_FLOW_LOG_WALK_MAX)
-        return log_blocks(l, blocks, 0, n);
+        return log_blocks(l, blocks, n);
     if (!l->walks && !(l->walks = calloc((size_t)1 << LOGGED_WALK_BITS, sizeof *l->walks)))
         return RVT_E_NOMEM;
     int rc = room(l, LONG_WORDS);
@@ -217,7 +222,7 @@ int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t 
         l->nwalk_blocks += n;
     }
     uint64_t *at = l->words + l->n;
-    at[0] = LONG_ENTRY | (uint64_t)w->at << 35 | (uint64_t)ENTRY_WALK << 32 | n;
+    at[0] = LONG_ENTRY | (uint64_t)w->at << WALK_AT_SHIFT | (uint64_t)ENTRY_WALK << 32 | n;
     at[1] = id;
     at[2] = insns;
     l->n += LONG_WORDS;
@@ -259,7 +264,7 @@ static rvt_block logged_block(const uint64_t *words, size_t *i, uint64_t *high) 
 /* The walk whose entry is `w`, to the walk sink, else block by block. */
 static int replay_walk(const rvt_flow_log *l, const uint64_t *w, const rvt_flow_sinks *to, void *user) {
     uint32_t n = (uint8_t)w[0];
-    const rvt_block *blocks = l->walk_blocks + (w[0] >> 35 & 0xfffffff);
+    const rvt_block *blocks = l->walk_blocks + (w[0] >> WALK_AT_SHIFT & WALK_AT_MASK);
     if (to->walk)
         return to->walk(user, w[1], blocks, n, w[2]);
     for (uint32_t k = 0; k < n; k++) {

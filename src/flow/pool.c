@@ -100,9 +100,9 @@ static segment *seg_at(rvt_decode_pool *p, uint64_t i) { return &p->ring[i % RIN
  * reading thread copies the items in and a worker reads them from another
  * core, so this is the traffic between the two: N-Trace messages are 216
  * bytes as structs and mostly under 100 in use. */
+static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 static size_t stored_size(const rvt_pool_codec *codec, const void *item) {
-    size_t n = codec->item_bytes ? codec->item_bytes(item) : codec->item_size;
-    return (n + 7) & ~(size_t)7;
+    return aligned8(codec->item_bytes ? codec->item_bytes(item) : codec->item_size);
 }
 
 /* The item after `item` in its segment. */
@@ -364,7 +364,7 @@ static int append(segment *s, const void *item) {
 
 void *rvt_decode_pool_room(rvt_decode_pool *p) {
     segment *s = seg_at(p, p->filling);
-    return make_room(s, (p->codec->item_size + 7) & ~(size_t)7) ? NULL : s->items + s->used;
+    return make_room(s, aligned8(p->codec->item_size)) ? NULL : s->items + s->used;
 }
 
 int rvt_decode_pool_item(rvt_decode_pool *p, const void *item) {
