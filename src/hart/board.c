@@ -9,81 +9,11 @@
 
 #include "hart_internal.h"
 
-#define UART_BASE 0x10000000u
-#define UART_SIZE 0x100u
-#define FINISHER_BASE 0x100000u
-#define FINISHER_SIZE 0x1000u
 #define TIMEBASE_HZ 10000000u /* what the model's mtime stands for (spike's) */
-
-/* ---- ns16550a: transmit only; the line is always ready, nothing arrives */
-
-static bool uart_access(rvt_machine *m, uint64_t off, void *data, unsigned len, bool write) {
-    if (len != 1)
-        return false;
-    uint8_t *b = data;
-    bool dlab = (m->uart_lcr & 0x80) != 0;
-    if (write) {
-        if (off == 0 && !dlab) {
-            fputc(*b, m->console);
-            if (*b == '\n')
-                fflush(m->console);
-        } else if (off == 3) {
-            m->uart_lcr = *b;
-        } else if (off == 1 && !dlab) {
-            m->uart_ier = *b;
-        } else if (off == 7) {
-            m->uart_scr = *b;
-        }
-        return true;
-    }
-    switch (off) {
-    case 1: *b = dlab ? 0 : m->uart_ier; break;
-    case 2: *b = 0xc1; break;  /* IIR: FIFOs on, no interrupt pending */
-    case 3: *b = m->uart_lcr; break;
-    case 5: *b = 0x60; break;  /* LSR: transmitter empty, no data */
-    case 6: *b = 0xb0; break;  /* MSR: CTS, DSR, DCD */
-    case 7: *b = m->uart_scr; break;
-    default: *b = 0; break;
-    }
-    return true;
-}
-
-/* ---- SiFive test finisher: 0x5555 pass, 0x3333 | code << 16 fail, 0x7777 reset */
-
-static bool finisher_access(rvt_machine *m, uint64_t off, void *data, unsigned len, bool write) {
-    if (!write) {
-        memset(data, 0, len);
-        return true;
-    }
-    if (off != 0 || len < 2)
-        return true;
-    uint32_t v = 0; /* a 16-bit write (OpenSBI's) carries the status alone */
-    memcpy(&v, data, len < 4 ? len : 4);
-    unsigned status = v & 0xffff;
-    if (status == 0x5555 || status == 0x3333 || status == 0x7777) {
-        m->stop = true;
-        m->stop_reason = RVT_STOP_EXIT;
-        m->exit_code = status == 0x3333 ? (int)(v >> 16) : 0;
-        if (status == 0x3333 && m->exit_code == 0)
-            m->exit_code = 1;
-    }
-    return true;
-}
-
-/* A device access of the board machine; false when nothing is there. */
-bool board_access(rvt_machine *m, uint64_t pa, void *data, unsigned len, bool write) {
-    if (!m->cfg.board)
-        return false;
-    if (pa - UART_BASE < UART_SIZE)
-        return uart_access(m, pa - UART_BASE, data, len, write);
-    if (pa - FINISHER_BASE < FINISHER_SIZE)
-        return finisher_access(m, pa - FINISHER_BASE, data, len, write);
-    return false;
-}
 
 /* ---- the device tree */
 
-static int reg64(void *fdt, int node, uint64_t base, uint64_t size) {
+int board_fdt_reg(void *fdt, int node, uint64_t base, uint64_t size) {
     fdt64_t cells[2] = {cpu_to_fdt64(base), cpu_to_fdt64(size)};
     return fdt_setprop(fdt, node, "reg", cells, sizeof cells);
 }
@@ -172,7 +102,7 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
         rc = fdt_setprop_u32(fdt, intc, "#interrupt-cells", 1);
         rc = rc ? rc : fdt_setprop(fdt, intc, "interrupt-controller", NULL, 0);
         rc = rc ? rc : fdt_setprop_string(fdt, intc, "compatible", "riscv,cpu-intc");
-        rc = rc ? rc : fdt_setprop_u32(fdt, intc, "phandle", i + 1);
+        rc = rc ? rc : fdt_setprop_u32(fdt, intc, "phandle", BOARD_INTC_PHANDLE(i));
         if (rc)
             return rc;
     }
@@ -182,7 +112,7 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
     if ((node = fdt_add_subnode(fdt, root, name)) < 0)
         return node;
     rc = fdt_setprop_string(fdt, node, "device_type", "memory");
-    rc = rc ? rc : reg64(fdt, node, ram_base, ram_size);
+    rc = rc ? rc : board_fdt_reg(fdt, node, ram_base, ram_size);
     if (rc)
         return rc;
 
@@ -192,30 +122,11 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
     rc = rc ? rc : fdt_setprop_u32(fdt, soc, "#size-cells", 2);
     rc = rc ? rc : fdt_setprop_string(fdt, soc, "compatible", "simple-bus");
     rc = rc ? rc : fdt_setprop(fdt, soc, "ranges", NULL, 0);
-    if (rc || (node = fdt_add_subnode(fdt, soc, "clint@2000000")) < 0)
-        return rc ? rc : node;
-    fdt32_t irqs[4 * RVT_MAX_HARTS];
-    for (unsigned i = 0; i < m->nharts; i++) { /* each hart's software and timer interrupt */
-        irqs[4 * i] = irqs[4 * i + 2] = cpu_to_fdt32(i + 1);
-        irqs[4 * i + 1] = cpu_to_fdt32(IRQ_M_SOFT);
-        irqs[4 * i + 3] = cpu_to_fdt32(IRQ_M_TIMER);
-    }
-    rc = fdt_setprop_string(fdt, node, "compatible", "riscv,clint0");
-    rc = rc ? rc : fdt_setprop(fdt, node, "interrupts-extended", irqs, 16 * m->nharts);
-    rc = rc ? rc : reg64(fdt, node, 0x2000000, 0xc0000);
-    if (rc || (node = fdt_add_subnode(fdt, soc, "serial@10000000")) < 0)
-        return rc ? rc : node;
-    rc = fdt_setprop_string(fdt, node, "compatible", "ns16550a");
-    rc = rc ? rc : reg64(fdt, node, UART_BASE, UART_SIZE);
-    rc = rc ? rc : fdt_setprop_u32(fdt, node, "clock-frequency", 3686400);
-    if (rc || (node = fdt_add_subnode(fdt, soc, "test@100000")) < 0)
-        return rc ? rc : node;
-    static const char finisher[] = "sifive,test1\0sifive,test0\0syscon";
-    rc = fdt_setprop(fdt, node, "compatible", finisher, sizeof finisher);
-    rc = rc ? rc : reg64(fdt, node, FINISHER_BASE, FINISHER_SIZE);
+    for (unsigned i = 0; i < m->ndevices && !rc; i++)
+        rc = m->devices[i]->ops->describe(m->devices[i], fdt, soc);
     if (rc)
         return rc;
-    if (m->has_tohost) {
+    if (m->htif.has_tohost) {
         if ((node = fdt_add_subnode(fdt, soc, "htif")) < 0)
             return node;
         rc = fdt_setprop_string(fdt, node, "compatible", "ucb,htif0");

@@ -82,7 +82,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_TIMEH: if (!rv32 || !counter_enabled(h, 1)) return -1; v = h->m->mtime >> 32; break;
     case CSR_SSTATUS: v = hart_mstatus_read(h) & (SSTATUS_MASK64 | sd_bit(h)); break;
     case CSR_SIE: v = h->mie & h->mideleg; break;
-    case CSR_SIP: v = h->mip & h->mideleg; break;
+    case CSR_SIP: v = hart_mip(h) & h->mideleg; break;
     case CSR_STVEC: v = h->stvec; break;
     case CSR_SCOUNTEREN: v = h->scounteren; break;
     case CSR_SENVCFG: v = h->senvcfg; break;
@@ -100,7 +100,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_MEDELEG: v = h->medeleg; break;
     case CSR_MIDELEG: v = h->mideleg; break;
     case CSR_MIE: v = h->mie; break;
-    case CSR_MIP: v = h->mip; break;
+    case CSR_MIP: v = hart_mip(h); break;
     case CSR_MTVEC: v = h->mtvec; break;
     case CSR_MCOUNTEREN: v = h->mcounteren; break;
     case CSR_MCOUNTINHIBIT: v = h->mcountinhibit; break;

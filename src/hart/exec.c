@@ -10,8 +10,10 @@
 
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
+    hart_env env = h->env;   /* the platform's, given once */
     memset(h, 0, sizeof *h);
     h->ctr = ctr;
+    h->env = env;
     h->m = m;
     h->id = id;
     h->xlen = m->xlen;
@@ -182,8 +184,8 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         m->stop_reason = RVT_STOP_NO_PROGRESS;
     }
     hart_report_trap(h, cause, tval, epc);
-    if (m->sbi && !interrupt && h->priv <= PRV_S && sbi_exception(h, code, tval, epc))
-        return; /* the environment of --sbi handled it, as firmware would */
+    if (h->env.exception && !interrupt && h->priv <= PRV_S && h->env.exception(h, code, tval, epc))
+        return; /* the environment handled it, as firmware would */
     uint64_t deleg = interrupt ? h->mideleg : h->medeleg;
     if (h->priv <= PRV_S && code < 64 && ((deleg >> code) & 1)) {
         uint64_t vector = (h->stvec & 1) && interrupt ? 4 * code : 0;
@@ -219,7 +221,7 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
 
 /* spike's take_pending_interrupt: priority MEI, MSI, MTI, SEI, SSI, STI. */
 static bool pending_interrupt(const hart *h, uint64_t *cause) {
-    uint64_t pending = h->mip & h->mie;
+    uint64_t pending = hart_mip(h) & h->mie;
     if (!pending)
         return false;
     bool m_enabled = h->priv < PRV_M || (h->mstatus & MSTATUS_MIE);
@@ -491,8 +493,8 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
         if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
             region_invalidate_code(h->m, r, off, len); /* (before the code changes) */
         copy_small(r->data + off, in, len);
-        if (__builtin_expect(va == h->m->tohost_addr, 0) && h->m->has_tohost)
-            machine_tohost_stored(h);
+        if (__builtin_expect(va == h->env.watched_store, 0))
+            h->env.store_watched(h);
         return true;
     }
     return store(h, va, in, len);
@@ -599,7 +601,7 @@ static inline void wr(hart *h, unsigned rd, uint64_t v) {
 
 static int exec_csr(hart *h, const rvt_insn *in) {
     uint64_t cause;
-    if (__builtin_expect((h->mip & h->mie) != 0, 0) && !h->interrupts_held && pending_interrupt(h, &cause))
+    if (__builtin_expect((hart_mip(h) & h->mie) != 0, 0) && !h->interrupts_held && pending_interrupt(h, &cause))
         return EXEC_INTERRUPT;
     unsigned op = in->op;
     bool imm = op >= RVT_OP_CSRRWI;
@@ -717,8 +719,8 @@ static int exec_amo(hart *h, const rvt_insn *in) {
 static int exec_system(hart *h, const rvt_insn *in) {
     switch (in->op) {
     case RVT_OP_ECALL:
-        if (h->m->sbi && h->priv == PRV_S) /* the environment in the host answers */
-            return EXEC_SBI;
+        if ((h->env.ecall_privs >> h->priv) & 1) /* the environment answers */
+            return EXEC_HANDOVER;
         h->exc_cause = h->priv == PRV_U ? CAUSE_USER_ECALL : h->priv == PRV_S ? CAUSE_SUPERVISOR_ECALL
                                                                               : CAUSE_MACHINE_ECALL;
         h->exc_tval = 0;
@@ -760,10 +762,11 @@ static int exec_system(hart *h, const rvt_insn *in) {
         if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TW)))
             return illegal(h, in);
         h->pc = mask_xlen(h, h->pc + in->len);
-        /* spike's WFI only ends the quantum; the board machine's hart sleeps
-         * until an interrupt it enables is pending, so firmware that waits
-         * (OpenSBI's stopped and suspended harts) waits for real */
-        h->asleep = h->m->cfg.board;
+        /* spike's WFI only ends the quantum; on a machine for supervisor
+         * software the hart sleeps until an interrupt it enables is pending,
+         * so firmware that waits (OpenSBI's stopped and suspended harts)
+         * waits for real */
+        h->asleep = h->env.wfi_sleeps;
         return EXEC_WFI;
     case RVT_OP_SCTRCLR:
         if (!ctr_sctrclr(h))
@@ -1363,8 +1366,8 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             hart_take_trap(h, h->exc_cause, h->exc_tval, h->pc);
             return;
         }
-        if (st == EXEC_SBI) { /* a trap too: it ends the quantum */
-            sbi_take_call(h);
+        if (st == EXEC_HANDOVER) { /* a trap too: it ends the quantum */
+            h->env.ecall(h);
             return;
         }
         if (st == EXEC_INTERRUPT && pending_interrupt(h, &cause)) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "device.h"
 #include "rvtrace/hart.h"
 
 #define RVT_MAX_HARTS 64
@@ -71,8 +72,8 @@ enum exec_status {
     EXEC_TRAP,        /* did not retire; h->exc_cause/exc_tval hold the exception */
     EXEC_INTERRUPT,   /* did not execute: an interrupt is taken first (spike samples
                        * interrupts before a CSR instruction as well as after it) */
-    EXEC_SBI,         /* an ecall the environment of --sbi answers: as a trap taken and
-                       * returned from at once, the ecall does not retire (sbi.c) */
+    EXEC_HANDOVER,    /* an ecall the hart's environment answers (hart_env.ecall): as a
+                       * trap taken and returned from at once, the ecall does not retire */
 };
 
 typedef struct mem_region {
@@ -84,6 +85,27 @@ typedef struct mem_region {
 } mem_region;
 
 struct rvt_machine;
+struct hart;
+
+/* What the platform tells the core when it builds a hart, so that the core
+ * never reads the platform's configuration: who answers ecalls and
+ * exceptions in place of the hart's own trap handlers, whether WFI sleeps,
+ * and the one address whose stores the platform watches. */
+typedef struct hart_env {
+    /* Privileges (bit p) whose ecall `ecall` answers (EXEC_HANDOVER). */
+    uint8_t ecall_privs;
+    void (*ecall)(struct hart *h);
+    /* An exception from S or U before it is taken; true: handled there, as
+     * firmware would, and the trap goes no further. NULL: none. */
+    bool (*exception)(struct hart *h, uint64_t code, uint64_t tval, uint64_t epc);
+    /* WFI sleeps until an interrupt the hart enables is pending; else it
+     * only ends the quantum, as spike's does. */
+    bool wfi_sleeps;
+    /* A store of the hart to this physical address calls store_watched
+     * after it; ~0: none (no access reaches it). */
+    uint64_t watched_store;
+    void (*store_watched)(struct hart *h);
+} hart_env;
 
 typedef struct hart {
     uint64_t x[32];
@@ -93,9 +115,14 @@ typedef struct hart {
     unsigned xlen;
     unsigned id;
     struct rvt_machine *m;
+    hart_env env;
 
     /* CSRs */
     uint64_t mstatus, misa, medeleg, mideleg, mie, mip, mtvec, mscratch, mepc, mcause, mtval;
+    /* mip holds the bits software writes (and the platform's environment,
+     * as firmware would); irq_lines the interrupt lines the platform drives,
+     * which software reads in mip but cannot write (hart_mip). */
+    uint64_t irq_lines;
     uint64_t mcounteren, mcountinhibit, menvcfg, senvcfg;
     uint64_t stvec, sscratch, sepc, scause, stval, satp, scounteren;
     uint64_t minstret; /* retired instructions; mcycle reads the same count, as in spike */
@@ -279,15 +306,26 @@ static inline const struct static_record *static_record_of(const struct code_op 
                                           (offsetof(struct code_block, records) - offsetof(struct code_block, ops)));
 }
 
+/* spike's host-target interface through the ELF's tohost and fromhost
+ * words (htif.c): the answers waiting for fromhost to be emptied. */
+#define HTIF_QUEUE 64
+typedef struct htif {
+    uint64_t tohost, fromhost;
+    bool has_tohost, has_fromhost;
+    uint64_t queue[HTIF_QUEUE];
+    unsigned head, queued;
+} htif;
+
 typedef struct rvt_machine {
     rvt_machine_config cfg;
     rvt_image *img;
     unsigned xlen;
     mem_region regions[10];
     unsigned nregions;
-    uint64_t tohost_addr, fromhost_addr;
-    bool has_tohost, has_fromhost;
-    uint64_t mtime;
+    device *devices[RVT_MAX_DEVICES]; /* by window, none overlapping */
+    unsigned ndevices;
+    htif htif;
+    uint64_t mtime; /* the machine's timebase: the CLINT shows it, CSR time reads it */
     uint16_t *code_slots;           /* CODE_BLOCK_SLOTS: an entry of code_blocks, 0 for none */
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
@@ -300,8 +338,6 @@ typedef struct rvt_machine {
     } code_watch[16];
     unsigned ncode_watch;
     bool code_watched, left_code, image_changed;
-    uint64_t mtimecmp[RVT_MAX_HARTS];
-    uint32_t msip[RVT_MAX_HARTS];
     hart *harts;
     unsigned nharts;
     FILE *console;
@@ -324,9 +360,6 @@ typedef struct rvt_machine {
     rvt_packed_state record_state, buf_state;
     rvt_packed_space space;
     void *space_user;
-
-    uint64_t fromhost_queue[64];
-    unsigned fq_head, fq_len;
 
     /* Run state */
     bool stop;
@@ -359,8 +392,6 @@ typedef struct rvt_machine {
 
     /* The supervisor execution environment of --sbi (sbi.c); NULL without. */
     struct sbi_state *sbi;
-    /* The board machine's UART registers (board.c). */
-    uint8_t uart_lcr, uart_ier, uart_scr;
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -418,8 +449,23 @@ bool ctr_sctrclr(hart *h);
 void ctr_sync(hart *h);
 /* Keeps the entries as they are when the program stores its exit code. */
 void ctr_note_exit(hart *h);
-/* A store of the hart reached tohost (machine.c). */
-void machine_tohost_stored(hart *h);
+/* HTIF (htif.c): the addresses from the image; a command taken from tohost
+ * (false: none was there); the next answer handed to fromhost; the watched
+ * store of tohost. */
+void htif_attach(struct rvt_machine *m, rvt_image *img);
+bool htif_poll(struct rvt_machine *m);
+void htif_deliver(struct rvt_machine *m);
+void htif_tohost_stored(hart *h);
+
+/* mip as software reads it. */
+static inline uint64_t hart_mip(const hart *h) { return h->mip | h->irq_lines; }
+/* The platform drives interrupt line `irq` (a bit of mip) to `level`. */
+static inline void hart_set_irq_line(hart *h, unsigned irq, bool level) {
+    uint64_t bit = 1ull << irq;
+    h->irq_lines = level ? h->irq_lines | bit : h->irq_lines & ~bit;
+}
+/* The bits of mip only the platform's lines drive (software cannot write them). */
+#define MIP_LINES ((1ull << IRQ_M_SOFT) | (1ull << IRQ_M_TIMER) | (1ull << IRQ_M_EXT))
 
 /* Whether a conditional branch that retired was taken: its operands are
  * unchanged, and its target may be the next instruction anyway. */
@@ -477,9 +523,8 @@ bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
 void pmu_reset(hart *h);
 void pmu_note_exit(hart *h); /* keeps every counter as it is now */
 
-/* The machine for supervisor software (board.c): its devices, and its
- * device tree built into `buf` (its size, or a negative libfdt error). */
-bool board_access(struct rvt_machine *m, uint64_t pa, void *data, unsigned len, bool write);
+/* The machine for supervisor software (board.c): its device tree built
+ * into `buf` (its size, or a negative libfdt error). */
 int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, uint64_t ram_size,
                       uint64_t initrd_start, uint64_t initrd_end);
 
@@ -487,7 +532,7 @@ int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram
 int sbi_attach(struct rvt_machine *m);
 void sbi_free(struct rvt_machine *m);
 void sbi_boot(struct rvt_machine *m, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
-void sbi_take_call(hart *h);                /* answers the ecall at h->pc (EXEC_SBI) */
+void sbi_take_call(hart *h);                /* answers the ecall at h->pc (hart_env.ecall) */
 void sbi_update_timer(struct rvt_machine *m);
 bool sbi_hart_runs(hart *h);                /* HSM: whether the hart runs in this round */
 bool sbi_hart_stopped(const hart *h);       /* HSM STOPPED: only hart_start wakes it */
@@ -544,8 +589,11 @@ static inline const struct code_block *code_block_at(const struct rvt_machine *m
  * pointing at the handlers in `dispatch` (by operation). */
 const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
                                          const void *const *dispatch);
-/* mip's timer and software bits from the CLINT's state. */
-void update_timer_irq(struct rvt_machine *m);
+/* mtime moved, was set, or a timer was written: the devices' interrupt
+ * lines and the SBI environment's timer follow. */
+void machine_time_moved(struct rvt_machine *m);
+/* The machine powers off: the run ends with `code` as the program's exit. */
+void machine_power_off(struct rvt_machine *m, int code);
 
 /* Retirement output (machine.c): records are batched, packed, in m->buf. */
 void machine_flush_records(struct rvt_machine *m);

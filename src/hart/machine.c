@@ -1,7 +1,8 @@
 /* The machine around the harts, as spike builds it for a bare-metal program:
- * boot ROM with the reset stub at 0x1000, RAM regions, the CLINT, and the
- * HTIF host interface reached through the ELF's tohost/fromhost words, with
- * spike's scheduling (5000-step quanta per hart, host polling between them). */
+ * boot ROM with the reset stub at 0x1000, RAM regions, the devices' table
+ * (the CLINT; for supervisor software a UART and a test finisher), and the
+ * HTIF host interface (htif.c), with spike's scheduling (5000-step quanta
+ * per hart, host polling between them). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,8 +12,6 @@
 
 #define BOOT_ROM_BASE 0x1000u
 #define BOOT_ROM_SIZE 0x1000u
-#define CLINT_BASE 0x2000000u
-#define CLINT_SIZE 0xc0000u
 
 void rvt_machine_config_default(rvt_machine_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
@@ -26,19 +25,6 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
     cfg->ctr_version = RVT_CTR_0_1_4;
     cfg->ctr_min_depth = 16;
     cfg->ctr_max_depth = 256;
-}
-
-/* The program's exit code reached tohost (bit 0 set, device and command 0):
- * where the program ends, as spike's trace does, whatever the hart runs
- * until the host sees it. CTR and the counters are kept as they are here. */
-void machine_tohost_stored(hart *h) {
-    rvt_machine *m = h->m;
-    uint64_t v = 0;
-    if (!phys_load(m, m->tohost_addr, &v, 8) || !(v & 1) || (v >> 48) != 0)
-        return; /* the last such store counts: RV32 writes the two halves one after the other */
-    m->exit_seen = true;
-    ctr_note_exit(h);
-    pmu_note_exit(h);
 }
 
 bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
@@ -102,58 +88,47 @@ mem_region *phys_region(rvt_machine *m, uint64_t pa, unsigned len) {
     return NULL;
 }
 
-void update_timer_irq(rvt_machine *m) {
-    for (unsigned i = 0; i < m->nharts; i++) {
-        hart *h = &m->harts[i];
-        uint64_t bit = 1ull << IRQ_M_TIMER;
-        h->mip = m->mtime >= m->mtimecmp[i] ? h->mip | bit : h->mip & ~bit;
-        bit = 1ull << IRQ_M_SOFT;
-        h->mip = (m->msip[i] & 1) ? h->mip | bit : h->mip & ~bit;
-    }
+void machine_time_moved(rvt_machine *m) {
+    machine_tick_devices(m);
     if (m->sbi)
         sbi_update_timer(m);
 }
 
-static bool clint_access(rvt_machine *m, uint64_t off, void *data, unsigned len, bool write) {
-    uint8_t regs[8];
-    uint64_t base;
-    uint64_t *wide = NULL;
-    uint32_t *narrow = NULL;
-    if (off < 0x4000) {
-        unsigned i = (unsigned)(off / 4);
-        if (i >= m->nharts)
-            return false;
-        narrow = &m->msip[i];
-        base = i * 4u;
-    } else if (off >= 0x4000 && off < 0xbff8) {
-        unsigned i = (unsigned)((off - 0x4000) / 8);
-        if (i >= m->nharts)
-            return false;
-        wide = &m->mtimecmp[i];
-        base = 0x4000 + i * 8u;
-    } else if (off >= 0xbff8 && off < 0xc000) {
-        wide = &m->mtime;
-        base = 0xbff8;
-    } else {
-        return false;
+void machine_power_off(rvt_machine *m, int code) {
+    m->stop = true;
+    m->stop_reason = RVT_STOP_EXIT;
+    m->exit_code = code;
+}
+
+/* ------------------------------------------------------------ devices */
+
+int machine_add_device(rvt_machine *m, device *d) {
+    if (!d)
+        return RVT_E_NOMEM;
+    bool overlaps = m->ndevices == RVT_MAX_DEVICES;
+    for (unsigned i = 0; i < m->ndevices && !overlaps; i++)
+        overlaps = d->base < m->devices[i]->base + m->devices[i]->size && m->devices[i]->base < d->base + d->size;
+    if (overlaps) {
+        d->ops->free(d);
+        return RVT_E_RANGE;
     }
-    unsigned width = wide ? 8 : 4;
-    if (off - base + len > width)
-        return false;
-    uint64_t v = wide ? *wide : *narrow;
-    memcpy(regs, &v, 8);
-    if (write) {
-        memcpy(regs + (off - base), data, len);
-        memcpy(&v, regs, 8);
-        if (wide)
-            *wide = v;
-        else
-            *narrow = (uint32_t)v & 1;
-        update_timer_irq(m);
-    } else {
-        memcpy(data, regs + (off - base), len);
+    m->devices[m->ndevices++] = d;
+    return RVT_OK;
+}
+
+device *machine_device_at(rvt_machine *m, uint64_t pa, unsigned len) {
+    for (unsigned i = 0; i < m->ndevices; i++) {
+        device *d = m->devices[i];
+        if (pa - d->base < d->size && len <= d->size - (pa - d->base))
+            return d;
     }
-    return true;
+    return NULL;
+}
+
+void machine_tick_devices(rvt_machine *m) {
+    for (unsigned i = 0; i < m->ndevices; i++)
+        if (m->devices[i]->ops->tick)
+            m->devices[i]->ops->tick(m->devices[i]);
 }
 
 bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
@@ -162,9 +137,8 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
         memcpy(out, r->data + (pa - r->base), len);
         return true;
     }
-    if (pa - CLINT_BASE < CLINT_SIZE)
-        return clint_access(m, pa - CLINT_BASE, out, len, false);
-    return board_access(m, pa, out, len, false);
+    device *d = machine_device_at(m, pa, len);
+    return d && d->ops->load(d, pa - d->base, out, len);
 }
 
 /* The code at addr as the machine's memory holds it now (an rvt_code_fetch). */
@@ -251,16 +225,15 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
         }
         region_invalidate_code(m, r, pa - r->base, len); /* (before the code changes) */
         memcpy(r->data + (pa - r->base), in, len);
-        if (h && pa == m->tohost_addr && m->has_tohost)
-            machine_tohost_stored(h);
+        if (h && pa == h->env.watched_store)
+            h->env.store_watched(h);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
             if (&m->harts[i] != h && m->harts[i].resv_valid && m->harts[i].resv_addr == (pa & ~7ull))
                 m->harts[i].resv_valid = false;
         return true;
     }
-    if (pa - CLINT_BASE < CLINT_SIZE)
-        return clint_access(m, pa - CLINT_BASE, (void *)in, len, true);
-    return board_access(m, pa, (void *)in, len, true);
+    device *d = machine_device_at(m, pa, len);
+    return d && d->ops->store(d, pa - d->base, in, len);
 }
 
 int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n) {
@@ -364,82 +337,6 @@ static int unpack_to_sink(void *user, const rvt_retire_packed *slots, size_t n) 
     rvt_machine *m = user;
     return rvt_retire_unpack_to(slots, n, m->unpacked, RVT_UNPACKED, m->retire_sink, m->retire_user,
                                 &m->unpacked_state);
-}
-
-/* --------------------------------------------------------------- HTIF */
-
-static void fromhost_push(rvt_machine *m, uint64_t v) {
-    if (m->fq_len < sizeof m->fromhost_queue / sizeof m->fromhost_queue[0])
-        m->fromhost_queue[(m->fq_head + m->fq_len++) % 64] = v;
-}
-
-static void htif_syscall(rvt_machine *m, uint64_t addr) {
-    uint64_t mm[8];
-    if (!phys_load(m, addr, mm, sizeof mm))
-        return;
-    int64_t ret;
-    switch (mm[0]) {
-    case 64: { /* write(fd, buf, len) */
-        uint64_t fd = mm[1], buf = mm[2], len = mm[3];
-        if (fd != 1 && fd != 2) {
-            ret = -9; /* EBADF */
-            break;
-        }
-        uint8_t chunk[4096];
-        uint64_t done = 0;
-        while (done < len) {
-            unsigned n = (unsigned)((len - done) < sizeof chunk ? (len - done) : sizeof chunk);
-            if (!phys_load(m, buf + done, chunk, n))
-                break;
-            fwrite(chunk, 1, n, m->console);
-            done += n;
-        }
-        fflush(m->console);
-        ret = (int64_t)done;
-        break;
-    }
-    case 93: case 94: /* exit, exit_group */
-        m->stop = true;
-        m->stop_reason = RVT_STOP_EXIT;
-        m->exit_code = (int)mm[1];
-        return;
-    default:
-        ret = -38; /* ENOSYS */
-        break;
-    }
-    mm[0] = (uint64_t)ret;
-    phys_store(m, NULL, addr, mm, 8);
-    fromhost_push(m, 1); /* device 0, command 0, response 1 */
-}
-
-static void htif_command(rvt_machine *m, uint64_t tohost) {
-    unsigned device = (unsigned)(tohost >> 56), cmd = (unsigned)(tohost >> 48) & 0xff;
-    uint64_t payload = tohost & ((1ull << 48) - 1);
-    if (device == 0 && cmd == 0) {
-        if (payload & 1) {
-            m->stop = true;
-            m->stop_reason = RVT_STOP_EXIT;
-            m->exit_code = (int)(payload >> 1);
-        } else {
-            htif_syscall(m, payload);
-        }
-    } else if (device == 1 && cmd == 1) { /* console putchar */
-        fputc((int)(payload & 0xff), m->console);
-        fflush(m->console);
-        fromhost_push(m, (tohost >> 48 << 48) | 0x100 | (payload & 0xff));
-    }
-}
-
-static void htif_deliver(rvt_machine *m) {
-    if (!m->fq_len || !m->has_fromhost)
-        return;
-    uint64_t cur = 0;
-    if (phys_load(m, m->fromhost_addr, &cur, 8) && cur == 0) {
-        uint64_t v = m->fromhost_queue[m->fq_head];
-        m->fq_head = (m->fq_head + 1) % 64;
-        m->fq_len--;
-        phys_store(m, NULL, m->fromhost_addr, &v, 8);
-    }
 }
 
 /* ------------------------------------------------------------ machine */
@@ -566,17 +463,30 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         }
         rvt_image_read(img, segs[i].vaddr, r->data + (segs[i].vaddr - r->base), (size_t)segs[i].memsz);
     }
-    m->has_tohost = rvt_image_symbol_addr(img, "tohost", &m->tohost_addr);
-    m->has_fromhost = rvt_image_symbol_addr(img, "fromhost", &m->fromhost_addr);
+    htif_attach(m, img);
     uint64_t dtb = 0;
-    if (cfg->board || cfg->sbi || cfg->firmware) {
-        m->cfg.board = true;
-        if ((rc = board_setup(m, rom, segs, nsegs < 64 ? nsegs : 64, &dtb, diag)) != RVT_OK)
-            goto fail;
+    m->cfg.board = cfg->board || cfg->sbi || cfg->firmware;
+    /* The devices, in the order the device tree lists them. */
+    if ((rc = machine_add_device(m, clint_new(m, CLINT_BASE))) != RVT_OK ||
+        (m->cfg.board && ((rc = machine_add_device(m, uart_new(m, UART_BASE))) != RVT_OK ||
+                          (rc = machine_add_device(m, finisher_new(m, FINISHER_BASE))) != RVT_OK)))
+        goto fail;
+    if (m->cfg.board && (rc = board_setup(m, rom, segs, nsegs < 64 ? nsegs : 64, &dtb, diag)) != RVT_OK)
+        goto fail;
+    hart_env env = {.wfi_sleeps = m->cfg.board, .watched_store = ~0ull};
+    if (m->htif.has_tohost) {
+        env.watched_store = m->htif.tohost;
+        env.store_watched = htif_tohost_stored;
+    }
+    if (cfg->sbi) {
+        env.ecall_privs = 1u << PRV_S;
+        env.ecall = sbi_take_call;
+        env.exception = sbi_exception;
     }
     for (unsigned i = 0; i < m->nharts; i++) {
         if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK)
             goto fail;
+        m->harts[i].env = env;
         hart_reset(&m->harts[i], m, i);
     }
     if (cfg->sbi) {
@@ -584,7 +494,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
             goto fail;
         sbi_boot(m, rvt_image_entry(img), dtb);
     }
-    update_timer_irq(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
+    machine_time_moved(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */
     *out = m;
     return RVT_OK;
 fail:
@@ -604,6 +514,8 @@ void rvt_machine_free(rvt_machine *m) {
     }
     free(m->obs);
     sbi_free(m);
+    for (unsigned i = 0; i < m->ndevices; i++)
+        m->devices[i]->ops->free(m->devices[i]);
     for (unsigned i = 0; m->harts && i < m->nharts; i++)
         ctr_free(&m->harts[i]);
     free(m->harts);
@@ -634,7 +546,7 @@ void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packe
  * machine) or, under --sbi, while HSM has it stopped or suspended. */
 static bool hart_runs(hart *h) {
     if (h->asleep) {
-        if (!(h->mip & h->mie))
+        if (!(hart_mip(h) & h->mie))
             return false;
         h->asleep = false;
     }
@@ -652,9 +564,12 @@ static bool machine_idle(rvt_machine *m) {
         if (m->sbi && sbi_hart_stopped(h))
             continue;
         all_stopped = false;
-        if ((h->mie >> IRQ_M_TIMER) & 1) {
-            any_timer = true;
-            next = m->mtimecmp[i] < next ? m->mtimecmp[i] : next;
+        for (unsigned k = 0; k < m->ndevices; k++) {
+            const device *d = m->devices[k];
+            if (d->ops->wake_time && d->ops->wake_time(d, h, &when)) {
+                any_timer = true;
+                next = when < next ? when : next;
+            }
         }
         if (m->sbi && (h->mie >> IRQ_S_TIMER) & 1 && sbi_timer(h, &when)) {
             any_timer = true;
@@ -670,7 +585,7 @@ static bool machine_idle(rvt_machine *m) {
     if (!any_timer || next <= m->mtime) /* a timer that is already due woke nobody */
         return false;
     m->mtime = next;
-    update_timer_irq(m);
+    machine_time_moved(m);
     return true;
 }
 
@@ -681,14 +596,7 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     /* spike's host loop: between quanta the host answers tohost commands and
      * delivers fromhost responses; one command per loop iteration. */
     while (!m->stop) {
-        uint64_t tohost = 0;
-        if (m->has_tohost)
-            phys_load(m, m->tohost_addr, &tohost, 8);
-        if (tohost) {
-            uint64_t zero = 0;
-            phys_store(m, NULL, m->tohost_addr, &zero, 8);
-            htif_command(m, tohost);
-        } else {
+        if (!htif_poll(m)) {
             if (hart_runs(&m->harts[cur])) {
                 last = cur;
                 any_ran = true;
@@ -708,7 +616,7 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
                 }
                 any_ran = false;
                 m->mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
-                update_timer_irq(m);
+                machine_time_moved(m);
                 if (m->progress_fn && m->instret_total >= m->progress_next) {
                     m->progress_next = m->instret_total + PROGRESS_PERIOD;
                     m->progress_fn(m->progress_user, m->instret_total);
@@ -779,9 +687,8 @@ bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size
         memcpy(r->data + (paddr - r->base), buf, n);
         return true;
     }
-    if (paddr - CLINT_BASE < CLINT_SIZE && n <= 8)
-        return clint_access(m, paddr - CLINT_BASE, (void *)buf, (unsigned)n, true);
-    return false;
+    device *d = n <= 8 ? machine_device_at(m, paddr, (unsigned)n) : NULL;
+    return d && d->ops->host_may_store && d->ops->store(d, paddr - d->base, buf, (unsigned)n);
 }
 
 bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n) {

@@ -338,7 +338,9 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
     } else if (elem >= RVT_ELEM_FPR && elem < RVT_ELEM_FPR + 32) {
         h->f[elem - RVT_ELEM_FPR] = value;
     } else if (elem == CSR_MIP_) {
-        h->mip = value; /* the hardware-driven bits too: they are inputs */
+        /* the lines too: they are inputs, set as the trace says */
+        h->mip = value & ~MIP_LINES;
+        h->irq_lines = value & MIP_LINES;
     } else if (elem < 0x1000) {
         unsigned priv = h->priv;
         uint64_t ms = h->mstatus;
@@ -361,7 +363,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
         }
     } else if (elem == RVT_ELEM_MTIME) {
         m->mtime = value;
-        update_timer_irq(m); /* the CLINT compares it with mtimecmp */
+        machine_time_moved(m); /* the CLINT compares it with mtimecmp */
     } else {
         ok = false;
     }
@@ -375,7 +377,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
 
 void rvt_machine_reset_hart(rvt_machine *m) {
     hart_reset(&m->harts[0], m, 0);
-    update_timer_irq(m); /* the CLINT keeps its state through a hart reset */
+    machine_time_moved(m); /* the CLINT keeps its state through a hart reset */
     machine_flush_icache(m);
     if (m->obs)
         take_snapshot(m);

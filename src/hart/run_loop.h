@@ -62,7 +62,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
      * outside the last region, after which the region is taken again). */
     const bool plain_ram = h->fast_mem && !h->fast_mem_observed;
     const uint64_t ialign_mask = h->ialign_mask;
-    const uint64_t tohost = m->has_tohost ? m->tohost_addr : ~0ull;
+    const uint64_t watched_store = h->env.watched_store;
     /* The data region of the last access, and the one before it: code
      * that goes between two (a stack in one, tables in another) keeps both. */
     const mem_region *dreg = h->dreg, *dreg_alt = h->dreg;
@@ -306,14 +306,14 @@ general: {
         x[0] = 0;                                                                                                      \
     } while (0)
     /* Stores into the boot ROM, or that could change decoded code or reach
-     * tohost, go the general way. */
+     * the platform's watched address (tohost), go the general way. */
 #define STORE_STEP(name)                                                                                               \
     do {                                                                                                               \
         const unsigned nbytes_ = STORE_BYTES_##name;                                                                   \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
         IN_DATA_REGION(va, nbytes_, off);                                                                              \
         if ((va & (nbytes_ - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) || \
-            va == tohost)                                                                                              \
+            va == watched_store)                                                                                           \
             goto op_leave;                                                                                             \
         copy_small(dreg->data + off, &x[op->rs2], nbytes_);                                                            \
     } while (0)

@@ -147,7 +147,7 @@ bool sbi_hart_runs(hart *h) {
         s->hsm = HSM_STARTED;
         return true;
     case HSM_SUSPENDED:
-        if (!(h->mip & h->mie))
+        if (!(hart_mip(h) & h->mie))
             return false;
         if (s->non_retentive)
             enter_s_mode(h, s->start_addr, s->opaque);

@@ -1,0 +1,75 @@
+/* The platform's device interface. The machine keeps a table of memory-mapped
+ * devices beside its RAM and ROM regions; a physical access that no memory
+ * region holds goes to the device whose window holds it, as an offset into
+ * that window. A device drives interrupt lines of the harts
+ * (hart_set_irq_line) from its own state, whenever that state or mtime
+ * changes. A new device is a file with its operations and a constructor, and
+ * one line where the machine is built (machine.c). */
+#ifndef RVTRACE_HART_DEVICE_H
+#define RVTRACE_HART_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rvt_machine;
+struct hart;
+typedef struct device device;
+
+typedef struct device_ops {
+    const char *name;
+    /* false: nothing answers at that offset and width (an access fault) */
+    bool (*load)(device *d, uint64_t off, void *data, unsigned len);
+    bool (*store)(device *d, uint64_t off, const void *data, unsigned len);
+    /* mtime moved, or the device's state was set from outside: its interrupt
+     * lines follow. NULL: it has no lines that depend on time. */
+    void (*tick)(device *d);
+    /* Whether the device will raise a line that wakes `h` from WFI as its
+     * mie stands, and at which mtime (*when), for an idle machine to skip
+     * ahead to. NULL: it never does. */
+    bool (*wake_time)(const device *d, const struct hart *h, uint64_t *when);
+    /* Adds its node under the device tree's `soc` node: 0, or a libfdt error. */
+    int (*describe)(const device *d, void *fdt, int soc);
+    void (*free)(device *d);
+    /* Its registers are plain state: the host may store into them (the
+     * tandem verifier sets what a trace says a load returned) with no side
+     * effect a program could see, as it stores into RAM. */
+    bool host_may_store;
+} device_ops;
+
+struct device {
+    const device_ops *ops;
+    struct rvt_machine *m;
+    uint64_t base, size;
+};
+
+#define RVT_MAX_DEVICES 8
+
+/* Adds a device to the machine's table (which owns it from then on, also on
+ * failure): RVT_E_RANGE when its window overlaps another's or the table is
+ * full, RVT_E_NOMEM for a NULL device (its constructor failed). */
+int machine_add_device(struct rvt_machine *m, device *d);
+/* The device whose window holds [pa, pa + len), or NULL. */
+device *machine_device_at(struct rvt_machine *m, uint64_t pa, unsigned len);
+/* mtime moved (or was set): every device brings its lines up to date. */
+void machine_tick_devices(struct rvt_machine *m);
+
+/* For describe: a node's reg property (two cells each); the phandle of hart
+ * i's interrupt controller, which interrupts-extended properties name. */
+int board_fdt_reg(void *fdt, int node, uint64_t base, uint64_t size);
+#define BOARD_INTC_PHANDLE(i) ((i) + 1u)
+
+/* The devices (one file each). */
+#define CLINT_BASE 0x2000000u
+#define CLINT_SIZE 0xc0000u
+#define UART_BASE 0x10000000u
+#define UART_SIZE 0x100u
+#define FINISHER_BASE 0x100000u
+#define FINISHER_SIZE 0x1000u
+/* SiFive's CLINT: msip, mtimecmp per hart and mtime (the machine's). */
+device *clint_new(struct rvt_machine *m, uint64_t base);
+/* An ns16550a as the console, transmitting to the machine's console file. */
+device *uart_new(struct rvt_machine *m, uint64_t base);
+/* SiFive's test finisher: power-off with an exit status. */
+device *finisher_new(struct rvt_machine *m, uint64_t base);
+
+#endif
