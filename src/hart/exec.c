@@ -241,90 +241,6 @@ static bool pending_interrupt(const hart *h, uint64_t *cause) {
     return false;
 }
 
-/* ------------------------------------------------------ translation */
-
-/* The physical address of a `len`-byte access, translated with the
- * effective privilege (MPRV's MPP for data accesses) and checked against
- * PMP: false with exc_* set to the page or access fault. */
-static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
-    unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
-    unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
-    if (prv == PRV_M || mode == 0) {
-        *pa = mask_xlen(h, va);
-        goto check_pmp;
-    }
-    unsigned levels, ptesize, vpnbits;
-    uint64_t ppn_root;
-    if (h->xlen == 64) {
-        if (mode != 8)
-            goto fault;
-        levels = 3, ptesize = 8, vpnbits = 9;
-        /* Sv39: bits 63..39 must equal bit 38. */
-        if ((uint64_t)((int64_t)(va << 25) >> 25) != va)
-            goto fault;
-        ppn_root = h->satp & ((1ull << 44) - 1);
-    } else {
-        levels = 2, ptesize = 4, vpnbits = 10;
-        va = (uint32_t)va;
-        ppn_root = h->satp & ((1ull << 22) - 1);
-    }
-    uint64_t a = ppn_root << 12;
-    for (int i = (int)levels - 1; i >= 0; i--) {
-        uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
-        uint64_t pte_addr = a + vpn * ptesize;
-        uint64_t pte = 0;
-        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) || !phys_load(h->m, pte_addr, &pte, ptesize))
-            goto access_fault;
-        if (ptesize == 4)
-            pte = (uint32_t)pte;
-        bool v = pte & 1, r = pte & 2, w = pte & 4, x = pte & 8, u = pte & 16;
-        if (h->xlen == 64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
-            goto fault;
-        uint64_t ppn = h->xlen == 64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
-        if (v && !r && !w && !x) { /* pointer to the next level: D, A and U are reserved there */
-            if (i == 0 || (pte & 0xd0))
-                goto fault;
-            a = ppn << 12;
-            continue;
-        }
-        if (!v || (!r && w))
-            goto fault;
-        /* Leaf: permission checks. */
-        if (prv == PRV_U && !u)
-            goto fault;
-        if (prv == PRV_S && u && (acc == ACC_FETCH || !(h->mstatus & MSTATUS_SUM)))
-            goto fault;
-        if (acc == ACC_FETCH && !x)
-            goto fault;
-        if (acc == ACC_LOAD && !r && !(x && (h->mstatus & MSTATUS_MXR)))
-            goto fault;
-        if (acc == ACC_STORE && !w)
-            goto fault;
-        if (i > 0 && (ppn & ((1ull << ((unsigned)i * vpnbits)) - 1)) != 0) /* misaligned superpage */
-            goto fault;
-        /* Svade, as spike without Svadu: the hardware never sets A or D; an
-         * access that would need to raises a page fault. */
-        uint64_t need = 0x40 | (acc == ACC_STORE ? 0x80 : 0);
-        if ((pte & need) != need)
-            goto fault;
-        uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
-        *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
-        goto check_pmp;
-    }
-fault:
-    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_PAGE_FAULT
-                   : acc == ACC_LOAD ? CAUSE_LOAD_PAGE_FAULT : CAUSE_STORE_PAGE_FAULT;
-    h->exc_tval = va;
-    return false;
-check_pmp:
-    if (pmp_ok(h, *pa, len, acc, prv))
-        return true;
-access_fault:
-    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_ACCESS : acc == ACC_LOAD ? CAUSE_LOAD_ACCESS : CAUSE_STORE_ACCESS;
-    h->exc_tval = va;
-    return false;
-}
-
 static bool load(hart *h, uint64_t va, void *out, unsigned len) {
     va = mask_xlen(h, va);
     if (h->trig_armed && trigger_check(h, ACC_LOAD, va, len, false, 0) == TRIG_BEFORE)
@@ -335,7 +251,7 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         return false;
     }
     uint64_t pa;
-    if (!translate(h, va, ACC_LOAD, len, &pa))
+    if (!mmu_translate(h, va, ACC_LOAD, len, &pa))
         return false;
     if (h->fast_mem && pa == va) {
         mem_region *r = phys_region(h->m, pa, len);
@@ -374,7 +290,7 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         return false;
     }
     uint64_t pa;
-    if (!translate(h, va, ACC_STORE, len, &pa))
+    if (!mmu_translate(h, va, ACC_STORE, len, &pa))
         return false;
     if (h->fast_mem && pa == va) {
         mem_region *r = phys_region(h->m, pa, len);
@@ -539,7 +455,7 @@ static const rvt_insn *fetch(hart *h) {
 
 static const rvt_insn *fetch_translated(hart *h) {
     uint64_t pa;
-    if (!translate(h, h->pc, ACC_FETCH, 2, &pa))
+    if (!mmu_translate(h, h->pc, ACC_FETCH, 2, &pa))
         return NULL;
     const rvt_insn *in = phys_fetch(h->m, pa);
     if (pa != h->pc)
@@ -557,7 +473,7 @@ static const rvt_insn *fetch_translated(hart *h) {
     if (in->len == 4 && ((pa + 2) & 0xfff) == 0 && h->m->xlen) {
         /* A 32-bit instruction crossing a page: both halves must be fetchable. */
         uint64_t pa2;
-        if (!translate(h, h->pc + 2, ACC_FETCH, 2, &pa2)) {
+        if (!mmu_translate(h, h->pc + 2, ACC_FETCH, 2, &pa2)) {
             h->exc_tval = h->pc + 2;
             return NULL;
         }
@@ -654,7 +570,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
                 return EXEC_TRAP;
         } else {
             uint64_t pa;
-            if (!translate(h, addr, ACC_STORE, size, &pa))
+            if (!mmu_translate(h, addr, ACC_STORE, size, &pa))
                 return EXEC_TRAP;
         }
         h->resv_valid = false;
@@ -670,7 +586,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             return EXEC_TRAP;
         }
         uint64_t pa;
-        if (!translate(h, addr, ACC_STORE, size, &pa))
+        if (!mmu_translate(h, addr, ACC_STORE, size, &pa))
             return EXEC_TRAP;
         /* The AMO's read needs R as well; spike reports its fault as a store's. */
         if (!pmp_ok(h, pa, size, ACC_LOAD, data_priv(h))) {

@@ -555,6 +555,12 @@ void trigger_write_tdata1(hart *h, uint64_t val);
  * TRIG_AFTER leaves a breakpoint pending for the next instruction. */
 int trigger_check(hart *h, enum access op, uint64_t addr, unsigned len, bool have_data, uint64_t data);
 
+/* Address translation (mmu.c): the physical address of a `len`-byte access
+ * at `va`, translated with the effective privilege (MPRV's MPP for loads and
+ * stores) and checked against PMP; false with exc_cause/exc_tval set to the
+ * page or access fault. */
+bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa);
+
 /* Physical memory protection (pmp.c). `mode` is the effective privilege
  * of the access (MPRV's MPP for loads and stores). */
 bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);

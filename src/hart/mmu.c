@@ -1,0 +1,86 @@
+/* Address translation (Sv32, Sv39) as the privileged specification gives
+ * it and spike implements it: Svade (A and D are never set by the hardware:
+ * an access that needs them raises a page fault), no Svpbmt, Svnapot or
+ * ASIDs; every page-table access and the final address are checked against
+ * PMP. */
+#include "hart_internal.h"
+
+bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
+    unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
+    unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
+    if (prv == PRV_M || mode == 0) {
+        *pa = mask_xlen(h, va);
+        goto check_pmp;
+    }
+    unsigned levels, ptesize, vpnbits;
+    uint64_t ppn_root;
+    if (h->xlen == 64) {
+        if (mode != 8)
+            goto fault;
+        levels = 3, ptesize = 8, vpnbits = 9;
+        /* Sv39: bits 63..39 must equal bit 38. */
+        if ((uint64_t)((int64_t)(va << 25) >> 25) != va)
+            goto fault;
+        ppn_root = h->satp & ((1ull << 44) - 1);
+    } else {
+        levels = 2, ptesize = 4, vpnbits = 10;
+        va = (uint32_t)va;
+        ppn_root = h->satp & ((1ull << 22) - 1);
+    }
+    uint64_t a = ppn_root << 12;
+    for (int i = (int)levels - 1; i >= 0; i--) {
+        uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
+        uint64_t pte_addr = a + vpn * ptesize;
+        uint64_t pte = 0;
+        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) || !phys_load(h->m, pte_addr, &pte, ptesize))
+            goto access_fault;
+        if (ptesize == 4)
+            pte = (uint32_t)pte;
+        bool v = pte & 1, r = pte & 2, w = pte & 4, x = pte & 8, u = pte & 16;
+        if (h->xlen == 64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
+            goto fault;
+        uint64_t ppn = h->xlen == 64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
+        if (v && !r && !w && !x) { /* pointer to the next level: D, A and U are reserved there */
+            if (i == 0 || (pte & 0xd0))
+                goto fault;
+            a = ppn << 12;
+            continue;
+        }
+        if (!v || (!r && w))
+            goto fault;
+        /* Leaf: permission checks. */
+        if (prv == PRV_U && !u)
+            goto fault;
+        if (prv == PRV_S && u && (acc == ACC_FETCH || !(h->mstatus & MSTATUS_SUM)))
+            goto fault;
+        if (acc == ACC_FETCH && !x)
+            goto fault;
+        if (acc == ACC_LOAD && !r && !(x && (h->mstatus & MSTATUS_MXR)))
+            goto fault;
+        if (acc == ACC_STORE && !w)
+            goto fault;
+        if (i > 0 && (ppn & ((1ull << ((unsigned)i * vpnbits)) - 1)) != 0) /* misaligned superpage */
+            goto fault;
+        /* Svade, as spike without Svadu: the hardware never sets A or D; an
+         * access that would need to raises a page fault. */
+        uint64_t need = 0x40 | (acc == ACC_STORE ? 0x80 : 0);
+        if ((pte & need) != need)
+            goto fault;
+        uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
+        *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
+        goto check_pmp;
+    }
+fault:
+    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_PAGE_FAULT
+                   : acc == ACC_LOAD ? CAUSE_LOAD_PAGE_FAULT : CAUSE_STORE_PAGE_FAULT;
+    h->exc_tval = va;
+    return false;
+check_pmp:
+    if (pmp_ok(h, *pa, len, acc, prv))
+        return true;
+access_fault:
+    h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_ACCESS : acc == ACC_LOAD ? CAUSE_LOAD_ACCESS : CAUSE_STORE_ACCESS;
+    h->exc_tval = va;
+    return false;
+}
+

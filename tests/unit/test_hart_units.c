@@ -1,0 +1,509 @@
+/* The hart model's units called directly, below the level of programs:
+ * address translation (Sv39, Sv32), PMP matching, the WARL rules of the CSR
+ * file, and the platform's device registers and device tree. Expected values
+ * come from the privileged specification (page-table walk, PMP address
+ * matching, CSR fields) and from the devices' datasheets as spike maps them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libfdt.h>
+
+#include "hart_internal.h"
+
+enum { PTE_V = 1, PTE_R = 2, PTE_W = 4, PTE_X = 8, PTE_U = 16, PTE_G = 32, PTE_A = 64, PTE_D = 128 };
+enum { PMP_R = 1, PMP_W = 2, PMP_X = 4, PMP_TOR = 0x08, PMP_NA4 = 0x10, PMP_NAPOT = 0x18, PMP_L = 0x80 };
+
+#define RAM_BASE 0x80000000ull
+#define ROOT 0x80100000ull /* page tables: root, then the next levels */
+#define LEVEL1 0x80101000ull
+#define LEVEL0 0x80102000ull
+
+typedef struct {
+    rvt_image *img;
+    rvt_machine *m;
+    hart *h;
+    FILE *console;
+} unit_machine;
+
+/* A machine with 8 MiB of RAM at RAM_BASE and a 4-byte program; `board`:
+ * the machine for supervisor software (UART, test finisher, device tree). */
+static void machine_up(unit_machine *u, unsigned xlen, bool board) {
+    static const uint8_t nop[4] = {0x13, 0, 0, 0};
+    rvt_diag d = {0};
+    assert_int_equal(rvt_image_new(&u->img), 0);
+    assert_int_equal(rvt_image_load_raw(u->img, "nop", nop, sizeof nop, RAM_BASE, 0, xlen, &d), 0);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.ram[0] = (rvt_mem_region){RAM_BASE, 0x800000};
+    cfg.nram = 1;
+    cfg.board = board;
+    u->console = tmpfile();
+    assert_non_null(u->console);
+    cfg.console = u->console;
+    assert_int_equal(rvt_machine_new(&u->m, &cfg, u->img, &d), 0);
+    u->h = &u->m->harts[0];
+}
+
+static void machine_down(unit_machine *u) {
+    rvt_machine_free(u->m);
+    rvt_image_free(u->img);
+    fclose(u->console);
+}
+
+static void put(unit_machine *u, uint64_t pa, uint64_t v, unsigned len) {
+    assert_true(rvt_machine_write_mem(u->m, pa, &v, len));
+}
+
+/* ------------------------------------------------------------ Sv39 */
+
+/* VA 0x40203000 (VPN 1, 1, 3) through three levels to PA 0x80200000 with
+ * `flags`; VA 0x40400000 (VPN 1, 2) as a 2 MiB leaf at `mega_ppn`. */
+static void sv39_tables(unit_machine *u, uint64_t flags, uint64_t mega_ppn, uint64_t mega_flags) {
+    put(u, ROOT + 1 * 8, (LEVEL1 >> 12) << 10 | PTE_V, 8);
+    put(u, LEVEL1 + 1 * 8, (LEVEL0 >> 12) << 10 | PTE_V, 8);
+    put(u, LEVEL0 + 3 * 8, (0x80200000ull >> 12) << 10 | flags, 8);
+    put(u, LEVEL1 + 2 * 8, mega_ppn << 10 | mega_flags, 8);
+    u->h->satp = 8ull << 60 | ROOT >> 12;
+}
+
+static bool walk(unit_machine *u, uint64_t va, enum access acc, uint64_t *pa) {
+    u->h->exc_cause = u->h->exc_tval = ~0ull;
+    return mmu_translate(u->h, va, acc, acc == ACC_FETCH ? 2 : 8, pa);
+}
+
+static void expect_fault(unit_machine *u, uint64_t va, enum access acc, uint64_t cause) {
+    uint64_t pa;
+    assert_false(walk(u, va, acc, &pa));
+    assert_int_equal(u->h->exc_cause, cause);
+    assert_int_equal(u->h->exc_tval, va);
+}
+
+static void test_sv39_walk(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    const uint64_t rwx = PTE_V | PTE_R | PTE_W | PTE_X | PTE_A | PTE_D;
+    sv39_tables(&u, rwx, 0x80600, rwx);
+    u.h->priv = PRV_S;
+    uint64_t pa = 0;
+    assert_true(walk(&u, 0x40203ab8, ACC_LOAD, &pa));
+    assert_int_equal(pa, 0x80200ab8);
+    assert_true(walk(&u, 0x40203ab8, ACC_STORE, &pa));
+    assert_true(walk(&u, 0x40203ab8, ACC_FETCH, &pa));
+    /* the 2 MiB leaf keeps VA bits 20..0 */
+    assert_true(walk(&u, 0x404c5670, ACC_LOAD, &pa));
+    assert_int_equal(pa, 0x806c5670);
+    /* M-mode does not translate; MPRV makes its loads and stores use MPP */
+    u.h->priv = PRV_M;
+    assert_true(walk(&u, 0x40203ab8, ACC_LOAD, &pa));
+    assert_int_equal(pa, 0x40203ab8);
+    u.h->mstatus |= MSTATUS_MPRV | (uint64_t)PRV_S << 11;
+    assert_true(walk(&u, 0x40203ab8, ACC_LOAD, &pa));
+    assert_int_equal(pa, 0x80200ab8);
+    assert_true(walk(&u, 0x40203ab8, ACC_FETCH, &pa)); /* fetches ignore MPRV */
+    assert_int_equal(pa, 0x40203ab8);
+    /* bits 63..39 must all equal bit 38 */
+    u.h->priv = PRV_S;
+    u.h->mstatus &= ~MSTATUS_MPRV;
+    expect_fault(&u, 0x0000008040203000ull, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    expect_fault(&u, 0x40303000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT); /* an empty last-level entry */
+    machine_down(&u);
+}
+
+static void test_sv39_accessed_dirty(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    u.h->priv = PRV_S;
+    uint64_t pa;
+    /* Svade: a leaf without A faults on any access, one without D on stores */
+    sv39_tables(&u, PTE_V | PTE_R | PTE_W | PTE_X | PTE_D, 0x80600, PTE_V | PTE_R | PTE_W | PTE_A);
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    expect_fault(&u, 0x40203000, ACC_FETCH, CAUSE_FETCH_PAGE_FAULT);
+    assert_true(walk(&u, 0x40400000, ACC_LOAD, &pa));
+    expect_fault(&u, 0x40400000, ACC_STORE, CAUSE_STORE_PAGE_FAULT);
+    machine_down(&u);
+}
+
+static void test_sv39_permissions(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    uint64_t pa;
+    const uint64_t ad = PTE_V | PTE_A | PTE_D;
+    /* a user page: U-mode uses it, S-mode loads only with SUM and never fetches */
+    sv39_tables(&u, ad | PTE_R | PTE_W | PTE_X | PTE_U, 0x80600, ad | PTE_X);
+    u.h->priv = PRV_U;
+    assert_true(walk(&u, 0x40203000, ACC_STORE, &pa));
+    u.h->priv = PRV_S;
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    u.h->mstatus |= MSTATUS_SUM;
+    assert_true(walk(&u, 0x40203000, ACC_LOAD, &pa));
+    expect_fault(&u, 0x40203000, ACC_FETCH, CAUSE_FETCH_PAGE_FAULT);
+    /* a supervisor page is not U-mode's */
+    u.h->priv = PRV_U;
+    expect_fault(&u, 0x40400000, ACC_FETCH, CAUSE_FETCH_PAGE_FAULT);
+    /* execute-only: loads only with MXR, stores never */
+    u.h->priv = PRV_S;
+    assert_true(walk(&u, 0x40400000, ACC_FETCH, &pa));
+    expect_fault(&u, 0x40400000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    u.h->mstatus |= MSTATUS_MXR;
+    assert_true(walk(&u, 0x40400000, ACC_LOAD, &pa));
+    expect_fault(&u, 0x40400000, ACC_STORE, CAUSE_STORE_PAGE_FAULT);
+    /* W without R is reserved */
+    sv39_tables(&u, ad | PTE_W, 0x80600, ad | PTE_R);
+    expect_fault(&u, 0x40203000, ACC_STORE, CAUSE_STORE_PAGE_FAULT);
+    /* a superpage whose PPN is not aligned to its size */
+    sv39_tables(&u, ad | PTE_R, 0x80601, ad | PTE_R);
+    expect_fault(&u, 0x40400000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    /* reserved bits 63..54 set in a leaf */
+    sv39_tables(&u, ad | PTE_R | 1ull << 60, 0x80600, ad | PTE_R);
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    /* a pointer at the last level, and A set in a pointer */
+    sv39_tables(&u, PTE_V, 0x80600, ad | PTE_R);
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    put(&u, LEVEL1 + 1 * 8, (LEVEL0 >> 12) << 10 | PTE_V | PTE_A, 8);
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_PAGE_FAULT);
+    machine_down(&u);
+}
+
+static void test_sv39_pmp_on_walk(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    const uint64_t rwx = PTE_V | PTE_R | PTE_W | PTE_X | PTE_A | PTE_D;
+    sv39_tables(&u, rwx, 0x80600, rwx);
+    u.h->priv = PRV_S;
+    /* S may reach only what lies below the root table: the walk's first
+     * access is an access fault of the access's own kind */
+    u.h->pmpaddr[0] = ROOT >> 2;
+    u.h->pmpcfg[0] = PMP_TOR | PMP_R | PMP_W | PMP_X;
+    expect_fault(&u, 0x40203000, ACC_STORE, CAUSE_STORE_ACCESS);
+    expect_fault(&u, 0x40203000, ACC_FETCH, CAUSE_FETCH_ACCESS);
+    /* tables reachable, the page not */
+    u.h->pmpaddr[0] = 0x80200000 >> 2;
+    expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_ACCESS);
+    machine_down(&u);
+}
+
+/* ------------------------------------------------------------ Sv32 */
+
+static void test_sv32_walk(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 32, false);
+    const uint64_t rwx = PTE_V | PTE_R | PTE_W | PTE_X | PTE_A | PTE_D;
+    /* VA 0x40203000: VPN1 0x100, VPN0 0x203; VA 0x40400000: a 4 MiB leaf */
+    put(&u, ROOT + 0x100 * 4, (LEVEL0 >> 12) << 10 | PTE_V, 4);
+    put(&u, LEVEL0 + 0x203 * 4, (0x80200000ull >> 12) << 10 | rwx, 4);
+    put(&u, ROOT + 0x101 * 4, 0x80400ull << 10 | rwx, 4);
+    u.h->satp = 1ull << 31 | ROOT >> 12;
+    u.h->priv = PRV_S;
+    uint64_t pa = 0;
+    u.h->exc_cause = 0;
+    assert_true(mmu_translate(u.h, 0x40203ffc, ACC_STORE, 4, &pa));
+    assert_int_equal(pa, 0x80200ffc);
+    assert_true(mmu_translate(u.h, 0x407ffff0, ACC_LOAD, 4, &pa));
+    assert_int_equal(pa, 0x807ffff0);
+    /* clear D: stores fault; a misaligned 4 MiB leaf faults */
+    put(&u, LEVEL0 + 0x203 * 4, (0x80200000ull >> 12) << 10 | (rwx & ~(uint64_t)PTE_D), 4);
+    assert_false(mmu_translate(u.h, 0x40203000, ACC_STORE, 4, &pa));
+    assert_int_equal(u.h->exc_cause, CAUSE_STORE_PAGE_FAULT);
+    put(&u, ROOT + 0x101 * 4, 0x80401ull << 10 | rwx, 4);
+    assert_false(mmu_translate(u.h, 0x40400000, ACC_LOAD, 4, &pa));
+    assert_int_equal(u.h->exc_cause, CAUSE_LOAD_PAGE_FAULT);
+    assert_int_equal(u.h->exc_tval, 0x40400000);
+    machine_down(&u);
+}
+
+/* ------------------------------------------------------------ PMP */
+
+static void test_pmp_matching(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    memset(h->pmpaddr, 0, sizeof h->pmpaddr);
+    memset(h->pmpcfg, 0, sizeof h->pmpcfg);
+    /* nothing matches: only M passes */
+    assert_false(pmp_ok(h, RAM_BASE, 8, ACC_LOAD, PRV_S));
+    assert_true(pmp_ok(h, RAM_BASE, 8, ACC_STORE, PRV_M));
+    /* entry 0 NAPOT 4 KiB at RAM_BASE, read-only */
+    h->pmpaddr[0] = RAM_BASE >> 2 | 0x1ff;
+    h->pmpcfg[0] = PMP_NAPOT | PMP_R;
+    assert_true(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_LOAD, PRV_U));
+    assert_false(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_STORE, PRV_S));
+    assert_true(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_STORE, PRV_M)); /* not locked: M passes */
+    assert_false(pmp_ok(h, RAM_BASE + 0xffc, 8, ACC_LOAD, PRV_S)); /* matches only half */
+    h->pmpaddr[15] = RAM_BASE >> 2 | 0xfffff; /* a later entry over all of RAM changes nothing */
+    h->pmpcfg[15] = PMP_NAPOT | PMP_R;
+    assert_false(pmp_ok(h, RAM_BASE + 0xffc, 8, ACC_LOAD, PRV_S));
+    assert_true(pmp_ok(h, RAM_BASE + 0x1000, 8, ACC_LOAD, PRV_S));
+    h->pmpcfg[15] = 0;
+    assert_false(pmp_ok(h, RAM_BASE + 0x1000, 4, ACC_LOAD, PRV_S));
+    /* locked: M is held to it too */
+    h->pmpcfg[0] |= PMP_L;
+    assert_false(pmp_ok(h, RAM_BASE, 4, ACC_STORE, PRV_M));
+    assert_true(pmp_ok(h, RAM_BASE, 4, ACC_LOAD, PRV_M));
+    /* entry 2 TOR from pmpaddr1 to pmpaddr2, execute only; entry 1 off */
+    h->pmpaddr[1] = (RAM_BASE + 0x2000) >> 2;
+    h->pmpaddr[2] = (RAM_BASE + 0x3000) >> 2;
+    h->pmpcfg[2] = PMP_TOR | PMP_X;
+    assert_true(pmp_ok(h, RAM_BASE + 0x2000, 4, ACC_FETCH, PRV_U));
+    assert_true(pmp_ok(h, RAM_BASE + 0x2ffc, 4, ACC_FETCH, PRV_U));
+    assert_false(pmp_ok(h, RAM_BASE + 0x3000, 4, ACC_FETCH, PRV_U));
+    assert_false(pmp_ok(h, RAM_BASE + 0x1ffc, 4, ACC_FETCH, PRV_U));
+    assert_false(pmp_ok(h, RAM_BASE + 0x2000, 4, ACC_LOAD, PRV_U));
+    /* the lowest-numbered entry that matches decides: NA4 with nothing
+     * allowed in front of a NAPOT entry that allows everything */
+    h->pmpaddr[3] = (RAM_BASE + 0x4000) >> 2;
+    h->pmpcfg[3] = PMP_NA4;
+    h->pmpaddr[4] = (RAM_BASE + 0x4000) >> 2 | 0x1ff;
+    h->pmpcfg[4] = PMP_NAPOT | PMP_R | PMP_W | PMP_X;
+    assert_false(pmp_ok(h, RAM_BASE + 0x4000, 4, ACC_LOAD, PRV_S));
+    assert_true(pmp_ok(h, RAM_BASE + 0x4004, 4, ACC_LOAD, PRV_S));
+    /* a TOR entry whose base is not below its top matches nothing */
+    h->pmpaddr[5] = (RAM_BASE + 0x4000) >> 2;
+    h->pmpcfg[5] = PMP_TOR | PMP_R;
+    assert_false(pmp_ok(h, RAM_BASE + 0x8000, 4, ACC_LOAD, PRV_S));
+    machine_down(&u);
+}
+
+/* ------------------------------------------------------------ CSRs */
+
+enum { MISA = 0x301, MEDELEG = 0x302, MIDELEG = 0x303, MTVEC = 0x305, MEPC = 0x341, MIP = 0x344, SIP = 0x144,
+       SATP = 0x180, PMPCFG0 = 0x3a0, PMPADDR0 = 0x3b0, MSTATUS = 0x300 };
+
+static uint64_t csr(hart *h, unsigned n) {
+    uint64_t v = 0;
+    assert_int_equal(csr_read(h, n, &v), 0);
+    return v;
+}
+
+static void test_csr_warl(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    /* MPP = 2 (reserved) reads back as U */
+    assert_int_equal(csr_write(h, MSTATUS, 2ull << 11), 0);
+    assert_int_equal((csr(h, MSTATUS) >> 11) & 3, PRV_U);
+    /* mtvec: mode 2 and 3 are reserved; bit 1 reads 0. mepc: bit 0 reads 0 */
+    csr_write(h, MTVEC, 0x80000003);
+    assert_int_equal(csr(h, MTVEC), 0x80000001);
+    csr_write(h, MEPC, 0x80000007);
+    assert_int_equal(csr(h, MEPC), 0x80000006);
+    /* medeleg: never an ecall from M; mideleg: only S-level interrupts */
+    csr_write(h, MEDELEG, ~0ull);
+    assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MACHINE_ECALL), 0);
+    assert_true(csr(h, MEDELEG) & (1ull << CAUSE_USER_ECALL));
+    csr_write(h, MIDELEG, ~0ull);
+    assert_int_equal(csr(h, MIDELEG),
+                     (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF));
+    /* misa: I stays, D goes with F */
+    uint64_t misa = csr(h, MISA);
+    csr_write(h, MISA, misa & ~(1ull << ('I' - 'A')) & ~(1ull << ('F' - 'A')));
+    assert_true(csr(h, MISA) & (1ull << ('I' - 'A')));
+    assert_int_equal(csr(h, MISA) & (1ull << ('D' - 'A')), 0);
+    /* satp: a mode the hart does not have leaves it as it was */
+    csr_write(h, SATP, 8ull << 60 | 0x80100);
+    csr_write(h, SATP, 9ull << 60 | 0x80200);
+    assert_int_equal(csr(h, SATP), 8ull << 60 | 0x80100);
+    /* pmpcfg: W without R is reserved (W dropped); a locked entry keeps
+     * its configuration, and pmpaddr below a locked TOR entry is locked */
+    csr_write(h, PMPCFG0, 0x02 | (uint64_t)(PMP_TOR | PMP_L | PMP_R) << 8);
+    assert_int_equal(csr(h, PMPCFG0) & 0xffff, (PMP_TOR | PMP_L | PMP_R) << 8);
+    csr_write(h, PMPCFG0, 0);
+    assert_int_equal(csr(h, PMPCFG0) & 0xff00, (PMP_TOR | PMP_L | PMP_R) << 8);
+    uint64_t before = csr(h, PMPADDR0);
+    csr_write(h, PMPADDR0, 0x1234);
+    assert_int_equal(csr(h, PMPADDR0), before);
+    csr_write(h, PMPADDR0 + 2, ~0ull);
+    assert_int_equal(csr(h, PMPADDR0 + 2), (1ull << 54) - 1);
+    machine_down(&u);
+}
+
+static void test_mip_lines(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    csr_write(h, MIDELEG, 1ull << IRQ_S_SOFT);
+    /* the CLINT's timer line is up from reset (mtimecmp 0); software can
+     * neither set nor clear it, and writes only mip's S-level bits */
+    assert_true(csr(h, MIP) & (1ull << IRQ_M_TIMER));
+    csr_write(h, MIP, 0);
+    assert_true(csr(h, MIP) & (1ull << IRQ_M_TIMER));
+    csr_write(h, MIP, ~0ull);
+    assert_int_equal(csr(h, MIP) & ((1ull << IRQ_M_SOFT) | (1ull << IRQ_M_EXT)), 0);
+    assert_true(csr(h, MIP) & (1ull << IRQ_S_EXT));
+    /* a line and the software bit of the same interrupt read as their OR */
+    csr_write(h, MIP, 0);
+    hart_set_irq_line(h, IRQ_S_EXT, true);
+    assert_true(csr(h, MIP) & (1ull << IRQ_S_EXT));
+    csr_write(h, MIP, 1ull << IRQ_S_EXT);
+    hart_set_irq_line(h, IRQ_S_EXT, false);
+    assert_true(csr(h, MIP) & (1ull << IRQ_S_EXT));
+    csr_write(h, MIP, 0);
+    assert_int_equal(csr(h, MIP) & (1ull << IRQ_S_EXT), 0);
+    /* sip shows and writes only what is delegated */
+    csr_write(h, SIP, ~0ull);
+    assert_int_equal(csr(h, SIP), 1ull << IRQ_S_SOFT);
+    machine_down(&u);
+}
+
+/* ------------------------------------------------------------ devices */
+
+static bool dev_load(unit_machine *u, uint64_t pa, void *out, unsigned len) {
+    device *d = machine_device_at(u->m, pa, len);
+    return d && d->ops->load(d, pa - d->base, out, len);
+}
+
+static bool dev_store(unit_machine *u, uint64_t pa, uint64_t v, unsigned len) {
+    device *d = machine_device_at(u->m, pa, len);
+    return d && d->ops->store(d, pa - d->base, &v, len);
+}
+
+static void test_clint(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    uint64_t v = 0;
+    /* msip: one bit, 32 bits wide, one per hart */
+    assert_true(dev_store(&u, CLINT_BASE, 0xff, 4));
+    assert_true(dev_load(&u, CLINT_BASE, &v, 4));
+    assert_int_equal(v, 1);
+    assert_true(h->irq_lines & (1ull << IRQ_M_SOFT));
+    assert_false(dev_store(&u, CLINT_BASE, 0, 8));
+    assert_false(dev_load(&u, CLINT_BASE + 4, &v, 4)); /* hart 1: not there */
+    assert_true(dev_store(&u, CLINT_BASE, 0, 4));
+    assert_int_equal(h->irq_lines & (1ull << IRQ_M_SOFT), 0);
+    /* mtimecmp in two halves; the timer line follows mtime >= mtimecmp */
+    u.m->mtime = 1000;
+    assert_true(dev_store(&u, CLINT_BASE + 0x4000, 1010, 4));
+    assert_true(dev_store(&u, CLINT_BASE + 0x4004, 0, 4));
+    v = 0;
+    assert_true(dev_load(&u, CLINT_BASE + 0x4000, &v, 8));
+    assert_int_equal(v, 1010);
+    assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
+    u.m->mtime = 1010;
+    machine_time_moved(u.m);
+    assert_true(h->irq_lines & (1ull << IRQ_M_TIMER));
+    /* mtime is the machine's; a write of it moves the time */
+    assert_true(dev_load(&u, CLINT_BASE + 0xbff8, &v, 8));
+    assert_int_equal(v, 1010);
+    assert_true(dev_store(&u, CLINT_BASE + 0xbff8, 5, 8));
+    assert_int_equal(u.m->mtime, 5);
+    assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
+    /* the host's stores reach its registers (the tandem verifier's) */
+    v = 3;
+    assert_true(rvt_machine_write_mem(u.m, CLINT_BASE + 0x4000, &v, 8));
+    assert_true(h->irq_lines & (1ull << IRQ_M_TIMER));
+    /* a sleeping hart with the timer enabled wakes at mtimecmp */
+    const device *clint = machine_device_at(u.m, CLINT_BASE, 4);
+    uint64_t when = 0;
+    h->mie = 0;
+    assert_false(clint->ops->wake_time(clint, h, &when));
+    h->mie = 1ull << IRQ_M_TIMER;
+    assert_true(clint->ops->wake_time(clint, h, &when));
+    assert_int_equal(when, 3);
+    /* windows may not overlap */
+    assert_int_equal(machine_add_device(u.m, clint_new(u.m, CLINT_BASE + 0x1000)), RVT_E_RANGE);
+    machine_down(&u);
+}
+
+static void test_uart(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, true);
+    uint8_t b = 0;
+    assert_true(dev_store(&u, UART_BASE, 'h', 1));
+    assert_true(dev_store(&u, UART_BASE, 'i', 1));
+    assert_false(dev_store(&u, UART_BASE, 'x', 2)); /* byte registers only */
+    assert_true(dev_load(&u, UART_BASE + 2, &b, 1));
+    assert_int_equal(b, 0xc1); /* IIR: FIFOs on, no interrupt pending */
+    assert_true(dev_load(&u, UART_BASE + 5, &b, 1));
+    assert_int_equal(b, 0x60); /* LSR: transmitter empty */
+    assert_true(dev_store(&u, UART_BASE + 1, 0x03, 1));
+    assert_true(dev_load(&u, UART_BASE + 1, &b, 1));
+    assert_int_equal(b, 0x03);
+    assert_true(dev_store(&u, UART_BASE + 7, 0x5a, 1));
+    assert_true(dev_load(&u, UART_BASE + 7, &b, 1));
+    assert_int_equal(b, 0x5a);
+    /* with DLAB set, offsets 0 and 1 are the divisor: nothing is sent */
+    assert_true(dev_store(&u, UART_BASE + 3, 0x83, 1));
+    assert_true(dev_store(&u, UART_BASE, 'x', 1));
+    assert_true(dev_load(&u, UART_BASE + 1, &b, 1));
+    assert_int_equal(b, 0);
+    assert_true(dev_store(&u, UART_BASE + 3, 0x03, 1));
+    assert_true(dev_store(&u, UART_BASE, '\n', 1));
+    char text[8] = {0};
+    rewind(u.console);
+    assert_int_equal(fread(text, 1, sizeof text, u.console), 3);
+    assert_string_equal(text, "hi\n");
+    machine_down(&u);
+}
+
+static void test_finisher(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, true);
+    uint32_t v = 1;
+    assert_true(dev_load(&u, FINISHER_BASE, &v, 4));
+    assert_int_equal(v, 0);
+    assert_true(dev_store(&u, FINISHER_BASE, 0x1234, 4)); /* not a command */
+    assert_false(u.m->stop);
+    assert_true(dev_store(&u, FINISHER_BASE, 0x3333 | 42u << 16, 4));
+    assert_true(u.m->stop);
+    assert_int_equal(u.m->stop_reason, RVT_STOP_EXIT);
+    assert_int_equal(u.m->exit_code, 42);
+    u.m->stop = false;
+    assert_true(dev_store(&u, FINISHER_BASE, 0x5555, 2)); /* OpenSBI's 16-bit store */
+    assert_true(u.m->stop);
+    assert_int_equal(u.m->exit_code, 0);
+    machine_down(&u);
+}
+
+static void test_device_tree(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, true);
+    static uint8_t tree[4096];
+    int size = board_device_tree(u.m, tree, sizeof tree, RAM_BASE, 0x800000, 0, 0);
+    assert_true(size > 0);
+    assert_int_equal(fdt_check_header(tree), 0);
+    static const char *const nodes[] = {"/soc/clint@2000000", "/soc/serial@10000000", "/soc/test@100000",
+                                        "/cpus/cpu@0/interrupt-controller", "/memory@80000000"};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+        assert_true(fdt_path_offset(tree, nodes[i]) >= 0);
+    int len = 0;
+    const fdt32_t *irqs = fdt_getprop(tree, fdt_path_offset(tree, "/soc/clint@2000000"), "interrupts-extended", &len);
+    assert_non_null(irqs);
+    assert_int_equal(len, 16);
+    assert_int_equal(fdt32_to_cpu(irqs[1]), IRQ_M_SOFT);
+    assert_int_equal(fdt32_to_cpu(irqs[3]), IRQ_M_TIMER);
+    const fdt64_t *reg = fdt_getprop(tree, fdt_path_offset(tree, "/soc/serial@10000000"), "reg", &len);
+    assert_int_equal(len, 16);
+    assert_int_equal(fdt64_to_cpu(reg[0]), UART_BASE);
+    assert_int_equal(fdt64_to_cpu(reg[1]), UART_SIZE);
+    machine_down(&u);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sv39_walk),       cmocka_unit_test(test_sv39_accessed_dirty),
+        cmocka_unit_test(test_sv39_permissions), cmocka_unit_test(test_sv39_pmp_on_walk),
+        cmocka_unit_test(test_sv32_walk),       cmocka_unit_test(test_pmp_matching),
+        cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
+        cmocka_unit_test(test_clint),           cmocka_unit_test(test_uart),
+        cmocka_unit_test(test_finisher),        cmocka_unit_test(test_device_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
