@@ -130,7 +130,7 @@ bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
  * address translation on: until then the code of every retired instruction
  * is the image's or the ROM's, which another thread may read while the harts
  * run (rvt_program_insn reads the machine's memory only for other code).
- * RVT_E_RANGE for more than 16 segments (nothing is watched then). */
+ * RVT_E_RANGE for more than 16 executable segments (nothing is watched then). */
 int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n);
 /* Whether a hart left the watched code (true when nothing is watched). */
 bool rvt_machine_left_code(const rvt_machine *m);
@@ -144,6 +144,14 @@ bool rvt_machine_left_code(const rvt_machine *m);
  * (whoever reads them may hold the last back until the next comes), so that
  * every record's code is read while it is in memory. */
 bool rvt_machine_changed_code(const rvt_machine *m);
+/* How many of the packed records slots[0..n), from the first, ran code that
+ * the watched segments of the image or the boot ROM hold (records of fewer
+ * than two instructions count: their code is not read): those a consumer on
+ * another thread may read the code of from the image while the harts run
+ * on. From the first that did not, the records are to be read on the hart's
+ * thread (the protocol as a whole: src/hart/trace_port.c). n while no hart
+ * left the watched code; 0 once it changed. */
+size_t rvt_machine_image_code_prefix(rvt_machine *m, const rvt_retire_packed *slots, size_t n);
 
 
 /* ---- Control transfer records ---- */

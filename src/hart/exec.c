@@ -41,94 +41,21 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
 
 static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
-/* Records are written packed (rvt_retire_packed): a block's is two words,
- * each a store of its own (a record put together on the stack first would
- * be copied with wide loads of its fresh narrow stores, no forwarding). */
-
-/* The part of a record's packed word that stays for a run of blocks: the
- * privilege and the hart (its group is the stream's). */
-static inline uint64_t block_record_owner(unsigned priv, unsigned hart_id) {
-    return rvt_packed_word(0, 0, 0, 0, 0, priv & 3, hart_id);
-}
-
-/* A record that takes the long form, once the caller made room. */
-static __attribute__((noinline, cold)) void write_long_record(rvt_machine *m, const rvt_retire *r) {
-    m->buf_next += rvt_retire_pack(r, m->buf_next, &m->record_state);
-}
-
-/* Hart h's record of packed word `word` (owner included) from `iaddr`,
- * retired at `time`, once the caller made room: one slot where the
- * stream's state is the record's, else long. */
-static __attribute__((noinline, cold)) void write_long_word(const hart *h, uint64_t iaddr, uint64_t word,
-                                                            uint64_t time) {
-    rvt_retire r = {0};
-    rvt_packed_word_to(word, &(rvt_packed_state){time, h->id >> 2}, &r);
-    r.iaddr = iaddr;
-    r.time = time;
-    write_long_record(h->m, &r);
-}
-static inline __attribute__((always_inline)) void put_record_word(rvt_machine *m, uint64_t iaddr, uint64_t word) {
-    rvt_retire_packed *r = m->buf_next++;
-    /* The buffer is usually a relay's, last read on the consumer's core:
-     * asking for the line 512 bytes ahead, for writing, hides most of
-     * taking it back (N-Trace on coremark, where the hart's thread is the
-     * slower one: 6 % with a prefetch for reading, 7 % more for writing).
-     * x86's PREFETCHW, which GCC uses only when told the CPU has it, runs as
-     * a no-op where it does not; a prefetch never faults. */
-#if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)((uintptr_t)r + 512)));
-#else
-    __builtin_prefetch((const void *)((uintptr_t)r + 512), 1);
-#endif
-    r->iaddr = iaddr;
-    r->word = word;
-}
-static inline __attribute__((always_inline)) void write_record_word(rvt_machine *m, const hart *h, uint64_t iaddr,
-                                                                    uint64_t word, uint64_t time) {
-    if (__builtin_expect(time != m->record_state.time || (h->id >> 2) != m->record_state.hart_group, 0))
-        write_long_word(h, iaddr, word, time);
-    else
-        put_record_word(m, iaddr, word);
-}
-/* The same at mtime, where the stream's state is the hart's
- * (machine_sync_record_state). */
+/* A record word where the stream's state is the hart's at mtime
+ * (machine_sync_record_state), once room was made. */
 static inline __attribute__((always_inline)) void write_record_word_now(rvt_machine *m, const hart *h,
                                                                         uint64_t iaddr, uint64_t word) {
-    assert(m->record_state.time == m->mtime && m->record_state.hart_group == h->id >> 2);
+    assert(m->port.record_state.time == m->mtime && m->port.record_state.hart_group == h->id >> 2);
     (void)h;
-    put_record_word(m, iaddr, word);
-}
-
-/* The record of hart h's block of `n` instructions from `pc`, `hw`
- * halfwords, whose last has bits `insn` (which tell its size), retired at
- * `time`, once the caller made room. (A record block ends before 0xff00
- * halfwords: `hw` fits rvt_retire's field.) */
-static inline __attribute__((always_inline)) void write_block_words(rvt_machine *m, const hart *h, uint64_t pc,
-                                                                    uint32_t n, uint32_t insn, uint64_t hw,
-                                                                    unsigned itype, uint64_t owner, uint64_t time) {
-    unsigned ilastsize = (insn & 3) == 3;
-    if (__builtin_expect(hw <= RVT_PACKED_IRETIRE_MAX && n <= RVT_PACKED_NINSNS_MAX, 1)) {
-        write_record_word(m, h, pc, rvt_packed_word(insn, n, (unsigned)hw, ilastsize, itype, 0, 0) | owner, time);
-        return;
-    }
-    rvt_retire r = {0};
-    rvt_packed_word_to(owner, &(rvt_packed_state){time, h->id >> 2}, &r);
-    r.iaddr = pc;
-    r.time = time;
-    r.insn = insn;
-    r.ninsns = n;
-    r.iretire = (uint16_t)hw;
-    r.ilastsize = (uint8_t)ilastsize;
-    r.itype = (uint8_t)itype;
-    write_long_record(m, &r);
+    port_put_word(&m->port, iaddr, word);
 }
 
 static inline void write_block_record(const hart *h, const struct retire_block *b, unsigned itype) {
-    write_block_words(h->m, h, b->pc, b->n, b->insn, b->hw, itype, block_record_owner(b->priv, h->id), h->m->mtime);
+    port_write_block(&h->m->port, h->id, b->pc, b->n, b->insn, b->hw, itype, port_owner_word(b->priv, h->id), h->m->mtime);
 }
 
 static void emit_block(hart *h, unsigned itype) {
-    machine_make_room(h->m);
+    port_make_room(&h->m->port);
     write_block_record(h, &h->blk, itype);
     h->blk.n = 0;
     h->blk.hw = 0;
@@ -147,7 +74,7 @@ void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
     bool interrupt = (cause & xlen_msb(h)) != 0;
     hart_flush_block(h);
     m->traps++;
-    if (m->sink) {
+    if (m->port.sink) {
         rvt_retire r = {0};
         r.iaddr = epc;
         r.cause = cause;
@@ -160,7 +87,7 @@ void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
             r.insn = h->cur_insn;
             r.ilastsize = h->cur_len == 4;
         }
-        machine_emit(m, &r);
+        port_emit(&m->port, &r);
     }
     if (h->hpm_counting) {
         h->ev[h->priv][interrupt ? PMU_EV_INTERRUPTS : PMU_EV_EXCEPTIONS]++;
@@ -459,7 +386,7 @@ static const rvt_insn *fetch_translated(hart *h) {
         return NULL;
     const rvt_insn *in = phys_fetch(h->m, pa);
     if (pa != h->pc)
-        h->m->left_code = true; /* (see rvt_machine_watch_code) */
+        h->m->port.left_code = true; /* (see rvt_machine_watch_code) */
     if (!in) {
         h->exc_cause = CAUSE_FETCH_ACCESS;
         h->exc_tval = h->pc;
@@ -478,7 +405,7 @@ static const rvt_insn *fetch_translated(hart *h) {
             return NULL;
         }
         if (pa2 != pa + 2) {
-            h->m->left_code = true;
+            h->m->port.left_code = true;
             static _Thread_local rvt_insn split;
             uint8_t b[4];
             if (!phys_load(h->m, pa, b, 2) || !phys_load(h->m, pa2, b + 2, 2)) {
@@ -951,8 +878,8 @@ static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64
     rvt_machine *m = h->m;
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
     unsigned itype = in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false);
-    machine_make_room(m);
-    write_block_words(m, h, pc, 1, in->raw, in->len / 2, itype, block_record_owner(priv, h->id), m->mtime);
+    port_make_room(&m->port);
+    port_write_block(&m->port, h->id, pc, 1, in->raw, in->len / 2, itype, port_owner_word(priv, h->id), m->mtime);
 }
 
 /* Whether `in`, about to execute, may write over decoded code: a store or
@@ -1249,8 +1176,8 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             limit = h->hpm_until_check;
         uint64_t done;
         int st;
-        bool blocks = m->sink && m->cfg.merge_blocks && !m->observer;
-        bool emit = m->sink || m->observer;
+        bool blocks = m->port.sink && m->cfg.merge_blocks && !m->observer;
+        bool emit = m->port.sink || m->observer;
         bool count = h->hpm_counting;
         uint64_t pc_before = h->pc;
         unsigned priv_before = h->priv;

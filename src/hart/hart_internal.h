@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "trace_port.h"
 #include "rvtrace/hart.h"
 
 #define RVT_MAX_HARTS 64
@@ -288,7 +289,7 @@ struct code_block {
      * record it writes when the record block began where the block did or
      * right after the branch before it (`from`): its packed word
      * (rvt_packed_word, which a code block's records always fit) without
-     * the owner (block_record_owner) and, for a branch, with the itype of
+     * the owner (port_owner_word) and, for a branch, with the itype of
      * one not taken. Sequential code from one address to a branch or jump
      * is always the same instructions, so wherever the record block began
      * at `from`, the rest of its record is this. (`unused` keeps the
@@ -330,36 +331,10 @@ typedef struct rvt_machine {
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_gen;
-    /* rvt_machine_watch_code: the ranges, and whether a hart executed an
-     * instruction outside them and the boot ROM since they were given, and
-     * whether one executed code inside them that is not the image's. */
-    struct code_range {
-        uint64_t base, size;
-    } code_watch[16];
-    unsigned ncode_watch;
-    bool code_watched, left_code, image_changed;
+    trace_port port; /* where the harts' records go (trace_port.c) */
     hart *harts;
     unsigned nharts;
     FILE *console;
-
-    /* Records are written packed; `sink` gets them so, or is the machine's
-     * own that unpacks them for `retire_sink`. */
-    rvt_packed_sink sink;
-    void *sink_user;
-    rvt_retire_sink retire_sink;
-    void *retire_user;
-    rvt_retire *unpacked; /* RVT_UNPACKED records, for retire_sink */
-    rvt_packed_state unpacked_state; /* the packed stream's, as unpacked for retire_sink */
-    rvt_retire_packed *buf, *own_buf; /* buf: own_buf or the space's */
-    /* The next record's place in buf, and where it ends but for the slots
-     * of one record less one: at buf_end the longest record still fits. */
-    rvt_retire_packed *buf_next, *buf_end;
-    /* The packed stream's state after the records written, and before
-     * buf's first (rvt_retire_packed: a record that keeps it takes one
-     * slot). */
-    rvt_packed_state record_state, buf_state;
-    rvt_packed_space space;
-    void *space_user;
 
     /* Run state */
     bool stop;
@@ -601,36 +576,14 @@ void machine_time_moved(struct rvt_machine *m);
 /* The machine powers off: the run ends with `code` as the program's exit. */
 void machine_power_off(struct rvt_machine *m, int code);
 
-/* Retirement output (machine.c): records are batched, packed, in m->buf. */
-void machine_flush_records(struct rvt_machine *m);
-/* Where the next records go: the space's, else the own buffer. */
-void machine_take_space(struct rvt_machine *m);
-enum { RVT_OWN_RECORDS = 8192, RVT_UNPACKED = 256 };
-static inline void machine_emit(struct rvt_machine *m, const rvt_retire *r);
 /* Emits the block a hart is accumulating, if any (exec.c). */
 void hart_flush_block(hart *h);
-
-/* Room for one more record (of one or two slots): a full buffer goes to
- * the sink first. The interpreter's loop makes room before it works out a
- * record's fields, so that none of them lives across the call. */
-static inline void machine_make_room(rvt_machine *m) {
-    if (__builtin_expect(m->buf_next >= m->buf_end, 0))
-        machine_flush_records(m);
-}
-
-static inline void machine_emit(rvt_machine *m, const rvt_retire *r) {
-    machine_make_room(m);
-    m->buf_next += rvt_retire_pack(r, m->buf_next, &m->record_state);
-}
-
-/* The packed stream's state made `to`, by a state slot where it is not. */
-static inline void machine_set_record_state(rvt_machine *m, rvt_packed_state to) {
-    if (m->record_state.time != to.time || m->record_state.hart_group != to.hart_group) {
-        machine_make_room(m);
-        m->record_state = to;
-        *m->buf_next++ = rvt_packed_state_slot(&to);
-    }
-}
+/* Passes the records written so far on before code that records may have
+ * run changes (trace_port.c); the machine's memory still holds it. */
+void port_code_barrier(struct rvt_machine *m);
+/* An instruction of `len` bytes was decoded at `pa` of region r while the
+ * code is watched (trace_port.c). */
+void port_watch_decoded(struct rvt_machine *m, const mem_region *r, uint64_t pa, unsigned len);
 /* The state a hart's records have now: mtime, and the hart's group. */
 static inline rvt_packed_state hart_record_state(const hart *h) {
     return (rvt_packed_state){h->m->mtime, h->id >> 2};
@@ -638,7 +591,7 @@ static inline rvt_packed_state hart_record_state(const hart *h) {
 /* Code blocks write their records without looking at the stream's state
  * (run_loop.h): the interpreter's loop sets it to its hart's on the way in
  * and wherever mtime or the state may have changed since. */
-static inline void machine_sync_record_state(hart *h) { machine_set_record_state(h->m, hart_record_state(h)); }
+static inline void machine_sync_record_state(hart *h) { port_set_state(&h->m->port, hart_record_state(h)); }
 
 /* satp.MODE: 0 when addresses are not translated (Bare). */
 static inline unsigned satp_mode(const hart *h) {

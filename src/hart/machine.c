@@ -141,59 +141,6 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     return d && d->ops->load(d, pa - d->base, out, len);
 }
 
-/* The code at addr as the machine's memory holds it now (an rvt_code_fetch). */
-static bool memory_insn(void *m, uint64_t addr, rvt_insn *out) { return rvt_program_insn(NULL, m, addr, out); }
-
-/* The records written so far passed on before code changes, for whatever
- * reads their code to take blocks apart to read it while it is what they
- * ran. Their readers hold the last back until the next comes (the reference
- * filter, to see whether it repeats; the E-Trace encoder, to see whether an
- * interrupt takes its last instruction back), so a last record of several
- * instructions goes as one record per instruction, which need no code
- * (read here at the record's addresses, which are physical where its
- * privilege fetches without translation; else it goes as it is). */
-static void code_barrier(rvt_machine *m) {
-    rvt_retire_packed *last = NULL;
-    rvt_packed_state state = m->buf_state, before_last = state;
-    for (rvt_retire_packed *p = m->buf; p < m->buf_next; p += rvt_packed_slots(p)) {
-        if (rvt_packed_is_one_slot(p) || rvt_packed_is_long(p)) { /* (not a state slot) */
-            last = p;
-            before_last = state;
-        }
-        rvt_packed_follow(p, &state);
-    }
-    rvt_retire block = {0};
-    size_t used = 0;
-    rvt_packed_state at_last = before_last;
-    if (!last || rvt_packed_ninsns(last) < 2 ||
-        rvt_retire_unpack(last, (size_t)(m->buf_next - last), &block, 1, &used, &at_last) != 1 ||
-        (block.priv != PRV_M && block.hart < m->nharts && satp_mode(&m->harts[block.hart]) != 0) ||
-        !rvt_retire_block_fits_code(&block, memory_insn, m)) {
-        machine_flush_records(m);
-        return;
-    }
-    m->buf_next = last;
-    m->record_state = before_last; /* (what the sink will have seen) */
-    machine_flush_records(m);
-    rvt_retire one = block;
-    one.ninsns = 1;
-    one.itype = RVT_ITYPE_NONE;
-    one.sijump = 0;
-    rvt_insn in;
-    for (uint32_t k = 0; k + 1 < block.ninsns; k++) {
-        memory_insn(m, one.iaddr, &in);
-        rvt_retire_take_insn(&one, &in);
-        machine_emit(m, &one);
-        one.iaddr += in.len;
-    }
-    block.iaddr = rvt_retire_last_iaddr(&block);
-    block.ninsns = 1;
-    block.iretire = (uint16_t)(block.ilastsize + 1);
-    machine_emit(m, &block);
-    machine_set_record_state(m, state); /* (the running hart's, as it was) */
-    machine_flush_records(m);
-}
-
 void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
@@ -202,7 +149,7 @@ void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigne
         rvt_insn *page = r->icache[a >> 12];
         if (page && page[(a & 0xfff) >> 1].len) {
             if (!flushed)
-                code_barrier(m);
+                port_code_barrier(m);
             flushed = true;
             page[(a & 0xfff) >> 1].len = 0;
             m->code_gen++; /* the code blocks were decoded from what is gone */
@@ -236,46 +183,6 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
     return d && d->ops->store(d, pa - d->base, in, len);
 }
 
-int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n) {
-    if (n > sizeof m->code_watch / sizeof m->code_watch[0])
-        return RVT_E_RANGE;
-    m->ncode_watch = 0;
-    for (size_t i = 0; i < n; i++)
-        if (segs[i].exec && segs[i].memsz)
-            m->code_watch[m->ncode_watch++] = (struct code_range){segs[i].vaddr, segs[i].memsz};
-    /* Every instruction is looked at as it is decoded: what is decoded
-     * already is decoded again. */
-    machine_flush_icache(m);
-    m->code_watched = true;
-    m->left_code = m->image_changed = false;
-    return 0;
-}
-
-bool rvt_machine_left_code(const rvt_machine *m) { return !m->code_watched || m->left_code; }
-bool rvt_machine_changed_code(const rvt_machine *m) { return !m->code_watched || m->image_changed; }
-
-/* An instruction of `len` bytes decoded at `pa` of region r, with
- * rvt_machine_watch_code on (addresses are physical: fetches through
- * translation leave the watched code of themselves). Inside the watched
- * ranges it must be the image's: code the program wrote over its own is
- * code outside them too, and the records before it (which ran the image's)
- * are passed on first. */
-static void watch_decoded(rvt_machine *m, const mem_region *r, uint64_t pa, unsigned len) {
-    if (r->rom)
-        return;
-    for (unsigned i = 0; i < m->ncode_watch; i++)
-        if (pa - m->code_watch[i].base < m->code_watch[i].size &&
-            pa + len - 1 - m->code_watch[i].base < m->code_watch[i].size) {
-            uint8_t image[4];
-            if (m->img && rvt_image_read(m->img, pa, image, len) == len && !memcmp(image, r->data + (pa - r->base), len))
-                return;
-            machine_flush_records(m);
-            m->image_changed = true;
-            break;
-        }
-    m->left_code = true;
-}
-
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
@@ -295,8 +202,8 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
             w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
         }
         rvt_decode(w, m->xlen, slot);
-        if (m->code_watched && !m->image_changed)
-            watch_decoded(m, r, pa, slot->len);
+        if (m->port.code_watched && !m->port.image_changed)
+            port_watch_decoded(m, r, pa, slot->len);
     }
     return slot;
 }
@@ -310,33 +217,6 @@ void machine_flush_icache(rvt_machine *m) {
             if (r->icache[p])
                 memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
     }
-}
-
-/* ------------------------------------------------------------ output */
-
-void machine_flush_records(rvt_machine *m) {
-    size_t n = (size_t)(m->buf_next - m->buf);
-    if (n && m->sink && m->sink(m->sink_user, m->buf, n) != 0 && !m->stop) {
-        m->stop = true;
-        m->stop_reason = RVT_STOP_SINK;
-    }
-    machine_take_space(m);
-}
-
-void machine_take_space(rvt_machine *m) {
-    size_t cap = 0;
-    rvt_retire_packed *space = m->space ? m->space(m->space_user, &cap) : NULL;
-    bool given = space && cap >= RVT_PACKED_MAX_SLOTS;
-    m->buf = m->buf_next = given ? space : m->own_buf;
-    m->buf_end = m->buf + (given ? cap : RVT_OWN_RECORDS) - (RVT_PACKED_MAX_SLOTS - 1);
-    m->buf_state = m->record_state;
-}
-
-/* The sink of rvt_machine_set_sink's records. */
-static int unpack_to_sink(void *user, const rvt_retire_packed *slots, size_t n) {
-    rvt_machine *m = user;
-    return rvt_retire_unpack_to(slots, n, m->unpacked, RVT_UNPACKED, m->retire_sink, m->retire_user,
-                                &m->unpacked_state);
 }
 
 /* ------------------------------------------------------------ machine */
@@ -390,6 +270,15 @@ static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *
     return RVT_OK;
 }
 
+/* The trace port's sink refused records: the run stops. */
+static void sink_refused(void *owner) {
+    rvt_machine *m = owner;
+    if (!m->stop) {
+        m->stop = true;
+        m->stop_reason = RVT_STOP_SINK;
+    }
+}
+
 int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
     *out = NULL;
     if (cfg->nharts == 0 || cfg->nharts > RVT_MAX_HARTS)
@@ -411,9 +300,6 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
     m->max_insns = cfg->max_insns;
-    m->unpacked = calloc(RVT_UNPACKED, sizeof *m->unpacked);
-    if ((m->own_buf = calloc(RVT_OWN_RECORDS, sizeof *m->own_buf)))
-        machine_take_space(m); /* (no space yet: its own buffer) */
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
     /* The pool fills from its start: on 2 MiB pages, one page fault for the
@@ -423,7 +309,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->code_blocks_next = 1;
     m->code_gen = 1; /* pool entries never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
-    if (!m->buf || !m->unpacked || !m->harts || !m->code_blocks || !m->code_slots)
+    if (port_init(&m->port, sink_refused, m) != RVT_OK || !m->harts || !m->code_blocks || !m->code_slots)
         goto fail;
     for (unsigned i = 0; i < cfg->nram; i++) {
         mem_region *r = &m->regions[m->nregions++];
@@ -521,25 +407,8 @@ void rvt_machine_free(rvt_machine *m) {
     free(m->harts);
     rvt_huge_free(m->code_blocks, CODE_BLOCK_POOL * sizeof *m->code_blocks);
     rvt_pages_free(m->code_slots, CODE_BLOCK_SLOTS * sizeof *m->code_slots);
-    free(m->own_buf);
-    free(m->unpacked);
+    port_free(&m->port);
     free(m);
-}
-
-void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user) {
-    rvt_machine_set_packed_sink(m, sink ? unpack_to_sink : NULL, NULL, m);
-    m->retire_sink = sink;
-    m->retire_user = user;
-}
-
-void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user) {
-    machine_flush_records(m); /* (the records so far go where they were going) */
-    m->sink = sink;
-    m->sink_user = user;
-    m->space = space;
-    m->space_user = user;
-    m->record_state = m->unpacked_state = (rvt_packed_state){0, 0}; /* a new stream */
-    machine_take_space(m);
 }
 
 /* Whether a hart runs in this round: not while it sleeps in WFI (board
@@ -630,7 +499,7 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     }
     for (unsigned i = 0; i < m->nharts; i++)
         hart_flush_block(&m->harts[i]);
-    machine_flush_records(m);
+    port_flush(&m->port);
     res->reason = m->stop_reason;
     res->exit_code = m->exit_code;
     res->instret = m->instret_total;

@@ -81,14 +81,14 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
      * before `next`, `retired` instructions into the run; the next
      * one starts at `to`. (No struct for the block: only the way out needs
      * one, and keeping it up to date here kept it on the stack.) */
-    uint64_t blk_owner = block_record_owner(blk_priv, h->id);
+    uint64_t blk_owner = port_owner_word(blk_priv, h->id);
 #define CLOSE_RECORD_BLOCK_AT(time, next, raw, itype, retired, to)                                                    \
     do {                                                                                                               \
         /* (the next block first: the record's stores may alias what it reads) */                                      \
         const uint64_t closed_pc_ = blk_pc, closed_base_ = blk_base;                                                   \
         blk_pc = (to);                                                                                                 \
         blk_base = (retired);                                                                                          \
-        write_block_words(m, h, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw), ((next) - closed_pc_) >> 1,   \
+        port_write_block(&m->port, h->id, closed_pc_, (uint32_t)(blk_base - closed_base_), (raw), ((next) - closed_pc_) >> 1,   \
                           (itype), blk_owner, (time));                                                                 \
     } while (0)
 #define CLOSE_RECORD_BLOCK(next, raw, itype, retired, to) CLOSE_RECORD_BLOCK_AT(m->mtime, next, raw, itype, retired, to)
@@ -194,7 +194,7 @@ general: {
         /* The record block so far goes before the store, which may change
          * its code (its record is then passed on before the code changes). */
         uint32_t prev_raw = last_raw ? last_raw : blk.insn;
-        machine_make_room(m);
+        port_make_room(&m->port);
         CLOSE_RECORD_BLOCK(pc, prev_raw, RVT_ITYPE_NONE, done, pc);
     }
     st = execute(h, in, pc, instret_before + done, &next, XLEN);
@@ -210,7 +210,7 @@ general: {
          * record block retired at the time before (a block has one time). */
         if (done != blk_base) {
             uint32_t prev_raw = last_raw ? last_raw : blk.insn;
-            machine_make_room(m);
+            port_make_room(&m->port);
             CLOSE_RECORD_BLOCK_AT(time_before, pc, prev_raw, RVT_ITYPE_NONE, done, pc);
         }
         machine_sync_record_state(h);
@@ -234,11 +234,11 @@ general: {
         last_raw = in->raw;
         if (in->cf != RVT_CF_NONE || ((pc + in->len - blk_pc) >> 1) > 0xff00) {
             bool taken = in->cf == RVT_CF_BRANCH && next != pc + in->len;
-            machine_make_room(m);
+            port_make_room(&m->port);
             CLOSE_RECORD_BLOCK(pc + in->len, in->raw,
                                in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false), done, next);
             blk_priv = h->priv;
-            blk_owner = block_record_owner(blk_priv, h->id);
+            blk_owner = port_owner_word(blk_priv, h->id);
             if (m->stop) {
                 pc = next;
                 goto out;
@@ -253,7 +253,7 @@ general: {
             if (h->observe_in_loop)
                 observe_step(h, RVT_STEP_RETIRED, pc, priv, 0, 0);
         }
-        if (m->sink)
+        if (m->port.sink)
             emit_retired(h, in, pc, next, priv);
         if (m->stop) {
             pc = next;
@@ -355,8 +355,8 @@ op_nop:
      * written first). */
 #define CODE_BLOCK_RECORD(sr, itype_add, next, raw, itype, retired, to)                                                \
     do {                                                                                                               \
-        if (__builtin_expect(m->buf_next >= m->buf_end, 0)) {                                                          \
-            machine_flush_records(m);                                                                                  \
+        if (__builtin_expect(m->port.buf_next >= m->port.buf_end, 0)) {                                                          \
+            port_flush(&m->port);                                                                                  \
             if (m->stop) {                                                                                             \
                 CLOSE_RECORD_BLOCK(next, raw, itype, retired, to);                                                     \
                 done = (retired);                                                                                      \

@@ -208,6 +208,8 @@ static bool leaves_code(const char *name, bool watch_image) {
     rvt_machine *m = tm.m;
     assert_true(rvt_machine_left_code(m)); /* nothing watched yet */
     rvt_segment_info segs[17] = {{0}};
+    for (unsigned i = 0; i < 17; i++)
+        segs[i] = (rvt_segment_info){.vaddr = 0x80000000u + 0x1000u * i, .memsz = 0x1000, .exec = true};
     assert_int_equal(rvt_machine_watch_code(m, segs, 17), RVT_E_RANGE); /* more than it holds */
     assert_true(rvt_machine_left_code(m));
     size_t n = watch_image ? rvt_image_segments(tm.img, segs, 16) : 0;

@@ -114,10 +114,7 @@ struct fanout {
     rvt_retire_relay *relay;
     int relay_error; /* the relay's, once closed early */
     bool reads_code; /* an encoder behind the relay reads the image's code */
-    /* then: the image's executable segments, and the one the last block was in */
-    rvt_segment_info code[16];
-    size_t ncode, code_at;
-    rvt_machine *m; /* and the machine, for its boot ROM */
+    rvt_machine *m;
     program_code *fetch; /* what the encoders read the code from */
     rvt_retire unpacked[RUN_UNPACKED]; /* records unpacked on the hart's thread */
     rvt_packed_state unpacked_state;   /* the packed stream's, as unpacked there */
@@ -135,49 +132,6 @@ static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
     if (f->ntrace)
         rc |= rvt_ntrace_encoder_push(f->ntrace, recs, n);
     return rc;
-}
-
-/* (a segment that is not executable has memsz 0 in fanout.code) */
-static bool segment_holds(const rvt_segment_info *s, uint64_t first, uint64_t last) {
-    return first - s->vaddr < s->memsz && last - s->vaddr < s->memsz;
-}
-
-/* Whether an encoder may need code of the block from `first` to `last`
- * (its last instruction's address) that neither the image nor the boot ROM
- * (which no hart can write) holds. */
-static bool outside_image(struct fanout *f, uint64_t first, uint64_t last) {
-    if (segment_holds(&f->code[f->code_at], first, last))
-        return false;
-    for (size_t i = 0; i < f->ncode; i++)
-        if (segment_holds(&f->code[i], first, last)) {
-            f->code_at = i;
-            return false;
-        }
-    uint8_t b[2];
-    return !rvt_machine_read_rom(f->m, first, b, 2) || !rvt_machine_read_rom(f->m, last, b, 2);
-}
-
-/* How many of the slots, from the first, hold records outside_image passes:
- * all of them while the harts have run only the image's code (the machine
- * watches that as it decodes), else the segment the last block was in is
- * held in a local, so that a block inside it costs two comparisons. Only a
- * block's inner instructions are fetched: records of fewer than two
- * instructions pass. */
-static size_t inside_image_prefix(struct fanout *f, const rvt_retire_packed *slots, size_t n) {
-    if (!rvt_machine_left_code(f->m))
-        return n; /* every instruction so far was the image's (or the ROM's) */
-    if (rvt_machine_changed_code(f->m))
-        return 0; /* (the records before the change were passed on before it) */
-    rvt_segment_info last = f->code[f->code_at];
-    for (size_t k = 0; k < n; k += rvt_packed_slots(&slots[k])) {
-        const rvt_retire_packed *r = &slots[k];
-        if (rvt_packed_ninsns(r) < 2 || segment_holds(&last, r->iaddr, rvt_packed_last_iaddr(r)))
-            continue;
-        if (outside_image(f, r->iaddr, rvt_packed_last_iaddr(r)))
-            return k;
-        last = f->code[f->code_at];
-    }
-    return n;
 }
 
 /* The hart writes its records straight into the relay's batches. */
@@ -220,7 +174,7 @@ static int run_fanout_sink(void *user, const rvt_retire_packed *slots, size_t n)
     struct fanout *f = user;
     if (!f->relay)
         return run_here(f, slots, n);
-    size_t k = f->reads_code ? inside_image_prefix(f, slots, n) : n;
+    size_t k = f->reads_code ? rvt_machine_image_code_prefix(f->m, slots, n) : n;
     int rc = rvt_retire_relay_packed_sink(f->relay, slots, k);
     if (k == n)
         return rc;
@@ -714,21 +668,20 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
+    /* The code-visibility protocol (src/hart/trace_port.c): the encoders
+     * behind the relay read the image's code while the hart runs only it. */
+    bool watched = false;
     if (fan.reads_code) {
-        fan.ncode = rvt_image_segments(img, fan.code, sizeof fan.code / sizeof fan.code[0]);
-        if (fan.ncode > sizeof fan.code / sizeof fan.code[0])
-            fan.ncode = 0; /* more than the table holds: every block goes straight */
-        for (size_t i = 0; i < fan.ncode; i++)
-            if (!fan.code[i].exec)
-                fan.code[i].memsz = 0;
-        rvt_machine_watch_code(m, fan.code, fan.ncode); /* (cannot fail: ncode <= 16) */
+        rvt_segment_info segs[64];
+        size_t nsegs = rvt_image_segments(img, segs, sizeof segs / sizeof segs[0]);
+        watched = nsegs <= sizeof segs / sizeof segs[0] && rvt_machine_watch_code(m, segs, nsegs) == RVT_OK;
     }
     /* The image decodes its code as the encoders ask for it, on the relay's
      * thread: nothing on the hart's thread reads decoded image code during
      * the run (the hart has its own decoded pages), and a relay closed early
      * is joined before its filter goes on here. Decoding it all beforehand
      * cost the hart's thread 0.3 ms per run. */
-    if (fan.reads_code && !fan.ncode) { /* (the encoders' code cannot be watched: all on this thread) */
+    if (fan.reads_code && !watched) { /* (the encoders' code cannot be watched: all on this thread) */
         rvt_retire_relay_finish(fan.relay, NULL);
         fan.relay = NULL;
     }
