@@ -36,11 +36,17 @@ typedef struct rvt_machine_config {
                                  * its entry and its ecalls are answered by a supervisor
                                  * execution environment in the host (docs/sbi.md); hart 0
                                  * starts, the others wait for HSM hart_start */
-    /* The machine for supervisor software (implied by sbi and firmware): an
-     * ns16550a UART at 0x10000000 as the console, a SiFive test finisher at
-     * 0x100000, and a device tree (boot ROM 0x1020; for sbi also at the top
-     * of RAM, in a1) with these boot arguments and initial RAM disk. */
+    /* The machine for supervisor software (implied by sbi and firmware): a
+     * PLIC at 0xc000000, an ns16550a UART at 0x10000000 as the console (its
+     * interrupt is the PLIC's source 1), a SiFive test finisher at 0x100000,
+     * and a device tree (boot ROM 0x1020; for sbi also at the top of RAM, in
+     * a1) with these boot arguments and initial RAM disk. */
     bool board;
+    /* What the UART receives (read without blocking, as it arrives; a
+     * terminal is read as it is set: the caller makes it raw). NULL: nothing.
+     * While every hart waits for an interrupt, the machine waits for this
+     * input up to the next timer, rather than skipping ahead to it. */
+    FILE *console_input;
     const char *bootargs;
     const void *initrd;
     size_t initrd_size;

@@ -27,6 +27,14 @@ typedef struct device_ops {
      * mie stands, and at which mtime (*when), for an idle machine to skip
      * ahead to. NULL: it never does. */
     bool (*wake_time)(const device *d, const struct hart *h, uint64_t *when);
+    /* An interrupt controller's input: source `source` drives its line to
+     * `level` (machine_set_source). NULL: the device is not one. */
+    void (*set_source)(device *d, unsigned source, bool level);
+    /* The host's input the device waits for (its file descriptor, or -1):
+     * an idle machine waits on it rather than skipping time ahead. NULL: none. */
+    int (*input_fd)(const device *d);
+    /* Its input is ready: it reads what is there. */
+    void (*read_input)(device *d);
     /* Adds its node under the device tree's `soc` node: 0, or a libfdt error. */
     int (*describe)(const device *d, void *fdt, int soc);
     void (*free)(device *d);
@@ -52,23 +60,35 @@ int machine_add_device(struct rvt_machine *m, device *d);
 device *machine_device_at(struct rvt_machine *m, uint64_t pa, unsigned len);
 /* mtime moved (or was set): every device brings its lines up to date. */
 void machine_tick_devices(struct rvt_machine *m);
+/* A device's interrupt line into the machine's interrupt controller (the
+ * PLIC's source `source`); nothing when the machine has none. */
+void machine_set_source(struct rvt_machine *m, unsigned source, bool level);
 
 /* For describe: a node's reg property (two cells each); the phandle of hart
  * i's interrupt controller, which interrupts-extended properties name. */
 int board_fdt_reg(void *fdt, int node, uint64_t base, uint64_t size);
 #define BOARD_INTC_PHANDLE(i) ((i) + 1u)
+#define BOARD_PLIC_PHANDLE 0x100u /* (above every hart's) */
 
 /* The devices (one file each). */
 #define CLINT_BASE 0x2000000u
 #define CLINT_SIZE 0xc0000u
+#define PLIC_BASE 0xc000000u
+#define PLIC_SIZE 0x1000000u
 #define UART_BASE 0x10000000u
+#define UART_PLIC_SOURCE 1u
 #define UART_SIZE 0x100u
 #define FINISHER_BASE 0x100000u
 #define FINISHER_SIZE 0x1000u
 /* SiFive's CLINT: msip, mtimecmp per hart and mtime (the machine's). */
 device *clint_new(struct rvt_machine *m, uint64_t base);
-/* An ns16550a as the console, transmitting to the machine's console file. */
-device *uart_new(struct rvt_machine *m, uint64_t base);
+/* The platform-level interrupt controller: the machine's interrupt
+ * controller once added (machine_set_source). */
+device *plic_new(struct rvt_machine *m, uint64_t base);
+/* An ns16550a as the console: it transmits to the machine's console file,
+ * receives from its console input (when given), and interrupts through
+ * the interrupt controller's source `source`. */
+device *uart_new(struct rvt_machine *m, uint64_t base, unsigned source);
 /* SiFive's test finisher: power-off with an exit status. */
 device *finisher_new(struct rvt_machine *m, uint64_t base);
 

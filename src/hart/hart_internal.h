@@ -325,6 +325,7 @@ typedef struct rvt_machine {
     unsigned nregions;
     device *devices[RVT_MAX_DEVICES]; /* by window, none overlapping */
     unsigned ndevices;
+    device *intc; /* the interrupt controller devices' lines go to; NULL: none */
     htif htif;
     uint64_t mtime; /* the machine's timebase: the CLINT shows it, CSR time reads it */
     uint16_t *code_slots;           /* CODE_BLOCK_SLOTS: an entry of code_blocks, 0 for none */

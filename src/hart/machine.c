@@ -5,6 +5,7 @@
  * per hart, host polling between them). */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -123,6 +124,11 @@ device *machine_device_at(rvt_machine *m, uint64_t pa, unsigned len) {
             return d;
     }
     return NULL;
+}
+
+void machine_set_source(rvt_machine *m, unsigned source, bool level) {
+    if (m->intc)
+        m->intc->ops->set_source(m->intc, source, level);
 }
 
 void machine_tick_devices(rvt_machine *m) {
@@ -353,10 +359,16 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     uint64_t dtb = 0;
     m->cfg.board = cfg->board || cfg->sbi || cfg->firmware;
     /* The devices, in the order the device tree lists them. */
-    if ((rc = machine_add_device(m, clint_new(m, CLINT_BASE))) != RVT_OK ||
-        (m->cfg.board && ((rc = machine_add_device(m, uart_new(m, UART_BASE))) != RVT_OK ||
-                          (rc = machine_add_device(m, finisher_new(m, FINISHER_BASE))) != RVT_OK)))
+    if ((rc = machine_add_device(m, clint_new(m, CLINT_BASE))) != RVT_OK)
         goto fail;
+    if (m->cfg.board) {
+        if ((rc = machine_add_device(m, plic_new(m, PLIC_BASE))) != RVT_OK)
+            goto fail;
+        m->intc = m->devices[m->ndevices - 1];
+        if ((rc = machine_add_device(m, uart_new(m, UART_BASE, UART_PLIC_SOURCE))) != RVT_OK ||
+            (rc = machine_add_device(m, finisher_new(m, FINISHER_BASE))) != RVT_OK)
+            goto fail;
+    }
     if (m->cfg.board && (rc = board_setup(m, rom, segs, nsegs < 64 ? nsegs : 64, &dtb, diag)) != RVT_OK)
         goto fail;
     hart_env env = {.wfi_sleeps = m->cfg.board, .watched_store = ~0ull};
@@ -422,6 +434,40 @@ static bool hart_runs(hart *h) {
     return !h->m->sbi || sbi_hart_runs(h);
 }
 
+/* While every hart waits for an interrupt, the devices that wait for the
+ * host's input (the console) get it: for up to `ticks` of mtime (at most
+ * IDLE_WAIT_MS of real time at a go, so that a machine waiting for a far
+ * timer stays responsive; UINT64_MAX with no timer: until input comes).
+ * True when input came. */
+enum { IDLE_WAIT_MS = 50, MTIME_TICKS_PER_MS = 10000 /* 10 MHz (board.c) */ };
+static bool wait_for_input(rvt_machine *m, uint64_t ticks) {
+    struct pollfd fds[RVT_MAX_DEVICES];
+    device *waiting[RVT_MAX_DEVICES];
+    nfds_t n = 0;
+    for (unsigned k = 0; k < m->ndevices; k++) {
+        device *d = m->devices[k];
+        int fd = d->ops->input_fd ? d->ops->input_fd(d) : -1;
+        if (fd >= 0) {
+            fds[n] = (struct pollfd){fd, POLLIN, 0};
+            waiting[n++] = d;
+        }
+    }
+    if (!n)
+        return false;
+    int timeout = ticks == UINT64_MAX ? -1
+                  : ticks / MTIME_TICKS_PER_MS < IDLE_WAIT_MS ? (int)(ticks / MTIME_TICKS_PER_MS)
+                                                                : IDLE_WAIT_MS;
+    if (poll(fds, n, timeout) <= 0)
+        return false;
+    bool came = false;
+    for (nfds_t i = 0; i < n; i++)
+        if (fds[i].revents) {
+            waiting[i]->ops->read_input(waiting[i]);
+            came = true;
+        }
+    return came;
+}
+
 /* No hart ran in a whole round: the time moves on to the earliest timer a
  * sleeping hart enables. Every hart stopped through HSM ends the run as an
  * exit; false when no hart can ever wake again. */
@@ -451,7 +497,11 @@ static bool machine_idle(rvt_machine *m) {
         m->exit_code = 0;
         return true;
     }
-    if (!any_timer || next <= m->mtime) /* a timer that is already due woke nobody */
+    if (any_timer && next <= m->mtime) /* a timer that is already due woke nobody */
+        return false;
+    if (wait_for_input(m, any_timer ? next - m->mtime : UINT64_MAX))
+        return true;
+    if (!any_timer)
         return false;
     m->mtime = next;
     machine_time_moved(m);

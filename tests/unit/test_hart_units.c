@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <libfdt.h>
@@ -451,6 +452,147 @@ static void test_uart(void **state) {
     machine_down(&u);
 }
 
+static void test_plic(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, true);
+    hart *h = u.h;
+    device *plic = machine_device_at(u.m, PLIC_BASE, 4);
+    assert_non_null(plic);
+    uint32_t v = 0;
+    const uint64_t m_enable = PLIC_BASE + 0x2000, s_enable = PLIC_BASE + 0x2080;
+    const uint64_t m_claim = PLIC_BASE + 0x200004, s_threshold = PLIC_BASE + 0x201000, s_claim = PLIC_BASE + 0x201004;
+    /* priorities have 4 bits; source 0 has none */
+    assert_true(dev_store(&u, PLIC_BASE + 4 * 5, 0xff, 4));
+    assert_true(dev_load(&u, PLIC_BASE + 4 * 5, &v, 4));
+    assert_int_equal(v, 0xf);
+    assert_false(dev_load(&u, PLIC_BASE + 4 * 5, &v, 2)); /* 32-bit registers only */
+    /* a source's line: pending, but no context enables it yet */
+    plic->ops->set_source(plic, 5, true);
+    assert_true(dev_load(&u, PLIC_BASE + 0x1000, &v, 4));
+    assert_int_equal(v, 1u << 5);
+    assert_int_equal(h->irq_lines & ((1ull << IRQ_M_EXT) | (1ull << IRQ_S_EXT)), 0);
+    /* the S context enables it: SEIP until the threshold reaches its priority */
+    assert_true(dev_store(&u, s_enable, 1u << 5, 4));
+    assert_true(h->irq_lines & (1ull << IRQ_S_EXT));
+    assert_int_equal(h->irq_lines & (1ull << IRQ_M_EXT), 0);
+    assert_true(dev_store(&u, s_threshold, 0xf, 4));
+    assert_int_equal(h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    assert_true(dev_store(&u, s_threshold, 0, 4));
+    /* a second source of higher priority is claimed first; equal ones by number */
+    assert_true(dev_store(&u, PLIC_BASE + 4 * 3, 0xf, 4));
+    assert_true(dev_store(&u, PLIC_BASE + 4 * 7, 0x2, 4));
+    plic->ops->set_source(plic, 3, true);
+    plic->ops->set_source(plic, 7, true);
+    assert_true(dev_store(&u, s_enable, (1u << 3) | (1u << 5) | (1u << 7), 4));
+    assert_true(dev_load(&u, s_claim, &v, 4));
+    assert_int_equal(v, 3);
+    assert_true(dev_load(&u, s_claim, &v, 4));
+    assert_int_equal(v, 5);
+    assert_true(dev_load(&u, s_claim, &v, 4));
+    assert_int_equal(v, 7);
+    assert_true(dev_load(&u, s_claim, &v, 4));
+    assert_int_equal(v, 0); /* all claimed: none pending, the line is down */
+    assert_int_equal(h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    assert_true(dev_load(&u, PLIC_BASE + 0x1000, &v, 4));
+    assert_int_equal(v, 0);
+    /* completion: a line still up makes the source pending again; a line
+     * that went down leaves it idle; a completion the context does not
+     * enable changes nothing */
+    plic->ops->set_source(plic, 7, false);
+    assert_true(dev_store(&u, s_claim, 7, 4));
+    assert_true(dev_store(&u, m_claim, 5, 4));
+    assert_int_equal(h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    assert_true(dev_store(&u, s_claim, 5, 4));
+    assert_true(h->irq_lines & (1ull << IRQ_S_EXT));
+    /* the M context sees the same sources through its own enables */
+    assert_true(dev_store(&u, m_enable, 1u << 5, 4));
+    assert_true(h->irq_lines & (1ull << IRQ_M_EXT));
+    assert_true(dev_load(&u, m_claim, &v, 4));
+    assert_int_equal(v, 5);
+    assert_int_equal(h->irq_lines & ((1ull << IRQ_M_EXT) | (1ull << IRQ_S_EXT)), 0);
+    /* a priority of 0 never interrupts */
+    assert_true(dev_store(&u, m_claim, 5, 4));
+    assert_true(dev_store(&u, PLIC_BASE + 4 * 5, 0, 4));
+    assert_int_equal(h->irq_lines & ((1ull << IRQ_M_EXT) | (1ull << IRQ_S_EXT)), 0);
+    /* reserved words (a context the harts do not have) read 0 and keep nothing */
+    assert_true(dev_store(&u, PLIC_BASE + 0x200000 + 0x1000 * 2, 7, 4));
+    assert_true(dev_load(&u, PLIC_BASE + 0x200000 + 0x1000 * 2, &v, 4));
+    assert_int_equal(v, 0);
+    machine_down(&u);
+}
+
+/* The UART's interrupts reach the PLIC's source 1; input arrives from a pipe. */
+static void test_uart_interrupts(void **state) {
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    FILE *input = fdopen(fds[0], "rb");
+    assert_non_null(input);
+    unit_machine u;
+    static const uint8_t nop[4] = {0x13, 0, 0, 0};
+    rvt_diag d = {0};
+    assert_int_equal(rvt_image_new(&u.img), 0);
+    assert_int_equal(rvt_image_load_raw(u.img, "nop", nop, sizeof nop, RAM_BASE, 0, 64, &d), 0);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.ram[0] = (rvt_mem_region){RAM_BASE, 0x800000};
+    cfg.nram = 1;
+    cfg.board = true;
+    u.console = tmpfile();
+    cfg.console = u.console;
+    cfg.console_input = input;
+    assert_int_equal(rvt_machine_new(&u.m, &cfg, u.img, &d), 0);
+    u.h = &u.m->harts[0];
+    device *uart = machine_device_at(u.m, UART_BASE, 1);
+    uint8_t b = 0;
+    uint32_t v = 0;
+    assert_true(dev_store(&u, PLIC_BASE + 4 * UART_PLIC_SOURCE, 1, 4));
+    assert_true(dev_store(&u, PLIC_BASE + 0x2080, 1u << UART_PLIC_SOURCE, 4));
+    /* transmitter empty: raised by enabling it, cleared by reading IIR,
+     * raised again by each byte sent */
+    assert_int_equal(u.h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    assert_true(dev_store(&u, UART_BASE + 1, 0x02, 1));
+    assert_true(u.h->irq_lines & (1ull << IRQ_S_EXT));
+    assert_true(dev_load(&u, UART_BASE + 2, &b, 1));
+    assert_int_equal(b, 0xc2);
+    assert_int_equal(u.h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    assert_true(dev_load(&u, UART_BASE + 2, &b, 1));
+    assert_int_equal(b, 0xc1);
+    assert_true(dev_store(&u, UART_BASE, 'x', 1));
+    assert_true(u.h->irq_lines & (1ull << IRQ_S_EXT));
+    assert_true(dev_store(&u, UART_BASE + 1, 0x00, 1));
+    assert_int_equal(u.h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    /* received data: nothing until the input has some */
+    assert_true(dev_store(&u, UART_BASE + 1, 0x01, 1));
+    assert_true(dev_load(&u, UART_BASE + 5, &b, 1));
+    assert_int_equal(b & 1, 0);
+    assert_int_equal(write(fds[1], "ok", 2), 2);
+    assert_int_equal(uart->ops->input_fd(uart), fds[0]);
+    uart->ops->read_input(uart);
+    assert_true(u.h->irq_lines & (1ull << IRQ_S_EXT));
+    assert_true(dev_load(&u, PLIC_BASE + 0x201004, &v, 4));
+    assert_int_equal(v, UART_PLIC_SOURCE);
+    assert_true(dev_load(&u, UART_BASE + 2, &b, 1));
+    assert_int_equal(b, 0xc4);
+    assert_true(dev_load(&u, UART_BASE + 5, &b, 1));
+    assert_int_equal(b, 0x61);
+    assert_true(dev_load(&u, UART_BASE, &b, 1));
+    assert_int_equal(b, 'o');
+    assert_true(dev_load(&u, UART_BASE, &b, 1));
+    assert_int_equal(b, 'k');
+    assert_true(dev_load(&u, UART_BASE + 2, &b, 1));
+    assert_int_equal(b, 0xc1);
+    assert_true(dev_store(&u, PLIC_BASE + 0x201004, UART_PLIC_SOURCE, 4));
+    assert_int_equal(u.h->irq_lines & (1ull << IRQ_S_EXT), 0);
+    /* the end of the input: nothing more is waited for */
+    close(fds[1]);
+    uart->ops->read_input(uart);
+    assert_int_equal(uart->ops->input_fd(uart), -1);
+    machine_down(&u);
+    fclose(input);
+}
+
 static void test_finisher(void **state) {
     (void)state;
     unit_machine u;
@@ -480,6 +622,7 @@ static void test_device_tree(void **state) {
     assert_true(size > 0);
     assert_int_equal(fdt_check_header(tree), 0);
     static const char *const nodes[] = {"/soc/clint@2000000", "/soc/serial@10000000", "/soc/test@100000",
+                                        "/soc/interrupt-controller@c000000",
                                         "/cpus/cpu@0/interrupt-controller", "/memory@80000000"};
     for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
         assert_true(fdt_path_offset(tree, nodes[i]) >= 0);
@@ -493,6 +636,19 @@ static void test_device_tree(void **state) {
     assert_int_equal(len, 16);
     assert_int_equal(fdt64_to_cpu(reg[0]), UART_BASE);
     assert_int_equal(fdt64_to_cpu(reg[1]), UART_SIZE);
+    /* the UART's interrupt is the PLIC's source 1; the PLIC's contexts are
+     * hart 0's M and S external interrupts */
+    int uart = fdt_path_offset(tree, "/soc/serial@10000000"), plic = fdt_path_offset(tree, "/soc/interrupt-controller@c000000");
+    const fdt32_t *parent = fdt_getprop(tree, uart, "interrupt-parent", &len);
+    assert_non_null(parent);
+    assert_int_equal(fdt_node_offset_by_phandle(tree, fdt32_to_cpu(*parent)), plic);
+    const fdt32_t *source = fdt_getprop(tree, uart, "interrupts", &len);
+    assert_int_equal(fdt32_to_cpu(*source), UART_PLIC_SOURCE);
+    irqs = fdt_getprop(tree, plic, "interrupts-extended", &len);
+    assert_int_equal(len, 16);
+    assert_int_equal(fdt32_to_cpu(irqs[1]), IRQ_M_EXT);
+    assert_int_equal(fdt32_to_cpu(irqs[3]), IRQ_S_EXT);
+    assert_non_null(fdt_getprop(tree, plic, "interrupt-controller", &len));
     machine_down(&u);
 }
 
@@ -503,6 +659,7 @@ int main(void) {
         cmocka_unit_test(test_sv32_walk),       cmocka_unit_test(test_pmp_matching),
         cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
         cmocka_unit_test(test_clint),           cmocka_unit_test(test_uart),
+        cmocka_unit_test(test_plic),            cmocka_unit_test(test_uart_interrupts),
         cmocka_unit_test(test_finisher),        cmocka_unit_test(test_device_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

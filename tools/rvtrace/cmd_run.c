@@ -2,9 +2,12 @@
  * retirement stream in the requested formats. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
@@ -62,6 +65,9 @@ static void run_usage(FILE *out) {
             "                     does not say)\n"
             "  --bootargs TEXT    /chosen/bootargs of the device tree (--sbi, --firmware)\n"
             "  --initrd FILE      an initial RAM disk near the top of RAM, in /chosen\n"
+            "  --console-input FILE  what the UART receives (--sbi, --firmware): standard\n"
+            "                     input by default (a terminal is read key by key, without\n"
+            "                     echo; Ctrl-C still ends rvtrace), a file or FIFO, or none\n"
             "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
             "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
             "  -p N               number of harts (default 1)\n"
@@ -349,6 +355,41 @@ static void show_run_progress(void *user, uint64_t instret) {
     progress_update(&rp->pr, instret, rp->limit);
 }
 
+/* The console input, when it is a terminal, is read key by key without echo
+ * (the guest's tty echoes); its settings come back at the end of the run,
+ * also when a signal ends it. */
+static struct termios terminal_saved;
+static int terminal_fd = -1;
+
+static void terminal_restore(void) {
+    if (terminal_fd >= 0)
+        tcsetattr(terminal_fd, TCSANOW, &terminal_saved);
+    terminal_fd = -1;
+}
+
+static void terminal_restore_and_die(int sig) {
+    terminal_restore(); /* (tcsetattr is async-signal-safe) */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void terminal_raw(int fd) {
+    struct termios t;
+    if (!isatty(fd) || tcgetattr(fd, &t) != 0)
+        return;
+    terminal_saved = t;
+    terminal_fd = fd;
+    t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    t.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    signal(SIGINT, terminal_restore_and_die);
+    signal(SIGTERM, terminal_restore_and_die);
+    signal(SIGHUP, terminal_restore_and_die);
+    if (tcsetattr(fd, TCSANOW, &t) != 0)
+        terminal_fd = -1;
+}
+
 int cmd_run(int argc, char **argv) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
@@ -363,7 +404,8 @@ int cmd_run(int argc, char **argv) {
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
     bool sample_symbols = false, memory_given = false, quiet = false, max_given = false;
-    const char *firmware_path = NULL, *initrd_path = NULL;
+    const char *firmware_path = NULL, *initrd_path = NULL, *console_input_path = "-";
+    FILE *console_input = NULL;
     char *firmware = NULL, *initrd = NULL;
     unsigned payload_xlen = 64;
     for (int i = 1; i < argc; i++) {
@@ -415,6 +457,8 @@ int cmd_run(int argc, char **argv) {
             payload_xlen = (unsigned)atoi(val), i++;
         } else if (!strcmp(a, "--initrd") && val) {
             initrd_path = val, i++;
+        } else if (!strcmp(a, "--console-input") && val) {
+            console_input_path = val, i++;
         } else if (!strcmp(a, "--bootargs") && val) {
             cfg.bootargs = val, i++;
         } else if (!strcmp(a, "--blocks")) {
@@ -574,6 +618,17 @@ int cmd_run(int argc, char **argv) {
     }
     cfg.initrd = initrd;
     cfg.board = firmware_path || initrd_path || cfg.bootargs;
+    if ((cfg.board || cfg.sbi) && strcmp(console_input_path, "none")) {
+        if (!strcmp(console_input_path, "-")) {
+            cfg.console_input = stdin;
+        } else if (!(console_input = fopen(console_input_path, "rb"))) {
+            fprintf(stderr, "rvtrace run: --console-input %s: %s\n", console_input_path, strerror(errno));
+            goto out;
+        } else {
+            cfg.console_input = console_input;
+        }
+        terminal_raw(fileno(cfg.console_input));
+    }
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
         goto out;
@@ -796,5 +851,8 @@ out:
     rvt_image_free(img);
     free(firmware);
     free(initrd);
+    if (console_input)
+        fclose(console_input);
+    terminal_restore();
     return status;
 }
