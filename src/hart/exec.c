@@ -10,9 +10,13 @@
 
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
+    struct tlb *tlb = h->tlb; /* likewise (its entries end with tlb_gen) */
+    uint64_t tlb_gen = h->tlb_gen;
     hart_env env = h->env;   /* the platform's, given once */
     memset(h, 0, sizeof *h);
     h->ctr = ctr;
+    h->tlb = tlb;
+    h->tlb_gen = tlb_gen + 1;
     h->env = env;
     h->m = m;
     h->id = id;
@@ -384,6 +388,7 @@ static const rvt_insn *fetch_translated(hart *h) {
     uint64_t pa;
     if (!mmu_translate(h, h->pc, ACC_FETCH, 2, &pa))
         return NULL;
+    h->fetch_pa = pa;
     const rvt_insn *in = phys_fetch(h->m, pa);
     if (pa != h->pc)
         h->m->port.left_code = true; /* (see rvt_machine_watch_code) */
@@ -620,7 +625,11 @@ static int exec_system(hart *h, const rvt_insn *in) {
         if (h->priv == PRV_U || (h->priv == PRV_S && (h->mstatus & MSTATUS_TVM)))
             return illegal(h, in);
         h->pc = mask_xlen(h, h->pc + in->len);
-        return EXEC_OK;
+        /* The translations go (forget_fetch_pages at the run's end); as for
+         * fence.i, ending the run does not sample interrupts (spike's
+         * sfence.vma does not serialise). */
+        h->sfence_pending = true;
+        return EXEC_SERIALIZE;
     case RVT_OP_FENCE_I:
         /* The flush waits until this instruction has been reported (its own
          * decoded slot is among those dropped); ending the run for it does
@@ -1198,11 +1207,12 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             m->sample_next += m->sample_period;
             m->sample_fn(m->sample_user, m, m->instret_total);
         }
-        bool flushed = h->icache_flush_pending;
-        if (flushed) {
+        bool sfenced = h->sfence_pending, flushed = h->icache_flush_pending || sfenced;
+        if (h->icache_flush_pending) {
             h->icache_flush_pending = false;
             machine_flush_icache(m);
         }
+        h->sfence_pending = false;
         if (done && m->observer && !h->observe_in_loop)
             observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
         if (st == EXEC_TRAP) {
@@ -1221,9 +1231,9 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             return;
         /* An observed run ends where a single step would sample interrupts
          * or where it could not go on observing in the loop. */
-        if (m->observe_runs && (st != EXEC_OK || h->trig_armed || h->hpm_counting))
+        if (m->observe_runs && ((st != EXEC_OK && !sfenced) || h->trig_armed || h->hpm_counting))
             return;
-        sample_interrupts = (st == EXEC_SERIALIZE && !flushed) || overflowed; /* fence.i only ends the run */
+        sample_interrupts = (st == EXEC_SERIALIZE && !flushed) || overflowed; /* fence.i, sfence.vma only end the run */
         n -= done;
     }
 }

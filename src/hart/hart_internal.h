@@ -190,6 +190,7 @@ typedef struct hart {
      * only ways privilege, translation, misa or PMP change); NULL: none. */
     const rvt_insn *fetch_page;
     uint64_t fetch_page_base;
+    uint64_t fetch_pa; /* the physical address the last fetch translated to */
     /* Decoded pages fetched from before, under the same condition, by page
      * number: code that calls between more than two pages (a loop and the
      * library functions it calls) finds them without a fetch and PMP check. */
@@ -197,6 +198,12 @@ typedef struct hart {
         const rvt_insn *page; /* NULL: none */
         uint64_t base;
     } fetch_pages[8];
+    /* Translations of virtual pages (mmu.c), per kind of access; they hold
+     * while tlb_gen does, which moves on wherever fetch pages are forgotten
+     * and on sfence.vma. NULL until the machine gives the hart one. */
+    struct tlb *tlb;
+    uint64_t tlb_gen;
+    bool sfence_pending; /* sfence.vma: the run ends, interrupts are not sampled for it */
 
     /* Control transfer records (ctr.c); NULL when the machine has none.
      * ctr_armed: some mode is enabled and CTR is not frozen, so a transfer
@@ -232,10 +239,12 @@ static inline const struct known_page *known_page_at(hart *h, uint64_t pc) {
     return k->page && k->base == (pc & ~0xfffull) ? k : NULL;
 }
 
-/* Whatever changed may change what fetches see: no decoded page is kept. */
+/* Whatever changed may change what fetches see, and how addresses are
+ * translated: no decoded page and no translation is kept. */
 static inline void forget_fetch_pages(hart *h) {
     h->fetch_page = NULL;
     memset(h->fetch_pages, 0, sizeof h->fetch_pages);
+    h->tlb_gen++;
 }
 
 /* A code block: integer code from `pc` up to and with its first jump (or up
@@ -536,6 +545,9 @@ int trigger_check(hart *h, enum access op, uint64_t addr, unsigned len, bool hav
  * stores) and checked against PMP; false with exc_cause/exc_tval set to the
  * page or access fault. */
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa);
+/* The hart's TLB: allocated once (RVT_E_NOMEM), kept through resets. */
+int mmu_attach(hart *h);
+void mmu_free(hart *h);
 
 /* Physical memory protection (pmp.c). `mode` is the effective privilege
  * of the access (MPRV's MPP for loads and stores). */

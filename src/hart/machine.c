@@ -382,7 +382,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         env.exception = sbi_exception;
     }
     for (unsigned i = 0; i < m->nharts; i++) {
-        if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK)
+        if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK || (rc = mmu_attach(&m->harts[i])) != RVT_OK)
             goto fail;
         m->harts[i].env = env;
         hart_reset(&m->harts[i], m, i);
@@ -414,8 +414,10 @@ void rvt_machine_free(rvt_machine *m) {
     sbi_free(m);
     for (unsigned i = 0; i < m->ndevices; i++)
         m->devices[i]->ops->free(m->devices[i]);
-    for (unsigned i = 0; m->harts && i < m->nharts; i++)
+    for (unsigned i = 0; m->harts && i < m->nharts; i++) {
         ctr_free(&m->harts[i]);
+        mmu_free(&m->harts[i]);
+    }
     free(m->harts);
     rvt_huge_free(m->code_blocks, CODE_BLOCK_POOL * sizeof *m->code_blocks);
     rvt_pages_free(m->code_slots, CODE_BLOCK_SLOTS * sizeof *m->code_slots);

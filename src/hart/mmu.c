@@ -3,13 +3,51 @@
  * an access that needs them raises a page fault), no Svpbmt, Svnapot or
  * ASIDs; every page-table access and the final address are checked against
  * PMP. */
+#include <stdlib.h>
+
 #include "hart_internal.h"
+
+/* A TLB as hardware has one: translations of 4 KiB virtual pages (a
+ * superpage is kept page by page), filled by successful walks and kept until
+ * something that may change them happens: a trap or a serialising
+ * instruction (every change of privilege, satp, mstatus or PMP is one), or
+ * sfence.vma (forget_fetch_pages). A store into a page table is not
+ * watched, as hardware does not: software orders it with sfence.vma. An
+ * entry knows whether PMP allows its whole page, so that a hit needs no
+ * PMP check. Direct-mapped, one table per kind of access, as spike's. */
+#define TLB_ENTRIES 256
+struct tlb {
+    struct tlb_entry {
+        uint64_t gen;     /* the hart's tlb_gen when filled (0: never) */
+        uint64_t vpn;     /* va >> 12 */
+        uint64_t pa_page; /* the page's physical address */
+        bool pmp_whole;   /* PMP allows the access anywhere in the page */
+    } e[3][TLB_ENTRIES];
+};
+
+int mmu_attach(hart *h) {
+    if (!h->tlb && !(h->tlb = calloc(1, sizeof *h->tlb)))
+        return RVT_E_NOMEM;
+    return RVT_OK;
+}
+
+void mmu_free(hart *h) {
+    free(h->tlb);
+    h->tlb = NULL;
+}
 
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
     unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
     unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
     if (prv == PRV_M || mode == 0) {
         *pa = mask_xlen(h, va);
+        goto check_pmp;
+    }
+    struct tlb_entry *hit = h->tlb ? &h->tlb->e[acc][(va >> 12) % TLB_ENTRIES] : NULL;
+    if (hit && hit->gen == h->tlb_gen && hit->vpn == va >> 12) {
+        *pa = hit->pa_page | (va & 0xfff);
+        if (hit->pmp_whole)
+            return true;
         goto check_pmp;
     }
     unsigned levels, ptesize, vpnbits;
@@ -68,6 +106,10 @@ bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t
             goto fault;
         uint64_t offset_mask = (1ull << (12 + (unsigned)i * vpnbits)) - 1;
         *pa = ((ppn << 12) & ~offset_mask) | (va & offset_mask);
+        if (hit) {
+            uint64_t page = *pa & ~0xfffull;
+            *hit = (struct tlb_entry){h->tlb_gen, va >> 12, page, pmp_ok(h, page, 4096, acc, prv)};
+        }
         goto check_pmp;
     }
 fault:

@@ -22,10 +22,14 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     const bool EMIT = RUN_EMIT, BLOCKS = RUN_BLOCKS, COUNT = RUN_COUNT;
     rvt_machine *m = h->m;
     const bool THREADED = !COUNT && (BLOCKS || !EMIT);
-    /* Decoded pages are shared with the physical memory they came from, so
-     * they serve fetches only while fetch addresses are physical and every
-     * extension is on. */
-    const bool cache_pages = (h->priv == PRV_M || satp_mode(h) == 0) && !h->misa_restricted;
+    /* Decoded pages are shared with the physical memory they came from: they
+     * serve fetches while every extension is on, through translation too
+     * (a page is taken by its virtual address: what could change where it
+     * points ends the run and forgets it). Under translation the next virtual
+     * page need not follow in physical memory, so an instruction in a page's
+     * last halfword goes the general way, which fetches its halves apart. */
+    const bool cache_pages = !h->misa_restricted;
+    const uint64_t page_limit = h->priv != PRV_M && satp_mode(h) != 0 ? 4094 : 4096;
     /* The decoded page the last fetch came from (none: an impossible base). */
     static const rvt_insn no_page[2048];
     const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
@@ -151,11 +155,11 @@ next_insn:
                     goto *op->go;
                 }
         }
-        if (__builtin_expect(off < 4096 && page[off >> 1].len, 1)) {
+        if (__builtin_expect(off < page_limit && page[off >> 1].len, 1)) {
             in = &page[off >> 1];
         } else {
             const struct known_page *known = cache_pages ? known_page_at(h, pc) : NULL;
-            if (known && known->page[(pc & 0xfff) >> 1].len) {
+            if (known && known->page[(pc & 0xfff) >> 1].len && (pc & 0xfff) < page_limit) {
                 TAKE_PAGE(known->page, known->base);
                 goto next_insn;
             }
@@ -163,14 +167,16 @@ next_insn:
             in = fetch(h);
             if (in && cache_pages) {
                 /* Remember the decoded page for the following fetches. */
-                mem_region *r = phys_region(m, pc, 2);
-                rvt_insn *p = r ? r->icache[(pc - r->base) >> 12] : NULL;
-                if (p && pmp_ok(h, pc & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
+                const uint64_t pa = h->fetch_pa;
+                mem_region *r = phys_region(m, pa, 2);
+                rvt_insn *p = r ? r->icache[(pa - r->base) >> 12] : NULL;
+                if (p && pmp_ok(h, pa & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
                     TAKE_PAGE(p, pc & ~0xfffull);
                     *known_page_slot(h, pc) = (struct known_page){p, page_base};
                     /* Its blocks, now that the page is at hand (its slot
-                     * at pc is decoded: no second trip here). */
-                    if (THREADED && in)
+                     * at pc is decoded and within the limit: no second
+                     * trip here). */
+                    if (THREADED && in && (pc & 0xfff) < page_limit)
                         goto next_insn;
                 }
             }
