@@ -82,6 +82,7 @@ typedef struct mem_region {
     uint8_t *data;
     rvt_insn **icache;    /* per 4 KiB page: NULL, or one decoded slot per halfword
                            * (len 0 = not decoded yet); allocated on first fetch */
+    uint8_t *listed;      /* per page: in the machine's list of decoded pages */
     bool rom;
 } mem_region;
 
@@ -341,6 +342,16 @@ typedef struct rvt_machine {
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_gen;
+    /* The pages that decoded an instruction since code was last flushed
+     * (machine_flush_icache clears those alone: a kernel that runs fence.i
+     * often has decoded few pages in between); when it could not grow, every
+     * page is cleared. */
+    struct decoded_page {
+        mem_region *r;
+        uint64_t page;
+    } *decoded;
+    size_t ndecoded, decoded_cap;
+    bool decoded_overflow;
     trace_port port; /* where the harts' records go (trace_port.c) */
     hart *harts;
     unsigned nharts;

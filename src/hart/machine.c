@@ -189,6 +189,22 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
     return d && d->ops->store(d, pa - d->base, in, len);
 }
 
+/* A page of region r decoded its first instruction since the last flush. */
+static void list_decoded(rvt_machine *m, mem_region *r, uint64_t page) {
+    if (m->ndecoded == m->decoded_cap) {
+        size_t cap = m->decoded_cap ? 2 * m->decoded_cap : 256;
+        struct decoded_page *grown = realloc(m->decoded, cap * sizeof *grown);
+        if (!grown) {
+            m->decoded_overflow = true;
+            return;
+        }
+        m->decoded = grown;
+        m->decoded_cap = cap;
+    }
+    r->listed[page] = 1;
+    m->decoded[m->ndecoded++] = (struct decoded_page){r, page};
+}
+
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
@@ -208,6 +224,8 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
             w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
         }
         rvt_decode(w, m->xlen, slot);
+        if (!r->listed[off >> 12])
+            list_decoded(m, r, off >> 12);
         if (m->port.code_watched && !m->port.image_changed)
             port_watch_decoded(m, r, pa, slot->len);
     }
@@ -216,12 +234,23 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
 
 void machine_flush_icache(rvt_machine *m) {
     m->code_gen++;
+    /* Pages stay allocated: a running fetch loop may hold one. */
+    for (size_t i = 0; i < m->ndecoded; i++) {
+        const struct decoded_page *d = &m->decoded[i];
+        memset(d->r->icache[d->page], 0, 2048 * sizeof(rvt_insn));
+        d->r->listed[d->page] = 0;
+    }
+    m->ndecoded = 0;
+    if (!m->decoded_overflow)
+        return;
+    m->decoded_overflow = false;
     for (unsigned i = 0; i < m->nregions; i++) {
         mem_region *r = &m->regions[i];
-        /* Pages stay allocated: a running fetch loop may hold one. */
-        for (uint64_t p = 0; p < r->size >> 12; p++)
+        for (uint64_t p = 0; p < r->size >> 12; p++) {
             if (r->icache[p])
                 memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
+            r->listed[p] = 0;
+        }
     }
 }
 
@@ -323,7 +352,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         r->size = cfg->ram[i].size;
         r->data = calloc(1, (size_t)r->size);
         r->icache = calloc((size_t)(r->size >> 12), sizeof *r->icache);
-        if (!r->data || !r->icache)
+        r->listed = calloc((size_t)(r->size >> 12), 1);
+        if (!r->data || !r->icache || !r->listed)
             goto fail;
     }
     mem_region *rom = &m->regions[m->nregions++];
@@ -332,7 +362,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rom->rom = true;
     rom->data = calloc(1, BOOT_ROM_SIZE);
     rom->icache = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->icache);
-    if (!rom->data || !rom->icache)
+    rom->listed = calloc(BOOT_ROM_SIZE >> 12, 1);
+    if (!rom->data || !rom->icache || !rom->listed)
         goto fail;
     uint32_t stub[5];
     memcpy(stub, reset_stub, sizeof stub);
@@ -409,8 +440,10 @@ void rvt_machine_free(rvt_machine *m) {
             for (uint64_t p = 0; p < m->regions[i].size >> 12; p++)
                 free(m->regions[i].icache[p]);
         free(m->regions[i].icache);
+        free(m->regions[i].listed);
     }
     free(m->obs);
+    free(m->decoded);
     sbi_free(m);
     for (unsigned i = 0; i < m->ndevices; i++)
         m->devices[i]->ops->free(m->devices[i]);
