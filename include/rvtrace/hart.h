@@ -284,7 +284,9 @@ typedef struct rvt_step {
 typedef void (*rvt_step_observer)(void *user, const rvt_step *s);
 
 /* Calls `fn` after every step of hart 0 (single-hart machines only) while the
- * machine runs; NULL detaches. Observing runs one instruction at a time. The
+ * machine runs; NULL detaches. The interpreter's loop observes each instruction
+ * itself (one instruction per call of the loop only while a trigger is armed
+ * or counters count, whose checks follow the instruction). The
  * step, with its change and access lists, stays valid until the machine steps
  * again: an observer may keep the pointer. */
 int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag);

@@ -373,10 +373,11 @@ static void terminal_restore_and_die(int sig) {
     raise(sig);
 }
 
-static void terminal_raw(int fd) {
+/* true: the input is a terminal, now raw */
+static bool terminal_raw(int fd) {
     struct termios t;
     if (!isatty(fd) || tcgetattr(fd, &t) != 0)
-        return;
+        return false;
     terminal_saved = t;
     terminal_fd = fd;
     t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
@@ -388,6 +389,7 @@ static void terminal_raw(int fd) {
     signal(SIGHUP, terminal_restore_and_die);
     if (tcsetattr(fd, TCSANOW, &t) != 0)
         terminal_fd = -1;
+    return terminal_fd >= 0;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -627,7 +629,9 @@ int cmd_run(int argc, char **argv) {
         } else {
             cfg.console_input = console_input;
         }
-        terminal_raw(fileno(cfg.console_input));
+        /* the guest's console owns the terminal: no progress line across it */
+        if (terminal_raw(fileno(cfg.console_input)))
+            quiet = true;
     }
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);

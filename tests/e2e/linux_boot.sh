@@ -1,0 +1,85 @@
+#!/bin/sh
+# Debian's stock RISC-V kernel (../shared/linux) boots on the hart model with
+# Debian's OpenSBI to the initramfs of examples/linux: the self-check's output
+# (kernel release, harts, the ISA the kernel found, a sum worked out by awk)
+# and power-off with exit 0, with no error in the kernel log; then, through a
+# pseudo-terminal, an interactive shell that runs typed commands.
+# usage: linux_boot.sh RVTRACE SHARED_DIR WORK_DIR HARTS [short]
+#   short: the sanitizer build's: the first 150 M instructions, to the kernel's banner
+set -u
+R=$1 SHARED=$2 WORK=$3 HARTS=$4 MODE=${5:-full}
+FW=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$WORK" || exit 1
+[ -f "$FW" ] || { echo "no $FW (Debian's opensbi package)"; exit 1; }
+sh "$HERE/../../examples/linux/mkinitramfs.sh" "$SHARED/linux" "$WORK/initramfs.cpio" || exit 1
+boot() { # extra bootargs, then rvtrace's own options
+    args=$1
+    shift
+    "$R" run -q -p "$HARTS" -m 512 --firmware "$FW" --initrd "$WORK/initramfs.cpio" \
+        --bootargs "console=ttyS0 earlycon rdinit=/init $args" "$@" "$SHARED/linux/Image.zst"
+}
+fail=0
+check() { # what, pattern, file (the console ends its lines with CR LF)
+    tr -d '\r' < "$3" | grep -q -- "$2" || { echo "FAIL: $1 (no '$2' in $3)"; fail=1; }
+}
+if [ "$MODE" = short ]; then
+    boot "" --max-insns 150000000 < /dev/null > "$WORK/short.log" 2>&1
+    check "kernel banner" "Linux version 6\." "$WORK/short.log"
+    check "stopped at the limit" "did not terminate within 150000000" "$WORK/short.log"
+    exit $fail
+fi
+
+# The self-check, with no console input.
+boot "" --console-input none > "$WORK/boot.log" 2>&1
+status=$?
+[ $status -eq 0 ] || { echo "FAIL: exit $status, not 0 (poweroff -f)"; fail=1; }
+check "userspace" "^=== userspace up: Linux 6\.12\.[0-9]*+deb13-riscv64 riscv64" "$WORK/boot.log"
+check "every hart online" "^=== harts: $HARTS\$" "$WORK/boot.log"
+check "the ISA the kernel found" "^isa.*rv64imafdc" "$WORK/boot.log"
+check "awk's sum of 1..2000" "^=== sum: 2001000\$" "$WORK/boot.log"
+check "the PLIC" "riscv-plic: .*mapped 31 interrupts" "$WORK/boot.log"
+check "the UART's interrupt" "ttyS0 at MMIO 0x10000000 (irq = [0-9]" "$WORK/boot.log"
+check "power-off" "reboot: Power down" "$WORK/boot.log"
+if grep -iE "error|fail|warning|not found|BUG|Oops|panic" "$WORK/boot.log" | grep -v "UEFI not found"; then
+    echo "FAIL: the kernel log reports the lines above"
+    fail=1
+fi
+
+# An interactive shell through a pseudo-terminal: commands typed at its
+# prompt run, and exit powers the machine off.
+if command -v script > /dev/null; then
+    fifo=$WORK/typed
+    rm -f "$fifo" "$WORK/pty.log"
+    mkfifo "$fifo" || exit 1
+    cmd="'$R' run -q -p $HARTS -m 512 --firmware '$FW' --initrd '$WORK/initramfs.cpio'"
+    cmd="$cmd --bootargs 'console=ttyS0 rdinit=/init rvtrace.shell' '$SHARED/linux/Image.zst'"
+    timeout 300 script -qfec "$cmd" /dev/null < "$fifo" > "$WORK/pty.log" 2>&1 &
+    session=$!
+    exec 3> "$fifo"
+    # wait_for TEXT: until the session printed TEXT (at most 240 s)
+    wait_for() {
+        i=0
+        while ! grep -q -- "$1" "$WORK/pty.log" 2> /dev/null; do
+            i=$((i + 1))
+            [ $i -le 2400 ] && kill -0 $session 2> /dev/null || return 1
+            sleep 0.1
+        done
+    }
+    if wait_for "=== shell"; then
+        sleep 1
+        printf 'echo typed-$((6*7))\n' >&3
+        wait_for "typed-42" || { echo "FAIL: no answer to a typed command"; fail=1; }
+        printf 'exit\n' >&3
+    else
+        echo "FAIL: no shell"
+        fail=1
+    fi
+    exec 3>&-
+    wait $session
+    status=$?
+    [ $status -eq 0 ] || { echo "FAIL: the interactive session ended with $status"; fail=1; }
+    check "power-off after exit" "reboot: Power down" "$WORK/pty.log"
+fi
+[ $fail -eq 0 ] && echo "linux on $HARTS hart(s): booted, self-check and shell as expected"
+exit $fail
