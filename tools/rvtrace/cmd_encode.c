@@ -56,6 +56,7 @@ static void encode_usage(FILE *out) {
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
             "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
             transport_help, ntrace_option_help);
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* Stat line as NexRv prints it after a dump. */
@@ -122,10 +123,8 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
                         "give the program with --elf, or use the spike CSV, a spike log, .rvti or pcseq\n", input);
         goto done;
     }
-    if (!(out = fopen(output, "wb"))) {
-        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
+    if (!(out = output_open("rvtrace encode", output, true)))
         goto done;
-    }
     rvt_ntrace_encoder *e;
     if (rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, file_byte_sink, out)) {
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
@@ -170,7 +169,7 @@ done:
     rvt_retire_reader_close(rr);
     rvt_machine_free(machine);
     rvt_image_free(img);
-    if (out && fclose(out) != 0)
+    if (output_close("rvtrace encode", out, status == 0))
         status = 1;
     return status;
 }
@@ -264,8 +263,7 @@ int cmd_encode(int argc, char **argv) {
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace encode: unknown option '%s'\n", a);
-            return 2;
+            return bad_option("rvtrace encode", a, i + 1 == argc, encode_usage);
         } else if (!input) {
             input = a;
         } else {
@@ -277,6 +275,9 @@ int cmd_encode(int argc, char **argv) {
         encode_usage(stderr);
         return 2;
     }
+    const char *inputs[] = {input, elf, scf, ucf};
+    if (!outputs_not_inputs("rvtrace encode", inputs, sizeof inputs / sizeof *inputs, &output, 1))
+        return 2;
     if (!strcmp(format, "ntrace")) {
         if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3 || no.sync_max > 40 ||
             no.icnt_bits == 1 || no.icnt_bits > 32) {
@@ -312,9 +313,8 @@ int cmd_encode(int argc, char **argv) {
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
         return 1;
     }
-    FILE *out = fopen(output, "wb");
+    FILE *out = output_open("rvtrace encode", output, true);
     if (!out) {
-        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
         rvt_retire_reader_close(r);
         return 1;
     }
@@ -365,7 +365,7 @@ int cmd_encode(int argc, char **argv) {
 done:
     free(recs);
     rvt_retire_reader_close(r);
-    if (fclose(out) != 0)
+    if (output_close("rvtrace encode", out, status == 0))
         status = 1;
     return status;
 }

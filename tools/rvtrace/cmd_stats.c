@@ -23,6 +23,7 @@ static void stats_usage(FILE *out) {
             "\n"
             "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n"
             "         rvtrace stats --format ntrace --input dhrystone.pcseq.zst dhrystone.nex\n");
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* Instructions in a pcseq file or a retirement stream. */
@@ -106,10 +107,12 @@ int cmd_stats(int argc, char **argv) {
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             src_bits = (unsigned)option_number(a, argv[++i], 16);
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace stats: unknown option '%s'\n", a);
-            return 2;
-        } else {
+            return bad_option("rvtrace stats", a, i + 1 == argc, stats_usage);
+        } else if (!trace) {
             trace = a;
+        } else {
+            fprintf(stderr, "rvtrace stats: one trace at a time: got '%s' and '%s'\n", trace, a);
+            return 2;
         }
     }
     if (!trace) {

@@ -38,6 +38,7 @@ static void verify_usage(FILE *out) {
             "Example: rvtrace run --tandem dhry.tv dhrystone.riscv &&\n"
             "         rvtrace verify --elf dhrystone.riscv dhry.tv\n",
             tandem_param_help);
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* --partial: kinds of records and single registers. */
@@ -111,9 +112,7 @@ int cmd_verify(int argc, char **argv) {
         } else if (!strcmp(a, "--pmpregions") && val) {
             cfg.pmp_regions = (unsigned)strtoul(val, NULL, 0), i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace verify: unknown option or missing value: '%s'\n", a);
-            verify_usage(stderr);
-            return 2;
+            return bad_option("rvtrace verify", a, i + 1 == argc, verify_usage);
         } else if (!trace) {
             trace = a;
         } else {
