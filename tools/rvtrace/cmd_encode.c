@@ -114,8 +114,14 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         xlen = rvt_image_xlen(img);
         machine = program_machine(img);
     }
-    if (rvt_pcseq_file(input, &pcseq, &d) ||
-        (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)))
+    rvt_zreader *z; /* opened once: a FIFO opened a second time waits for a second writer */
+    if (rvt_zreader_open(&z, input, &d))
+        goto report;
+    if (rvt_pcseq_zreader_sniff(z, &pcseq, &d)) {
+        rvt_zreader_close(z);
+        goto report;
+    }
+    if (pcseq ? rvt_pcseq_reader_open_z(&pr, z, &d) : rvt_retire_reader_open_z(&rr, z, RVT_FMT_AUTO, xlen, &d))
         goto report;
     bool from_program = rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT;
     if (from_program && !img) {

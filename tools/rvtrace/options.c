@@ -96,7 +96,18 @@ bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p) 
                      : !strcmp(a, "--mlen") ? &p->mlen : NULL;
     if (!slot)
         return false;
-    *slot = (unsigned)option_number(a, argv[++*i], slot == &p->xlen ? 64 : 128);
+    const char *text = argv[++*i];
+    *slot = (unsigned)option_number(a, text, slot == &p->xlen ? 64 : 128);
+    /* The tandem format's own bounds (rvt_tv_params_check), as a usage
+     * error here rather than a failure once the run has begun. */
+    bool ok = slot == &p->xlen ? *slot == 32 || *slot == 64
+              : slot == &p->flen ? *slot == 0 || *slot == 32 || *slot == 64
+                                 : *slot >= 32 && *slot <= 64;
+    if (!ok) {
+        fprintf(stderr, "rvtrace: %s takes %s, not '%s'\n", a,
+                slot == &p->xlen ? "32 or 64" : slot == &p->flen ? "0, 32 or 64" : "32 to 64", text);
+        exit(EXIT_USAGE);
+    }
     if (slot == &p->flen && *slot == 0)
         *slot = FLEN_NONE;
     return true;
