@@ -95,20 +95,28 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
     return RVT_OK;
 }
 
+static long read_file(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
+
 long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
-    if (r->back_pos < r->back_len && n) {
-        size_t k = r->back_len - r->back_pos < n ? r->back_len - r->back_pos : n;
-        memcpy(buf, r->back + r->back_pos, k);
-        r->back_pos += k;
-        if (r->back_uncounted)
-            r->consumed += k;
-        if (r->back_pos == r->back_len) {
-            free(r->back);
-            r->back = NULL;
-            r->back_len = r->back_pos = 0;
-        }
+    if (r->back_pos >= r->back_len || !n)
+        return read_file(r, buf, n, diag);
+    size_t k = r->back_len - r->back_pos < n ? r->back_len - r->back_pos : n;
+    memcpy(buf, r->back + r->back_pos, k);
+    r->back_pos += k;
+    if (r->back_uncounted)
+        r->consumed += k;
+    if (r->back_pos < r->back_len)
         return (long)k;
-    }
+    free(r->back);
+    r->back = NULL;
+    r->back_len = r->back_pos = 0;
+    /* The rest from the file: readers take a short count for the end, as
+     * fread gives it. (An error now is met again by the next read.) */
+    long more = k < n ? read_file(r, (char *)buf + k, n - k, diag) : 0;
+    return (long)k + (more > 0 ? more : 0);
+}
+
+static long read_file(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
     if (!r->z) {
         size_t got = fread(buf, 1, n, r->f);
         if (got == 0 && ferror(r->f))

@@ -46,11 +46,11 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return finish_stdout(0);
     }
     if (!strcmp(argv[1], "--version")) {
         puts("rvtrace 0.1.0");
-        return 0;
+        return finish_stdout(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
