@@ -93,11 +93,11 @@ static void decode_usage(FILE *out) {
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
             "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
             "error; decoding resumed at the next synchronisation and every output was written);\n"
-            "1 input or output failed; 2 usage.\n"
+            "1 an input or output failed (no output is left under its name); 2 a usage error\n"
+            "(an output naming an input too).\n"
             "\n"
             "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
             "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
-    fprintf(out, "\n%s", exit_status_help);
 }
 
 typedef struct {

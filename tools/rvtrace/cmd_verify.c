@@ -39,7 +39,6 @@ static void verify_usage(FILE *out) {
             "Example: rvtrace run --tandem dhry.tv dhrystone.riscv &&\n"
             "         rvtrace verify --elf dhrystone.riscv dhry.tv\n",
             tandem_param_help);
-    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* --partial: kinds of records and single registers. */
