@@ -131,6 +131,13 @@ FILE *output_open(const char *tool, const char *path, bool binary) {
         outputs[s].f = f;
         return f;
     }
+    /* A file the user may not write stays as it is, as fopen would have
+     * left it (a rename needs only the directory). */
+    if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", tool, path, strerror(errno));
+        release(s);
+        return NULL;
+    }
     /* A symbolic link stays one: the file it names is what is replaced. */
     char *target = realpath(path, NULL);
     if (!target && !(target = strdup(path))) {
