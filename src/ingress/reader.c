@@ -56,17 +56,32 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
     return rc ? rc : rvt_retire_reader_open_z(out, z, format, xlen, diag);
 }
 
+static int open_named(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format, unsigned xlen,
+                      const char *path, rvt_diag *diag);
+
 int rvt_retire_reader_open_z(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format,
                              unsigned xlen, rvt_diag *diag) {
     *out = NULL;
-    const char *path = rvt_zreader_path(z);
+    /* A name of its own: the messages of a failed open outlive the reader
+     * and the file, which own theirs. */
+    char *path = strdup(rvt_zreader_path(z));
+    if (!path) {
+        rvt_zreader_close(z);
+        return RVT_E_NOMEM;
+    }
+    int rc = open_named(out, z, format, xlen, path, diag);
+    free(path);
+    return rc;
+}
+
+static int open_named(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format, unsigned xlen,
+                      const char *path, rvt_diag *diag) {
     rvt_retire_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
         rvt_zreader_close(z);
         return RVT_E_NOMEM;
     }
-    path = r->path; /* (z's own goes with it) */
     r->xlen = xlen == 32 ? 32 : 64;
     r->priv = 3;
     int rc = rvt_line_reader_open_z(&r->lines, z, diag);

@@ -175,7 +175,8 @@ usage "option --elf needs a value" verify --elf
 usage "unknown option" decode --no-such-option "$W/t.te"
 usage "one trace" decode --format etrace --elf "$W/prog" "$W/t.te" "$W/t.te" --pcs
 usage "one trace" stats --format etrace "$W/t.te" "$W/t.te"
-[ -e "$W/x.tv" ] && bad "a usage error wrote its output"
+usage "SRC field" decode --format ntrace --src-bits 1 --source 99 --elf "$W/prog" "$W/t.nex" --pcs -o "$W/x.pcs"
+[ -e "$W/x.tv" ] || [ -e "$W/x.pcs" ] && bad "a usage error wrote its output"
 "$R" --help | grep -q "2 a usage error" || bad "rvtrace --help has no exit-status table"
 for c in run convert encode decode stats dump verify disasm; do
     "$R" $c --help | grep -q "^Exit status: 0" || bad "rvtrace $c --help has no exit-status table"

@@ -1285,6 +1285,13 @@ int cmd_decode(int argc, char **argv) {
         if (!raw_xlen)
             raw_xlen = settings.xlen;
     }
+    /* (after the settings file, which may give the width) */
+    if (nopt.src_id >= 0 && nopt.src_bits && nopt.src_bits < 16 && (unsigned)nopt.src_id >> nopt.src_bits) {
+        fprintf(stderr, "rvtrace decode: --source %d does not fit the %u-bit SRC field (0 to %u)\n", nopt.src_id,
+                nopt.src_bits, (1u << nopt.src_bits) - 1);
+        status = 2;
+        goto done;
+    }
     for (int k = 0; k < nelf; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s", elfs[k]);
