@@ -11,6 +11,11 @@
 set -u
 R=$1 SHARED=$2 W=$3
 rm -rf "$W" && mkdir -p "$W" || exit 1
+# Work in $W: an rvtrace that takes "-" for a file name writes it there.
+case $R in /*) ;; *) R=$(pwd)/$R ;; esac
+case $SHARED in /*) ;; *) SHARED=$(pwd)/$SHARED ;; esac
+case $W in /*) ;; *) W=$(pwd)/$W ;; esac
+cd "$W" || exit 1
 elf=$SHARED/corpus/programs/dhrystone.riscv
 [ -f "$elf" ] || { echo "skipped: no dhrystone in $SHARED"; exit 77; }
 command -v timeout > /dev/null || { echo "skipped: no timeout(1)"; exit 77; }
