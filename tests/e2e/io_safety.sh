@@ -38,6 +38,11 @@ if command -v zstd > /dev/null; then
     cat "$W/t.te.zst" | $T "$R" decode --format etrace --elf "$W/prog" /dev/stdin --pcs -o "$W/zpipe.pcs" 2> "$W/err"
     cmp -s "$W/file.pcs" "$W/zpipe.pcs" || bad "decode of a zstd trace through a pipe: $(head -c 200 "$W/err")"
 fi
+if command -v bash > /dev/null; then # (<(...): a pipe named /dev/fd/N)
+    bash -c '"$1" decode --format etrace --elf "$2" <(cat "$3") --pcs -o "$4"' sh "$R" "$W/prog" "$W/t.te" \
+        "$W/procsub.pcs" 2> "$W/err"
+    cmp -s "$W/file.pcs" "$W/procsub.pcs" || bad "decode of <(cat trace): $(head -c 200 "$W/err")"
+fi
 mkfifo "$W/fifo" || exit 1
 cat "$W/t.nex" > "$W/fifo" &
 $T "$R" decode --format ntrace --elf "$W/prog" "$W/fifo" --pcs -o "$W/fifo.pcs" 2> "$W/err"
@@ -62,7 +67,7 @@ if [ -c /dev/full ]; then
     rc=$?
     [ $rc -eq 1 ] && grep -q "/dev/full" "$W/err" || bad "decode -o /dev/full: exit $rc, $(head -c 200 "$W/err")"
     for cmd in "decode --format etrace --elf $W/prog $W/t.te --pcs" "stats --format etrace $W/t.te" \
-               "disasm $W/prog" "dump --format etrace $W/t.te" "convert $W/t.rvti -"; do
+               "disasm $W/prog" "dump --format etrace $W/t.te" "convert $W/t.rvti -" "run $W/prog"; do
         # shellcheck disable=SC2086
         "$R" $cmd > /dev/full 2> "$W/err"
         rc=$?
