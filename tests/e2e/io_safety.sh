@@ -42,6 +42,9 @@ if command -v bash > /dev/null; then # (<(...): a pipe named /dev/fd/N)
     bash -c '"$1" decode --format etrace --elf "$2" <(cat "$3") --pcs -o "$4"' sh "$R" "$W/prog" "$W/t.te" \
         "$W/procsub.pcs" 2> "$W/err"
     cmp -s "$W/file.pcs" "$W/procsub.pcs" || bad "decode of <(cat trace): $(head -c 200 "$W/err")"
+    bash -c '"$1" decode --format etrace --elf <(cat "$2") "$3" --pcs -o "$4"' sh "$R" "$W/prog" "$W/t.te" \
+        "$W/procelf.pcs" 2> "$W/err"
+    cmp -s "$W/file.pcs" "$W/procelf.pcs" || bad "decode --elf <(cat program): $(head -c 200 "$W/err")"
 fi
 mkfifo "$W/fifo" || exit 1
 cat "$W/t.nex" > "$W/fifo" &
