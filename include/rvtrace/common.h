@@ -146,6 +146,10 @@ long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
  * for zstd) and the file's size (0 when it is not a regular file). */
 void rvt_zreader_position(const rvt_zreader *r, uint64_t *done, uint64_t *size);
 void rvt_zreader_close(rvt_zreader *r);
+/* Gives back bytes just read from `r` (a format sniffed), to be read again
+ * before the rest: a pipe or FIFO is opened and read once. RVT_E_NOMEM. */
+int rvt_zreader_unread(rvt_zreader *r, const void *bytes, size_t len);
+const char *rvt_zreader_path(const rvt_zreader *r);
 
 /* A byte buffer that grows as bytes are appended; rvt_membuf_append has the
  * signature of the encoders' byte sinks, so a trace can be kept in memory. */
@@ -159,6 +163,11 @@ void rvt_membuf_free(rvt_membuf *b);
 /* Line-by-line reader of a plain or zstd-compressed text file. */
 typedef struct rvt_line_reader rvt_line_reader;
 int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag);
+/* The same on a reader already open, which it takes (closed on failure). */
+int rvt_line_reader_open_z(rvt_line_reader **out, rvt_zreader *z, rvt_diag *diag);
+/* Closes the line reader and hands on its file, the bytes not yet taken as
+ * lines to be read first (NULL when out of memory). */
+rvt_zreader *rvt_line_reader_detach(rvt_line_reader *r);
 /* The first bytes of the file (up to 64 KiB), for format detection before
  * any line is taken. */
 const char *rvt_line_reader_peek(rvt_line_reader *r, size_t *len);

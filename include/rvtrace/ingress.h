@@ -291,6 +291,8 @@ int rvt_rvti_writer_finish(rvt_rvti_writer *w); /* flushes and frees */
 typedef struct rvt_rvti_reader rvt_rvti_reader;
 /* Opens a .rvti file (plain or zstd-compressed). */
 int rvt_rvti_reader_open(rvt_rvti_reader **out, const char *path, rvt_diag *diag);
+/* The same on a reader already open, which it takes (closed on failure). */
+int rvt_rvti_reader_open_z(rvt_rvti_reader **out, rvt_zreader *z, rvt_diag *diag);
 unsigned rvt_rvti_reader_xlen(const rvt_rvti_reader *r);
 /* Reads up to `max` records; returns the count, 0 at the end, or a negative
  * status with `diag` naming the byte offset and what was expected. */
@@ -314,6 +316,10 @@ enum rvt_retire_format {
 typedef struct rvt_retire_reader rvt_retire_reader;
 int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
                            unsigned xlen, rvt_diag *diag);
+/* The same on a reader already open, which it takes (closed on failure):
+ * the file is opened once, so a pipe or FIFO can be read. */
+int rvt_retire_reader_open_z(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format,
+                             unsigned xlen, rvt_diag *diag);
 unsigned rvt_retire_reader_xlen(const rvt_retire_reader *r);
 enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r);
 /* Returns the number of records (0 at the end) or a negative status with the

@@ -201,6 +201,12 @@ bool rvt_pcseq_sniff(const char *text, size_t len);
 /* Whether the file at `path` (plain or zstd) starts like pcseq; 0 or an
  * error status with the file and the problem in diag. */
 int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag);
+/* Whether an open file starts like pcseq, its first bytes read and given
+ * back (a pipe or FIFO is not opened twice); 0 or a negative status. */
+int rvt_pcseq_zreader_sniff(rvt_zreader *z, bool *is_pcseq, rvt_diag *diag);
+/* rvt_pcseq_reader_open on a reader already open, which it takes (closed
+ * on failure). */
+int rvt_pcseq_reader_open_z(rvt_pcseq_reader **out, rvt_zreader *z, rvt_diag *diag);
 
 /* ---- Encoder ---- */
 

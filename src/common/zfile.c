@@ -19,7 +19,33 @@ struct rvt_zreader {
     unsigned long long file_size; /* 0 when not a regular file */
     bool eof;
     bool in_frame; /* a zstd frame has begun and not ended */
+    /* Bytes read again before the file: the first bytes of a plain file,
+     * taken to look for the zstd magic (a pipe cannot be rewound), and what
+     * a reader handed on gives back (rvt_zreader_unread). */
+    unsigned char *back;
+    size_t back_len, back_pos;
+    bool back_uncounted; /* not yet in `consumed` (the magic's bytes) */
 };
+
+int rvt_zreader_unread(rvt_zreader *r, const void *bytes, size_t len) {
+    if (!len)
+        return RVT_OK;
+    size_t left = r->back_len - r->back_pos;
+    unsigned char *nb = malloc(len + left);
+    if (!nb)
+        return RVT_E_NOMEM;
+    memcpy(nb, bytes, len);
+    if (left)
+        memcpy(nb + len, r->back + r->back_pos, left);
+    free(r->back);
+    r->back = nb;
+    r->back_len = len + left;
+    r->back_pos = 0;
+    r->back_uncounted = false; /* (given back by a reader: it was counted when first read) */
+    return RVT_OK;
+}
+
+const char *rvt_zreader_path(const rvt_zreader *r) { return r->path; }
 
 int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
     *out = NULL;
@@ -36,9 +62,15 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
         r->file_size = (unsigned long long)st.st_size;
+    /* The magic stays in hand: fed to zstd, or read first as the file's own
+     * bytes, never read again from the file (a pipe, a FIFO, /dev/stdin). */
     unsigned char magic[4];
     size_t n = fread(magic, 1, 4, f);
-    rewind(f);
+    if (n < 4 && ferror(f)) {
+        int e = errno;
+        rvt_zreader_close(r);
+        return rvt_diag_set(diag, RVT_E_IO, "%s: %s", path, strerror(e));
+    }
     if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
         r->z = ZSTD_createDStream();
         r->in_cap = ZSTD_DStreamInSize();
@@ -48,13 +80,43 @@ int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag) {
             return RVT_E_NOMEM;
         }
         ZSTD_initDStream(r->z);
-        r->ib = (ZSTD_inBuffer){r->in, 0, 0};
+        memcpy(r->in, magic, n);
+        r->ib = (ZSTD_inBuffer){r->in, n, 0};
+    } else if (n) {
+        if (!(r->back = malloc(n))) {
+            rvt_zreader_close(r);
+            return RVT_E_NOMEM;
+        }
+        memcpy(r->back, magic, n);
+        r->back_len = n;
+        r->back_uncounted = true;
     }
     *out = r;
     return RVT_OK;
 }
 
+static long read_file(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
+
 long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
+    if (r->back_pos >= r->back_len || !n)
+        return read_file(r, buf, n, diag);
+    size_t k = r->back_len - r->back_pos < n ? r->back_len - r->back_pos : n;
+    memcpy(buf, r->back + r->back_pos, k);
+    r->back_pos += k;
+    if (r->back_uncounted)
+        r->consumed += k;
+    if (r->back_pos < r->back_len)
+        return (long)k;
+    free(r->back);
+    r->back = NULL;
+    r->back_len = r->back_pos = 0;
+    /* The rest from the file: readers take a short count for the end, as
+     * fread gives it. (An error now is met again by the next read.) */
+    long more = k < n ? read_file(r, (char *)buf + k, n - k, diag) : 0;
+    return (long)k + (more > 0 ? more : 0);
+}
+
+static long read_file(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag) {
     if (!r->z) {
         size_t got = fread(buf, 1, n, r->f);
         if (got == 0 && ferror(r->f))
@@ -101,6 +163,7 @@ void rvt_zreader_close(rvt_zreader *r) {
         fclose(r->f);
     ZSTD_freeDStream(r->z);
     free(r->in);
+    free(r->back);
     free(r->path);
     free(r);
 }
@@ -168,14 +231,33 @@ static int fill_lines(rvt_line_reader *r, rvt_diag *diag) {
 
 int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag) {
     *out = NULL;
+    rvt_zreader *z;
+    int rc = rvt_zreader_open(&z, path, diag);
+    return rc ? rc : rvt_line_reader_open_z(out, z, diag);
+}
+
+rvt_zreader *rvt_line_reader_detach(rvt_line_reader *r) {
+    rvt_zreader *z = r->z;
+    r->z = NULL;
+    int rc = rvt_zreader_unread(z, r->buf + r->pos, r->len - r->pos);
+    rvt_line_reader_close(r);
+    if (rc) {
+        rvt_zreader_close(z);
+        return NULL;
+    }
+    return z;
+}
+
+int rvt_line_reader_open_z(rvt_line_reader **out, rvt_zreader *z, rvt_diag *diag) {
+    *out = NULL;
     rvt_line_reader *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = strdup(path))) {
+    if (!r || !(r->path = strdup(z->path))) {
         free(r);
+        rvt_zreader_close(z);
         return RVT_E_NOMEM;
     }
-    int rc = rvt_zreader_open(&r->z, path, diag);
-    if (!rc)
-        rc = fill_lines(r, diag);
+    r->z = z;
+    int rc = fill_lines(r, diag);
     if (rc) {
         rvt_line_reader_close(r);
         return rc;

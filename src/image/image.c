@@ -337,11 +337,48 @@ bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset
     return true;
 }
 
+/* An ELF file from a pipe or FIFO (<(...), a program piped in), read to its
+ * end: bounded, since nothing says how much will come. */
+#define ELF_STREAM_MAX (1ull << 30)
+static int load_elf_stream(rvt_image *img, int fd, const char *path, uint64_t load_offset, rvt_diag *diag) {
+    size_t cap = 1 << 16, size = 0;
+    uint8_t *buf = malloc(cap);
+    int rc = buf ? RVT_OK : RVT_E_NOMEM;
+    while (rc == RVT_OK) {
+        if (size == cap) {
+            uint8_t *nb = cap < ELF_STREAM_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                rc = cap < ELF_STREAM_MAX ? RVT_E_NOMEM
+                                          : rvt_diag_set(diag, RVT_E_FORMAT, "%s: more than %llu bytes: not a program",
+                                                         path, (unsigned long long)ELF_STREAM_MAX);
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + size, cap - size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = rvt_diag_set(diag, RVT_E_IO, "%s: read failed at byte %zu: %s", path, size, strerror(errno));
+        if (n <= 0)
+            break;
+        size += (size_t)n;
+    }
+    close(fd);
+    if (rc == RVT_OK)
+        rc = rvt_image_load_elf_mem(img, path, buf, size, load_offset, diag);
+    free(buf);
+    return rc;
+}
+
 int rvt_image_load_elf(rvt_image *img, const char *path, uint64_t load_offset, rvt_diag *diag) {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return rvt_diag_set(diag, RVT_E_IO, "%s: %s", path, strerror(errno));
     struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+        return load_elf_stream(img, fd, path, load_offset, diag);
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return rvt_diag_set(diag, RVT_E_IO, "%s: not a regular file", path);

@@ -51,14 +51,40 @@ static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag
 int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
                            unsigned xlen, rvt_diag *diag) {
     *out = NULL;
+    rvt_zreader *z;
+    int rc = rvt_zreader_open(&z, path, diag);
+    return rc ? rc : rvt_retire_reader_open_z(out, z, format, xlen, diag);
+}
+
+static int open_named(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format, unsigned xlen,
+                      const char *path, rvt_diag *diag);
+
+int rvt_retire_reader_open_z(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format,
+                             unsigned xlen, rvt_diag *diag) {
+    *out = NULL;
+    /* A name of its own: the messages of a failed open outlive the reader
+     * and the file, which own theirs. */
+    char *path = strdup(rvt_zreader_path(z));
+    if (!path) {
+        rvt_zreader_close(z);
+        return RVT_E_NOMEM;
+    }
+    int rc = open_named(out, z, format, xlen, path, diag);
+    free(path);
+    return rc;
+}
+
+static int open_named(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format, unsigned xlen,
+                      const char *path, rvt_diag *diag) {
     rvt_retire_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
+        rvt_zreader_close(z);
         return RVT_E_NOMEM;
     }
     r->xlen = xlen == 32 ? 32 : 64;
     r->priv = 3;
-    int rc = rvt_line_reader_open(&r->lines, path, diag);
+    int rc = rvt_line_reader_open_z(&r->lines, z, diag);
     if (rc) {
         rvt_retire_reader_close(r);
         return rc;
@@ -84,9 +110,9 @@ int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_r
     }
     r->format = format;
     if (format == RVT_FMT_RVTI) {
-        rvt_line_reader_close(r->lines);
+        rvt_zreader *rz = rvt_line_reader_detach(r->lines); /* (the bytes the sniff read, read again) */
         r->lines = NULL;
-        rc = rvt_rvti_reader_open(&r->rvti, path, diag);
+        rc = rz ? rvt_rvti_reader_open_z(&r->rvti, rz, diag) : RVT_E_NOMEM;
         if (rc) {
             rvt_retire_reader_close(r);
             return rc;

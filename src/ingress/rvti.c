@@ -186,14 +186,22 @@ static int fill(rvt_rvti_reader *r, rvt_diag *diag) {
 
 int rvt_rvti_reader_open(rvt_rvti_reader **out, const char *path, rvt_diag *diag) {
     *out = NULL;
+    rvt_zreader *z;
+    int rc = rvt_zreader_open(&z, path, diag);
+    return rc ? rc : rvt_rvti_reader_open_z(out, z, diag);
+}
+
+int rvt_rvti_reader_open_z(rvt_rvti_reader **out, rvt_zreader *z, rvt_diag *diag) {
+    *out = NULL;
+    const char *path = rvt_zreader_path(z);
     rvt_rvti_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
+        rvt_zreader_close(z);
         return RVT_E_NOMEM;
     }
-    int rc = rvt_zreader_open(&r->z, path, diag);
-    if (rc == 0)
-        rc = fill(r, diag);
+    r->z = z;
+    int rc = fill(r, diag);
     if (rc == 0 && (r->len < 8 || memcmp(r->buf, "RVTI", 4) != 0))
         rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: not an .rvti file (expected the 'RVTI' header at byte 0)", path);
     if (rc == 0 && r->buf[4] != RVTI_VERSION)

@@ -55,10 +55,34 @@ int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag) {
 
 int rvt_pcseq_reader_open(rvt_pcseq_reader **out, const char *path, rvt_diag *diag) {
     *out = NULL;
+    rvt_zreader *z;
+    int rc = rvt_zreader_open(&z, path, diag);
+    return rc ? rc : rvt_pcseq_reader_open_z(out, z, diag);
+}
+
+int rvt_pcseq_zreader_sniff(rvt_zreader *z, bool *is_pcseq, rvt_diag *diag) {
+    char head[64];
+    size_t have = 0;
+    while (have < sizeof head) { /* (a pipe gives what it has: read until the head is whole or the end) */
+        long n = rvt_zreader_read(z, head + have, sizeof head - have, diag);
+        if (n < 0)
+            return (int)n;
+        if (n == 0)
+            break;
+        have += (size_t)n;
+    }
+    *is_pcseq = rvt_pcseq_sniff(head, have);
+    return rvt_zreader_unread(z, head, have);
+}
+
+int rvt_pcseq_reader_open_z(rvt_pcseq_reader **out, rvt_zreader *z, rvt_diag *diag) {
+    *out = NULL;
     rvt_pcseq_reader *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        rvt_zreader_close(z);
         return RVT_E_NOMEM;
-    int rc = rvt_line_reader_open(&r->lines, path, diag);
+    }
+    int rc = rvt_line_reader_open_z(&r->lines, z, diag);
     if (rc) {
         free(r);
         return rc;

@@ -36,6 +36,7 @@ static void convert_usage(FILE *out) {
             "  -h, --help     show this help\n"
             "\n"
             "Example: rvtrace convert dhrystone.csv.zst dhrystone.rvti\n");
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 typedef struct {
@@ -97,40 +98,20 @@ static int convert_to_tandem(const char *in_path, const char *out_path, unsigned
     rvt_diag diag = {{0}};
     p->xlen = xlen;
     finish_tandem_params(p, 64);
-    struct stat st;
-    bool exists = stat(out_path, &st) == 0, straight = exists && !S_ISREG(st.st_mode);
-    /* (a symbolic link stays one: the file it names is replaced) */
-    char *real = exists && !straight ? realpath(out_path, NULL) : NULL;
-    const char *target = real ? real : out_path;
-    size_t n = strlen(target) + 16;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        free(real);
+    FILE *out = output_open("rvtrace convert", out_path, true);
+    if (!out)
         return 1;
-    }
-    snprintf(tmp, n, straight ? "%s" : "%s.partial", target);
-    FILE *out = fopen(tmp, "wb");
-    if (!out) {
-        fprintf(stderr, "rvtrace convert: %s: %s\n", tmp, strerror(errno));
-        free(tmp);
-        return 1;
-    }
     uint64_t groups = 0;
     int rc = rvt_tv_convert_spike_log(in_path, p, hart, file_byte_sink, out, &groups, &diag);
-    if (fclose(out) != 0 && !rc)
-        rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
-    if (!rc && !straight && rename(tmp, target) != 0)
-        rc = rvt_diag_set(&diag, RVT_E_IO, "%s: %s", out_path, strerror(errno));
-    if (rc) {
-        if (!straight)
-            remove(tmp);
+    if (!rc && !groups) /* (a trace of a reset alone: nothing in the input was a spike commit) */
+        rc = rvt_diag_set(&diag, RVT_E_FORMAT, "%s: no instructions: not a spike commit log (spike -l "
+                          "--log-commits)", in_path);
+    if (rc)
         fprintf(stderr, "rvtrace convert: %s\n", diag.msg);
-    } else {
-        fprintf(stderr, "rvtrace convert: %s: %llu groups\n", out_path, (unsigned long long)groups);
-    }
-    free(tmp);
-    free(real);
-    return rc ? 1 : 0;
+    if (output_close("rvtrace convert", out, rc == 0) || rc)
+        return 1;
+    fprintf(stderr, "rvtrace convert: %s: %llu groups\n", out_path, (unsigned long long)groups);
+    return 0;
 }
 
 int cmd_convert(int argc, char **argv) {
@@ -159,8 +140,7 @@ int cmd_convert(int argc, char **argv) {
         } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
             continue;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace convert: unknown option '%s'\n", a);
-            return 2;
+            return bad_option("rvtrace convert", a, i + 1 == argc, convert_usage);
         } else if (!in_path) {
             in_path = a;
         } else if (!out_path) {
@@ -174,6 +154,9 @@ int cmd_convert(int argc, char **argv) {
         convert_usage(stderr);
         return 2;
     }
+    const char *inputs[] = {in_path, elf};
+    if (!outputs_not_inputs("rvtrace convert", inputs, sizeof inputs / sizeof *inputs, &out_path, 1))
+        return 2;
     rvt_diag diag = {{0}};
     size_t out_len = strlen(out_path);
     if (out_len > 3 && !strcmp(out_path + out_len - 3, ".tv"))
@@ -208,10 +191,8 @@ int cmd_convert(int argc, char **argv) {
     size_t olen = strlen(out_path);
     bool to_rvti = olen > 5 && !strcmp(out_path + olen - 5, ".rvti");
     bool to_csv = olen > 4 && !strcmp(out_path + olen - 4, ".csv");
-    if (!(out = fopen(out_path, "wb"))) {
-        fprintf(stderr, "rvtrace convert: %s: %s\n", out_path, strerror(errno));
+    if (!(out = output_open("rvtrace convert", out_path, true)))
         goto done;
-    }
     if (to_rvti) {
         o.merge = blocks;
         if (rvt_rvti_writer_new(&o.rvti, out, rvt_retire_reader_xlen(rd), blocks))
@@ -241,10 +222,8 @@ int cmd_convert(int argc, char **argv) {
 done:
     if (rvt_row_writer_finish(o.rows) || rvt_rvti_writer_finish(o.rvti))
         status = 1;
-    if (out && fclose(out) != 0)
+    if (output_close("rvtrace convert", out, status == 0))
         status = 1;
-    if (status && out)
-        fprintf(stderr, "rvtrace convert: %s is incomplete\n", out_path);
     rvt_retire_reader_close(rd);
     rvt_machine_free(machine);
     rvt_image_free(img);

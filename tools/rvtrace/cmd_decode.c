@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
@@ -92,7 +93,8 @@ static void decode_usage(FILE *out) {
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
             "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
             "error; decoding resumed at the next synchronisation and every output was written);\n"
-            "1 input or output failed; 2 usage.\n"
+            "1 an input or output failed (no output is left under its name); 2 a usage error\n"
+            "(an output naming an input too).\n"
             "\n"
             "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
             "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
@@ -1082,18 +1084,31 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     return status;
 }
 
+/* The program's files (FILE or FILE@ADDR) against the outputs. */
+static bool outputs_not_programs(const char *const *elfs, int nelf, const char *const *raws, int nraw,
+                                 const char *const *outs, size_t nouts) {
+    for (int k = 0; k < nelf + nraw; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", k < nelf ? elfs[k] : raws[k - nelf]);
+        char *at = strrchr(path, '@');
+        struct stat st;
+        if (at && stat(path, &st) != 0)
+            *at = 0;
+        const char *in = path;
+        if (!outputs_not_inputs("rvtrace decode", &in, 1, outs, nouts))
+            return false;
+    }
+    return true;
+}
+
 static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_profile *, FILE *)) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "rvtrace decode: %s: %s\n", path, strerror(errno));
+    FILE *f = output_open("rvtrace decode", path, false);
+    if (!f)
         return 1;
-    }
     int rc = writer(p, f);
-    if (fclose(f) != 0 || rc) {
+    if (rc)
         fprintf(stderr, "rvtrace decode: %s: write failed\n", path);
-        return 1;
-    }
-    return 0;
+    return output_close("rvtrace decode", f, !rc) | (rc != 0);
 }
 
 static int write_lcov(rvt_profile *p, FILE *f) { return rvt_profile_write_lcov(p, f, "rvtrace"); }
@@ -1111,12 +1126,12 @@ static int write_callgrind(const char *path, rvt_profile *p, int argc, char **ar
         strcat(command, " ");
         strcat(command, argv[i]);
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = output_open("rvtrace decode", path, false);
     int rc = f ? rvt_profile_write_callgrind(p, f, command) : 1;
-    if (!f || fclose(f) != 0 || rc)
-        fprintf(stderr, "rvtrace decode: %s: %s\n", path, f ? "write failed" : strerror(errno));
+    if (f && rc)
+        fprintf(stderr, "rvtrace decode: %s: write failed\n", path);
     free(command);
-    return f && !rc ? 0 : 1;
+    return f ? output_close("rvtrace decode", f, !rc) | (rc != 0) : 1;
 }
 
 int cmd_decode(int argc, char **argv) {
@@ -1221,10 +1236,12 @@ int cmd_decode(int argc, char **argv) {
             stvec = option_number(a, argv[++i], UINT64_MAX);
             has_stvec = true;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace decode: unknown option '%s'\n", a);
-            return 2;
-        } else {
+            return bad_option("rvtrace decode", a, i + 1 == argc, decode_usage);
+        } else if (!trace) {
             trace = a;
+        } else {
+            fprintf(stderr, "rvtrace decode: one trace at a time: got '%s' and '%s'\n", trace, a);
+            return 2;
         }
     }
     if ((!trace || (!nelf && !nraw)) && !settings_path) {
@@ -1267,6 +1284,13 @@ int cmd_decode(int argc, char **argv) {
         nopt.no_implicit_return = settings.no_implicit_return;
         if (!raw_xlen)
             raw_xlen = settings.xlen;
+    }
+    /* (after the settings file, which may give the width) */
+    if (nopt.src_id >= 0 && nopt.src_bits && nopt.src_bits < 16 && (unsigned)nopt.src_id >> nopt.src_bits) {
+        fprintf(stderr, "rvtrace decode: --source %d does not fit the %u-bit SRC field (0 to %u)\n", nopt.src_id,
+                nopt.src_bits, (1u << nopt.src_bits) - 1);
+        status = 2;
+        goto done;
     }
     for (int k = 0; k < nelf; k++) {
         char path[4096];
@@ -1339,27 +1363,33 @@ int cmd_decode(int argc, char **argv) {
     c.trace = trace;
     c.threads = threads;
     progress_start(&c.pr, "rvtrace decode", "B", quiet);
-    c.out = output ? fopen(output, "w") : stdout; /* (decode_ctx.write_pcs says whether it is written) */
-    if (!c.out) {
-        fprintf(stderr, "rvtrace decode: %s: %s\n", output, strerror(errno));
+    const char *inputs[] = {trace, scf, ucf, settings_path};
+    const char *outs[] = {output, traps, messages, itc_print, folded, coverage, gmon, callgrind, lcov};
+    if (!outputs_not_inputs("rvtrace decode", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs) ||
+        !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs)) {
+        rvt_zreader_close(zr);
+        c.zr = NULL;
+        status = 2;
         goto done;
     }
-    if (traps && !(c.traps = fopen(traps, "w"))) {
-        fprintf(stderr, "rvtrace decode: %s: %s\n", traps, strerror(errno));
+    c.out = output_open("rvtrace decode", output, false); /* (decode_ctx.write_pcs says whether it is written) */
+    if (!c.out)
         goto done;
-    }
+    if (traps && !(c.traps = output_open("rvtrace decode", traps, false)))
+        goto done;
     if (ntrace) {
         nexus_side side = {0};
-        if ((messages && !(side.messages = fopen(messages, "w"))) || (itc_print && !(side.itc = fopen(itc_print, "w")))) {
-            fprintf(stderr, "rvtrace decode: %s: %s\n", side.messages || !messages ? itc_print : messages,
-                    strerror(errno));
+        if ((messages && !(side.messages = output_open("rvtrace decode", messages, false))) ||
+            (itc_print && !(side.itc = output_open("rvtrace decode", itc_print, false)))) {
+            status = 1;
         } else if (itc_print && rvt_itc_printer_new(&side.printer, c.img, write_itc_line, side.itc)) {
             fprintf(stderr, "rvtrace decode: out of memory\n");
         } else {
             status = decode_ntrace(zr, trace, &nopt, &c, &side);
         }
         rvt_itc_printer_free(side.printer);
-        if ((side.messages && fclose(side.messages) != 0) || (side.itc && fclose(side.itc) != 0))
+        if (output_close("rvtrace decode", side.messages, status == 0) |
+            output_close("rvtrace decode", side.itc, status == 0))
             status = 1;
         rvt_zreader_close(zr);
         c.zr = NULL;
@@ -1422,9 +1452,11 @@ done:
         fprintf(stderr, "rvtrace decode: %s: warning: the trace is empty: nothing to decode\n", trace);
     rvt_etrace_decoder_free(dec);
     rvt_run_cache_free(c.pc_runs);
-    if (c.out && flush_pcs(&c))
+    if (c.out && status == 0 && flush_pcs(&c)) {
+        fprintf(stderr, "rvtrace decode: %s: write failed: %s\n", output_name(c.out), strerror(errno));
         status = 1;
-    if (c.prof && (status == 0 || c.out)) {
+    }
+    if (c.prof && status == 0) {
         FILE *top = c.write_pcs && c.out == stdout ? stderr : c.out && c.out != stdout && !c.write_pcs ? c.out : stdout;
         if (profile_top >= 0 && rvt_profile_write_top(c.prof, top, (size_t)profile_top))
             status = 1;
@@ -1454,9 +1486,7 @@ done:
     for (size_t i = 0; c.runs && i < LISTING_RUNS; i++)
         free(c.runs[i].text);
     free(c.runs);
-    if (c.out && c.out != stdout && fclose(c.out) != 0)
-        status = 1;
-    if (c.traps && fclose(c.traps) != 0)
+    if (output_close("rvtrace decode", c.out, status == 0) | output_close("rvtrace decode", c.traps, status == 0))
         status = 1;
     rvt_machine_free(c.machine);
     rvt_image_free(c.img);

@@ -100,26 +100,37 @@ static void default_example(char *buf, size_t cap) {
     snprintf(buf, cap, "%s/examples/demo.elf", n > 0 ? dirname(exe) : ".");
 }
 
+static void demo_usage(FILE *out) {
+    fprintf(out, "usage: rvtrace demo [--report DIR] [PROGRAM.elf]\n\n"
+                 "Run the bundled example (or PROGRAM) on the hart model, trace it with E-Trace in\n"
+                 "its most compact mode and in plain branch trace, decode the compact trace with\n"
+                 "the ELF, check that the decoded flow equals the executed one, and show a\n"
+                 "listing, the trace figures and the hottest functions.\n\n"
+                 "  --report DIR  also write DIR/index.html: the decoded trace's summary, hottest\n"
+                 "                functions, flame graph and annotated listing (open it in a browser)\n\n"
+                 "Example: rvtrace demo --report demo-report\n\n%s",
+            exit_status_help);
+}
+
 int cmd_demo(int argc, char **argv) {
     char example[4200];
     default_example(example, sizeof example);
     const char *program = example, *report_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: rvtrace demo [--report DIR] [PROGRAM.elf]\n\n"
-                   "Run the bundled example (or PROGRAM) on the hart model, trace it with E-Trace in\n"
-                   "its most compact mode and in plain branch trace, decode the compact trace with\n"
-                   "the ELF, check that the decoded flow equals the executed one, and show a\n"
-                   "listing, the trace figures and the hottest functions.\n\n"
-                   "  --report DIR  also write DIR/index.html: the decoded trace's summary, hottest\n"
-                   "                functions, flame graph and annotated listing (open it in a browser)\n\n"
-                   "Example: rvtrace demo --report demo-report\n");
+            demo_usage(stdout);
             return 0;
         }
-        if (!strcmp(argv[i], "--report") && i + 1 < argc)
+        if (!strcmp(argv[i], "--report") && i + 1 < argc) {
             report_dir = argv[++i];
-        else
+        } else if (argv[i][0] == '-') {
+            return bad_option("rvtrace demo", argv[i], i + 1 == argc, demo_usage);
+        } else if (program == example) {
             program = argv[i];
+        } else {
+            fprintf(stderr, "rvtrace demo: one program at a time: got '%s' and '%s'\n", program, argv[i]);
+            return 2;
+        }
     }
     rvt_diag d = {{0}};
     rvt_image *img = NULL;

@@ -19,6 +19,7 @@ static void disasm_usage(FILE *out) {
             "  -h, --help      show this help\n"
             "\n"
             "Example: rvtrace disasm -M no-aliases coremark.riscv > coremark.lst\n");
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 int cmd_disasm(int argc, char **argv) {
@@ -43,9 +44,7 @@ int cmd_disasm(int argc, char **argv) {
             continue;
         }
         if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace disasm: unknown option '%s'\n", a);
-            disasm_usage(stderr);
-            return 2;
+            return bad_option("rvtrace disasm", a, i + 1 == argc, disasm_usage);
         }
         if (nfiles == (int)(sizeof files / sizeof files[0])) {
             fprintf(stderr, "rvtrace disasm: too many files\n");
@@ -71,12 +70,16 @@ int cmd_disasm(int argc, char **argv) {
             fprintf(stderr, "rvtrace disasm: %s\n", diag.msg[0] ? diag.msg : rvt_strerror(rc));
             status = 1;
         } else if ((rc = rvt_image_write_objdump(img, 0, flags, stdout)) != 0) {
+            rvt_image_free(img);
+            if (rc == RVT_E_IO) { /* (the listing's writes: the input was read whole before) */
+                if (!output_close("rvtrace disasm", stdout, true))
+                    fprintf(stderr, "rvtrace disasm: standard output: write failed\n");
+                return 1;
+            }
             fprintf(stderr, "rvtrace disasm: %s: %s\n", files[k], rvt_strerror(rc));
-            status = 1;
+            return 1;
         }
         rvt_image_free(img);
     }
-    if (fflush(stdout) != 0)
-        status = 1;
-    return status;
+    return output_close("rvtrace disasm", stdout, true) ? 1 : status;
 }

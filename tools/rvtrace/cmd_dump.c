@@ -39,6 +39,7 @@ static void dump_usage(FILE *out) {
             "\n"
             "Example: rvtrace dump --format etrace --scf hw64.scf --ucf encoder.ucf --csv dhrystone.te_inst_raw\n",
             tandem_param_help);
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 static void print_byte(uint8_t b) {
@@ -183,8 +184,7 @@ int cmd_dump(int argc, char **argv) {
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             src_bits = option_number(a, argv[++i], 16);
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace dump: unknown option '%s'\n", a);
-            return 2;
+            return bad_option("rvtrace dump", a, i + 1 == argc, dump_usage);
         } else if (!trace) {
             trace = a;
         } else {

@@ -56,6 +56,7 @@ static void encode_usage(FILE *out) {
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
             "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
             transport_help, ntrace_option_help);
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* Stat line as NexRv prints it after a dump. */
@@ -113,8 +114,14 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
         xlen = rvt_image_xlen(img);
         machine = program_machine(img);
     }
-    if (rvt_pcseq_file(input, &pcseq, &d) ||
-        (pcseq ? rvt_pcseq_reader_open(&pr, input, &d) : rvt_retire_reader_open(&rr, input, RVT_FMT_AUTO, xlen, &d)))
+    rvt_zreader *z; /* opened once: a FIFO opened a second time waits for a second writer */
+    if (rvt_zreader_open(&z, input, &d))
+        goto report;
+    if (rvt_pcseq_zreader_sniff(z, &pcseq, &d)) {
+        rvt_zreader_close(z);
+        goto report;
+    }
+    if (pcseq ? rvt_pcseq_reader_open_z(&pr, z, &d) : rvt_retire_reader_open_z(&rr, z, RVT_FMT_AUTO, xlen, &d))
         goto report;
     bool from_program = rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT;
     if (from_program && !img) {
@@ -122,10 +129,8 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
                         "give the program with --elf, or use the spike CSV, a spike log, .rvti or pcseq\n", input);
         goto done;
     }
-    if (!(out = fopen(output, "wb"))) {
-        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
+    if (!(out = output_open("rvtrace encode", output, true)))
         goto done;
-    }
     rvt_ntrace_encoder *e;
     if (rvt_ntrace_encoder_new(&e, o, rr ? rvt_retire_reader_xlen(rr) : xlen, file_byte_sink, out)) {
         fprintf(stderr, "rvtrace encode: out of memory or bad option\n");
@@ -170,7 +175,7 @@ done:
     rvt_retire_reader_close(rr);
     rvt_machine_free(machine);
     rvt_image_free(img);
-    if (out && fclose(out) != 0)
+    if (output_close("rvtrace encode", out, status == 0))
         status = 1;
     return status;
 }
@@ -264,8 +269,7 @@ int cmd_encode(int argc, char **argv) {
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace encode: unknown option '%s'\n", a);
-            return 2;
+            return bad_option("rvtrace encode", a, i + 1 == argc, encode_usage);
         } else if (!input) {
             input = a;
         } else {
@@ -277,6 +281,9 @@ int cmd_encode(int argc, char **argv) {
         encode_usage(stderr);
         return 2;
     }
+    const char *inputs[] = {input, elf, scf, ucf};
+    if (!outputs_not_inputs("rvtrace encode", inputs, sizeof inputs / sizeof *inputs, &output, 1))
+        return 2;
     if (!strcmp(format, "ntrace")) {
         if (no.call_stack > RVT_NTRACE_MAX_CALL_STACK || no.src_bits > 12 || no.repeat > 3 || no.sync_max > 40 ||
             no.icnt_bits == 1 || no.icnt_bits > 32) {
@@ -312,9 +319,8 @@ int cmd_encode(int argc, char **argv) {
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
         return 1;
     }
-    FILE *out = fopen(output, "wb");
+    FILE *out = output_open("rvtrace encode", output, true);
     if (!out) {
-        fprintf(stderr, "rvtrace encode: %s: %s\n", output, strerror(errno));
         rvt_retire_reader_close(r);
         return 1;
     }
@@ -365,7 +371,7 @@ int cmd_encode(int argc, char **argv) {
 done:
     free(recs);
     rvt_retire_reader_close(r);
-    if (fclose(out) != 0)
+    if (output_close("rvtrace encode", out, status == 0))
         status = 1;
     return status;
 }

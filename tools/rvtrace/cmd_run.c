@@ -21,9 +21,13 @@ static void run_usage(FILE *out) {
             "Run a bare-metal RISC-V program on the hart model: the machine spike gives it\n"
             "(boot ROM at 0x1000, RAM, CLINT, HTIF console and exit through tohost). The\n"
             "program's console output goes to standard output and rvtrace exits with the\n"
-            "program's exit code. A run that does not end stops with the hart's pc and its\n"
-            "last trap: exit 124 at --max-insns, exit 1 when a hart takes 1000 traps in a\n"
-            "row without retiring an instruction (a trap handler that cannot run).\n"
+            "program's exit code when that is 0 or 4..255 other than 124, 130 and 143;\n"
+            "any other code (1, 2, 3, which mean error, usage and trace lost, 124, 130,\n"
+            "143, which mean a time-out and a signal, one past 255, a negative one) is\n"
+            "reported on standard error and the exit is 1. A run that does not end stops\n"
+            "with the hart's pc and its last trap: exit 124 at --max-insns, exit 1 when a\n"
+            "hart takes 1000 traps in a row without retiring an instruction (a trap\n"
+            "handler that cannot run). The outputs are written whole or not at all.\n"
             "The model and where it can differ from spike: docs/hart.md.\n"
             "\n"
             "Options:\n"
@@ -98,6 +102,7 @@ static void run_usage(FILE *out) {
             "  -h, --help         show this help\n"
             "\n"
             "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n");
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* The .rvti gets the run as it happened; the row formats and the encoders get
@@ -233,7 +238,7 @@ static void write_branch_sample(void *user, rvt_machine *m, uint64_t instret) {
 }
 
 static int write_ctr_dump(const char *path, rvt_machine *m) {
-    FILE *f = fopen(path, "w");
+    FILE *f = output_open("rvtrace run", path, false);
     if (!f)
         return -1;
     static rvt_ctr_record recs[256];
@@ -246,13 +251,13 @@ static int write_ctr_dump(const char *path, rvt_machine *m) {
             fprintf(f, "%" PRIu64, recs[i].cycles);
         fputc('\n', f);
     }
-    return fclose(f);
+    return output_close("rvtrace run", f, true);
 }
 
 /* --pmu-report: the counters of hart 0 at the exit store. */
 static int write_pmu_report(const char *path, rvt_machine *m, const char *program) {
     bool summary = !strcmp(path, "-");
-    FILE *f = summary ? stderr : fopen(path, "w");
+    FILE *f = summary ? stderr : output_open("rvtrace run", path, false);
     if (!f)
         return -1;
     if (summary)
@@ -285,7 +290,7 @@ static int write_pmu_report(const char *path, rvt_machine *m, const char *progra
         fputc('\n', f);
         return 0;
     }
-    return fclose(f);
+    return output_close("rvtrace run", f, true);
 }
 
 /* The program: an ELF file, or (as a payload of --sbi or --firmware) a
@@ -367,9 +372,16 @@ static void terminal_restore(void) {
     terminal_fd = -1;
 }
 
+/* The handlers the signals had before (the outputs' clean-up, output.c),
+ * which run after the terminal is restored. */
+static const int terminal_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction terminal_before[3];
+
 static void terminal_restore_and_die(int sig) {
     terminal_restore(); /* (tcsetattr is async-signal-safe) */
-    signal(sig, SIG_DFL);
+    for (unsigned i = 0; i < 3; i++)
+        if (terminal_signals[i] == sig)
+            sigaction(sig, &terminal_before[i], NULL);
     raise(sig);
 }
 
@@ -384,12 +396,52 @@ static bool terminal_raw(int fd) {
     t.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
     t.c_cc[VMIN] = 1;
     t.c_cc[VTIME] = 0;
-    signal(SIGINT, terminal_restore_and_die);
-    signal(SIGTERM, terminal_restore_and_die);
-    signal(SIGHUP, terminal_restore_and_die);
+    struct sigaction restore = {0};
+    restore.sa_handler = terminal_restore_and_die;
+    sigemptyset(&restore.sa_mask);
+    for (unsigned i = 0; i < 3; i++)
+        sigaction(terminal_signals[i], &restore, &terminal_before[i]);
     if (tcsetattr(fd, TCSANOW, &t) != 0)
         terminal_fd = -1;
     return terminal_fd >= 0;
+}
+
+static bool ctr_depth_ok(unsigned d) { return d >= 16 && d <= 256 && !(d & (d - 1)); }
+
+/* --pmu-events checked before anything runs: a bad name is a usage error. */
+static bool pmu_events_ok(const char *events) {
+    char list[512];
+    if (strlen(events) >= sizeof list) {
+        fprintf(stderr, "rvtrace run: --pmu-events: the list is longer than %zu characters\n", sizeof list - 1);
+        return false;
+    }
+    snprintf(list, sizeof list, "%s", events);
+    unsigned count = 0;
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ","), count++) {
+        uint64_t code;
+        if (!rvt_pmu_event_code(name, &code)) {
+            fprintf(stderr, "rvtrace run: --pmu-events: unknown event '%s' (docs/pmu.md lists them)\n", name);
+            return false;
+        }
+    }
+    if (count == 0 || count > 29) {
+        fprintf(stderr, "rvtrace run: --pmu-events: 1 to 29 events, got %u in '%s'\n", count, events);
+        return false;
+    }
+    return true;
+}
+
+/* The program's exit code as rvtrace's: only where it cannot be read as one
+ * of rvtrace's own statuses (output.h) or a shell's time-out and signals. */
+static int program_status(const char *program, int code, uint64_t instret) {
+    if (code == 0)
+        return 0;
+    fprintf(stderr, "rvtrace run: %s exited with code %d after %" PRIu64 " instructions\n", program, code, instret);
+    if (code < 0 || code > 255 || code <= EXIT_LOST || code == 124 || code == 130 || code == 143) {
+        fprintf(stderr, "rvtrace run: (exit status 1: %d is not a status rvtrace passes on)\n", code);
+        return 1;
+    }
+    return code;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -505,6 +557,11 @@ int cmd_run(int argc, char **argv) {
                 fprintf(stderr, "rvtrace run: --ctr-depths takes MIN..MAX, e.g. 16..64, got '%s'\n", val);
                 return 2;
             }
+            if (!ctr_depth_ok(lo) || !ctr_depth_ok(hi) || lo > hi) {
+                fprintf(stderr, "rvtrace run: --ctr-depths takes MIN..MAX, powers of two in 16..256 with MIN <= "
+                                "MAX, got '%s'\n", val);
+                return 2;
+            }
             cfg.ctr_min_depth = lo, cfg.ctr_max_depth = hi, i++;
         } else if (!strcmp(a, "--ctr-enable") && val) {
             if (parse_ctr_modes(val, &ctr_modes)) {
@@ -536,9 +593,7 @@ int cmd_run(int argc, char **argv) {
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
         } else if (a[0] == '-') {
-            fprintf(stderr, "rvtrace run: unknown option or missing value: '%s'\n", a);
-            run_usage(stderr);
-            return 2;
+            return bad_option("rvtrace run", a, i + 1 == argc, run_usage);
         } else if (!program) {
             program = a;
         } else {
@@ -574,6 +629,15 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: --ctr-depth goes with --ctr-enable\n");
         return 2;
     }
+    if (pmu_events && !pmu_events_ok(pmu_events))
+        return 2;
+    const char *inputs[] = {program, firmware_path, initrd_path, scf, ucf,
+                            strcmp(console_input_path, "-") && strcmp(console_input_path, "none") ? console_input_path
+                                                                                                   : NULL};
+    const char *outs[] = {csv_path, pcs_path, rvti_path, etrace_path, tandem_path, ntrace_path, ctr_dump, sample_path,
+                          pmu_report && strcmp(pmu_report, "-") ? pmu_report : NULL};
+    if (!outputs_not_inputs("rvtrace run", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs))
+        return 2;
     if (cfg.merge_blocks && (csv_path || pcs_path || etrace_path)) {
         fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv, --pcs or --etrace\n");
         return 2;
@@ -600,6 +664,7 @@ int cmd_run(int argc, char **argv) {
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
+    bool complete = false; /* the run's outputs are whole: put under their names */
     /* The relay's thread starts now, to fault in the relay's memory while
      * this one loads the program (its records come once the hart runs). */
     struct fanout fan = {0};
@@ -629,9 +694,6 @@ int cmd_run(int argc, char **argv) {
         } else {
             cfg.console_input = console_input;
         }
-        /* the guest's console owns the terminal: no progress line across it */
-        if (terminal_raw(fileno(cfg.console_input)))
-            quiet = true;
     }
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
@@ -647,40 +709,28 @@ int cmd_run(int argc, char **argv) {
         unsigned counter = 3;
         for (char *name = strtok(list, ","); name; name = strtok(NULL, ","), counter++) {
             uint64_t code;
-            if (!rvt_pmu_event_code(name, &code)) {
-                fprintf(stderr, "rvtrace run: --pmu-events: unknown event '%s' (docs/pmu.md lists them)\n", name);
-                goto out;
-            }
-            if (counter > 31 || rvt_machine_hpm_program(m, 0, counter, code, &diag)) {
-                fprintf(stderr, "rvtrace run: --pmu-events: %s\n", counter > 31 ? "at most 29 events" : diag.msg);
+            if (!rvt_pmu_event_code(name, &code) || rvt_machine_hpm_program(m, 0, counter, code, &diag)) {
+                fprintf(stderr, "rvtrace run: --pmu-events: %s\n", diag.msg);
                 goto out;
             }
         }
     }
     if (sample_period) {
-        if (!(sampler.out = fopen(sample_path, "w"))) {
-            fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));
+        if (!(sampler.out = output_open("rvtrace run", sample_path, false)))
             goto out;
-        }
         sampler.img = img;
         sampler.symbols = sample_symbols;
         fprintf(sampler.out, "# period %" PRIu64 " instructions; ip then FROM/TO/P/-/-/CYCLES, youngest first\n",
                 sample_period);
         rvt_machine_sample_every(m, sample_period, write_branch_sample, &sampler);
     }
-    if (csv_path && (!(csv = fopen(csv_path, "w")) ||
-                     rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV))) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", csv_path, strerror(errno));
+    if ((csv_path && !(csv = output_open("rvtrace run", csv_path, false))) ||
+        (pcs_path && !(pcs = output_open("rvtrace run", pcs_path, false))) ||
+        (rvti_path && !(rvti = output_open("rvtrace run", rvti_path, true))))
         goto out;
-    }
-    if (pcs_path && (!(pcs = fopen(pcs_path, "w")) ||
-                     rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS))) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", pcs_path, strerror(errno));
-        goto out;
-    }
-    if (rvti_path && (!(rvti = fopen(rvti_path, "wb")) ||
-                      rvt_rvti_writer_new(&rvti_w, rvti, rvt_image_xlen(img), cfg.merge_blocks))) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", rvti_path, strerror(errno));
+    if ((csv && rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV)) || (pcs && rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS)) ||
+        (rvti && rvt_rvti_writer_new(&rvti_w, rvti, rvt_image_xlen(img), cfg.merge_blocks))) {
+        fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
     if (etrace_path) {
@@ -688,8 +738,10 @@ int cmd_run(int argc, char **argv) {
             ep.iaddress_width = rvt_image_xlen(img);
             ep.itype_width = 4;
         }
-        if (!(te = byte_file_open(etrace_path)) || rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
-            fprintf(stderr, "rvtrace run: %s: %s\n", etrace_path, strerror(errno));
+        if (!(te = byte_file_open("rvtrace run", etrace_path)))
+            goto out;
+        if (rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
+            fprintf(stderr, "rvtrace run: %s: cannot start the E-Trace encoder\n", etrace_path);
             goto out;
         }
     }
@@ -699,10 +751,8 @@ int cmd_run(int argc, char **argv) {
             fprintf(stderr, "rvtrace run: the tandem trace's XLEN is the program's (%u)\n", rvt_image_xlen(img));
             goto out;
         }
-        if (!(tv = fopen(tandem_path, "wb"))) {
-            fprintf(stderr, "rvtrace run: %s: %s\n", tandem_path, strerror(errno));
+        if (!(tv = output_open("rvtrace run", tandem_path, true)))
             goto out;
-        }
         int rc = rvt_tv_writer_new(&tv_w, &tvp, &tvo, file_byte_sink, tv, &diag);
         if (!rc)
             rc = rvt_tv_writer_attach(tv_w, m, img);
@@ -711,9 +761,10 @@ int cmd_run(int argc, char **argv) {
             goto out;
         }
     }
-    if (ntrace_path && (!(nex = byte_file_open(ntrace_path)) ||
-                        rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), byte_file_sink, nex))) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", ntrace_path, nex ? "cannot start the N-Trace encoder" : strerror(errno));
+    if (ntrace_path && !(nex = byte_file_open("rvtrace run", ntrace_path)))
+        goto out;
+    if (nex && rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), byte_file_sink, nex)) {
+        fprintf(stderr, "rvtrace run: %s: cannot start the N-Trace encoder\n", ntrace_path);
         goto out;
     }
     fan.rvti = rvti_w;
@@ -755,6 +806,11 @@ int cmd_run(int argc, char **argv) {
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_packed_sink(m, run_fanout_sink, run_record_space, &fan);
     run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
+    /* A terminal as the console input is made raw last, once the outputs
+     * set their clean-up on signals (which runs after the terminal's), and
+     * the guest's console owns it: no progress line across it. */
+    if (cfg.console_input && terminal_raw(fileno(cfg.console_input)))
+        quiet = true;
     progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
     if (rp.pr.on)
         rvt_machine_set_progress(m, show_run_progress, &rp);
@@ -781,20 +837,12 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
     }
-    if (ctr_dump && write_ctr_dump(ctr_dump, m)) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", ctr_dump, strerror(errno));
+    if ((ctr_dump && write_ctr_dump(ctr_dump, m)) || (pmu_report && write_pmu_report(pmu_report, m, program)))
         goto out;
-    }
-    if (pmu_report && write_pmu_report(pmu_report, m, program)) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", pmu_report, strerror(errno));
-        goto out;
-    }
+    complete = true; /* (whatever the program's fate: what it did is all written) */
     switch (res.reason) {
     case RVT_STOP_EXIT:
-        status = res.exit_code & 0xff;
-        if (res.exit_code != 0)
-            fprintf(stderr, "rvtrace run: %s exited with code %d after %" PRIu64 " instructions\n", program,
-                    res.exit_code, res.instret);
+        status = program_status(program, res.exit_code, res.instret);
         break;
     case RVT_STOP_MAX_INSNS:
         fprintf(stderr,
@@ -831,25 +879,11 @@ out:
     if (nenc)
         rvt_ntrace_encoder_finish(nenc, NULL);
     rvt_tv_writer_free(tv_w);
-    if (byte_file_close(te)) {
-        fprintf(stderr, "rvtrace run: %s: write failed\n", etrace_path);
-        status = 1;
-    }
-    if (byte_file_close(nex)) {
-        fprintf(stderr, "rvtrace run: %s: write failed\n", ntrace_path);
-        status = 1;
-    }
-    if (sampler.out && fclose(sampler.out) != 0) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", sample_path, strerror(errno));
-        status = 1;
-    }
-    if (tv && fclose(tv) != 0)
-        status = 1;
-    if (rvti && fclose(rvti) != 0)
-        status = 1;
-    if (csv && fclose(csv) != 0)
-        status = 1;
-    if (pcs && fclose(pcs) != 0)
+    int wstatus = byte_file_close("rvtrace run", te, complete) | byte_file_close("rvtrace run", nex, complete);
+    wstatus |= output_close("rvtrace run", sampler.out, complete) | output_close("rvtrace run", tv, complete);
+    wstatus |= output_close("rvtrace run", rvti, complete) | output_close("rvtrace run", csv, complete);
+    wstatus |= output_close("rvtrace run", pcs, complete);
+    if (wstatus)
         status = 1;
     rvt_machine_free(m);
     rvt_image_free(img);

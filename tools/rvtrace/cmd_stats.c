@@ -23,19 +23,25 @@ static void stats_usage(FILE *out) {
             "\n"
             "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n"
             "         rvtrace stats --format ntrace --input dhrystone.pcseq.zst dhrystone.nex\n");
+    fprintf(out, "\n%s", exit_status_help);
 }
 
 /* Instructions in a pcseq file or a retirement stream. */
 static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
     bool pcseq;
-    int rc = rvt_pcseq_file(input, &pcseq, d);
+    rvt_zreader *z; /* opened once: a pipe or FIFO can be read only once */
+    int rc = rvt_zreader_open(&z, input, d);
     if (rc)
         return rc;
+    if ((rc = rvt_pcseq_zreader_sniff(z, &pcseq, d))) {
+        rvt_zreader_close(z);
+        return rc;
+    }
     *insns = 0;
     long n;
     if (pcseq) {
         rvt_pcseq_reader *r;
-        if ((rc = rvt_pcseq_reader_open(&r, input, d)))
+        if ((rc = rvt_pcseq_reader_open_z(&r, z, d)))
             return rc;
         rvt_nexus_step steps[4096];
         while ((n = rvt_pcseq_read(r, steps, 4096, d)) > 0)
@@ -44,7 +50,7 @@ static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
         return n < 0 ? (int)n : 0;
     }
     rvt_retire_reader *r;
-    if ((rc = rvt_retire_reader_open(&r, input, RVT_FMT_AUTO, 64, d)))
+    if ((rc = rvt_retire_reader_open_z(&r, z, RVT_FMT_AUTO, 64, d)))
         return rc;
     rvt_retire recs[4096];
     while ((n = rvt_retire_reader_read(r, recs, 4096, d)) > 0)
@@ -106,10 +112,12 @@ int cmd_stats(int argc, char **argv) {
         } else if (!strcmp(a, "--src-bits") && i + 1 < argc) {
             src_bits = (unsigned)option_number(a, argv[++i], 16);
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace stats: unknown option '%s'\n", a);
-            return 2;
-        } else {
+            return bad_option("rvtrace stats", a, i + 1 == argc, stats_usage);
+        } else if (!trace) {
             trace = a;
+        } else {
+            fprintf(stderr, "rvtrace stats: one trace at a time: got '%s' and '%s'\n", trace, a);
+            return 2;
         }
     }
     if (!trace) {

@@ -21,8 +21,9 @@ static void verify_usage(FILE *out) {
             "element with the trace's and the model's value; the model then continues\n"
             "from the trace's state.\n"
             "\n"
-            "Exit status: 0 no divergence, 1 divergences, 2 unusable input (the byte\n"
-            "offset is named).\n"
+            "Exit status: 0 no divergence, 1 divergences or an unusable trace (the byte\n"
+            "offset is named; a trace without one instruction or trap is unusable), 2 a\n"
+            "usage error.\n"
             "\n"
             "Options:\n"
             "  --elf FILE         the program the device ran (required)\n"
@@ -111,9 +112,7 @@ int cmd_verify(int argc, char **argv) {
         } else if (!strcmp(a, "--pmpregions") && val) {
             cfg.pmp_regions = (unsigned)strtoul(val, NULL, 0), i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rvtrace verify: unknown option or missing value: '%s'\n", a);
-            verify_usage(stderr);
-            return 2;
+            return bad_option("rvtrace verify", a, i + 1 == argc, verify_usage);
         } else if (!trace) {
             trace = a;
         } else {
@@ -125,7 +124,7 @@ int cmd_verify(int argc, char **argv) {
         verify_usage(stderr);
         return 2;
     }
-    int status = 2;
+    int status = 1;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     rvt_tv_verifier *v = NULL;
@@ -148,6 +147,11 @@ int cmd_verify(int argc, char **argv) {
         goto out;
     }
     const rvt_tv_verify_result *r = rvt_tv_verifier_result(v);
+    if (r->steps == 0) { /* (an empty file, or a reset alone: "no divergence" would claim a check made) */
+        fprintf(stderr, "rvtrace verify: %s: no instruction or trap to verify (%" PRIu64 " groups)\n", trace,
+                r->groups);
+        goto out;
+    }
     if (r->divergences) {
         printf("%s: %" PRIu64 " divergence%s in %" PRIu64 " instructions and traps (%" PRIu64
                " groups)%s; the first at group %" PRIu64 " (byte %" PRIu64 "), instruction %" PRIu64 ", pc %#" PRIx64

@@ -12,6 +12,8 @@
 #include "rvtrace/profile.h"
 #include "rvtrace/tandem.h"
 
+#include "output.h"
+
 int cmd_disasm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -35,17 +37,17 @@ int file_byte_sink(void *user, const uint8_t *bytes, size_t len);
  * each, and an fwrite per packet (the stream's lock, its buffer logic) cost
  * more than making the packet. byte_file_sink is a byte sink (user: the
  * byte_file); byte_file_drain writes out what the buffer holds;
- * byte_file_close writes what is left and closes the file, returning
- * RVT_E_IO when any write failed. */
+ * byte_file_close (keep) writes what is left and puts the file under its
+ * name, 1 with a message when any write failed; !keep drops it. */
 typedef struct byte_file {
     FILE *f;
     size_t n;
     bool failed;
     uint8_t buf[1 << 16];
 } byte_file;
-byte_file *byte_file_open(const char *path);
+byte_file *byte_file_open(const char *tool, const char *path);
 int byte_file_sink(void *user, const uint8_t *bytes, size_t len);
-int byte_file_close(byte_file *b);
+int byte_file_close(const char *tool, byte_file *b, bool keep);
 void byte_file_drain(byte_file *b);
 /* Room for up to `len` (<= the buffer's size) more bytes, at the end of the
  * buffer (written out first when full); byte_file_wrote says how many went
@@ -65,6 +67,10 @@ bool parse_number(const char *text, uint64_t max, uint64_t *out);
 /* The value of option `opt`, `text`, as parse_number takes it; anything
  * else is a usage error: a message naming the option and exit status 2. */
 uint64_t option_number(const char *opt, const char *text, uint64_t max);
+
+/* An option argv[i] no parser took: "needs a value" when it is the last
+ * argument and `usage` shows it with one, else unknown. Returns 2. */
+int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *));
 
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {

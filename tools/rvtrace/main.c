@@ -33,7 +33,10 @@ static void usage(FILE *out) {
     fprintf(out,
             "\n"
             "Run 'rvtrace COMMAND --help' for the options of a command.\n"
-            "Example: rvtrace disasm -M no-aliases program.elf\n");
+            "Example: rvtrace disasm -M no-aliases program.elf\n"
+            "\n"
+            "%s",
+            exit_status_help);
 }
 
 int main(int argc, char **argv) {
@@ -43,15 +46,15 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return finish_stdout(0);
     }
     if (!strcmp(argv[1], "--version")) {
         puts("rvtrace 0.1.0");
-        return 0;
+        return finish_stdout(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "rvtrace: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -96,7 +96,18 @@ bool parse_tandem_param_option(int argc, char **argv, int *i, rvt_tv_params *p) 
                      : !strcmp(a, "--mlen") ? &p->mlen : NULL;
     if (!slot)
         return false;
-    *slot = (unsigned)option_number(a, argv[++*i], slot == &p->xlen ? 64 : 128);
+    const char *text = argv[++*i];
+    *slot = (unsigned)option_number(a, text, slot == &p->xlen ? 64 : 128);
+    /* The tandem format's own bounds (rvt_tv_params_check), as a usage
+     * error here rather than a failure once the run has begun. */
+    bool ok = slot == &p->xlen ? *slot == 32 || *slot == 64
+              : slot == &p->flen ? *slot == 0 || *slot == 32 || *slot == 64
+                                 : *slot >= 32 && *slot <= 64;
+    if (!ok) {
+        fprintf(stderr, "rvtrace: %s takes %s, not '%s'\n", a,
+                slot == &p->xlen ? "32 or 64" : slot == &p->flen ? "0, 32 or 64" : "32 to 64", text);
+        exit(EXIT_USAGE);
+    }
     if (slot == &p->flen && *slot == 0)
         *slot = FLEN_NONE;
     return true;
@@ -120,13 +131,15 @@ int file_byte_sink(void *user, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, user) == len ? 0 : RVT_E_IO;
 }
 
-byte_file *byte_file_open(const char *path) {
+byte_file *byte_file_open(const char *tool, const char *path) {
     byte_file *b = malloc(sizeof *b);
-    if (!b)
+    if (!b) {
+        fprintf(stderr, "%s: out of memory\n", tool);
         return NULL;
+    }
     b->n = 0;
     b->failed = false;
-    if (!(b->f = fopen(path, "wb"))) {
+    if (!(b->f = output_open(tool, path, true))) {
         free(b);
         return NULL;
     }
@@ -143,7 +156,11 @@ int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
     byte_file *b = user;
     if (len > sizeof b->buf) {
         byte_file_drain(b);
-        return file_byte_sink(b->f, bytes, len);
+        if (file_byte_sink(b->f, bytes, len)) {
+            b->failed = true;
+            return RVT_E_IO;
+        }
+        return RVT_OK;
     }
     uint8_t *to = byte_file_room(b, len);
     if (len <= 32) /* (a message) */
@@ -153,13 +170,16 @@ int byte_file_sink(void *user, const uint8_t *bytes, size_t len) {
     return byte_file_wrote(b, len);
 }
 
-int byte_file_close(byte_file *b) {
+int byte_file_close(const char *tool, byte_file *b, bool keep) {
     if (!b)
-        return RVT_OK;
-    byte_file_drain(b);
-    bool failed = b->failed | (fclose(b->f) != 0);
+        return 0;
+    if (keep)
+        byte_file_drain(b);
+    if (b->failed && keep) /* (the stream's own error flag may not be set: a short fwrite) */
+        fprintf(stderr, "%s: %s: write failed\n", tool, output_name(b->f));
+    int status = output_close(tool, b->f, keep && !b->failed) | (keep && b->failed);
     free(b);
-    return failed ? RVT_E_IO : RVT_OK;
+    return status;
 }
 
 bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) {
@@ -217,3 +237,32 @@ const char *const ntrace_option_help =
     "                       instruction bits)\n"
     "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
     "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n";
+
+/* Whether the help text shows `opt` taking a value ("  --traps FILE"): the
+ * help is what every option is documented in, so it is asked rather than a
+ * second list kept beside each parser. */
+static bool help_shows_value(const char *help, const char *opt) {
+    size_t n = strlen(opt);
+    for (const char *p = strstr(help, opt); p; p = strstr(p + 1, opt)) {
+        bool starts = p == help || p[-1] == ' ' || p[-1] == ',' || p[-1] == '[';
+        if (starts && p[n] == ' ' && p[n + 1] && p[n + 1] != ' ' && p[n + 1] != '-')
+            return true;
+    }
+    return false;
+}
+
+int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *)) {
+    char *help = NULL;
+    size_t len = 0;
+    FILE *mem = last ? open_memstream(&help, &len) : NULL;
+    if (mem) {
+        usage(mem);
+        fclose(mem);
+    }
+    if (help && help_shows_value(help, opt))
+        fprintf(stderr, "%s: option %s needs a value\n", tool, opt);
+    else
+        fprintf(stderr, "%s: unknown option '%s' (%s --help lists them)\n", tool, opt, tool);
+    free(help);
+    return EXIT_USAGE;
+}

@@ -13,15 +13,11 @@ int write_html_report(const char *tool, const char *dir, rvt_profile *p, const r
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/index.html", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", tool, path, strerror(errno));
+    FILE *f = output_open(tool, path, false);
+    if (!f)
         return 1;
-    }
     int rc = rvt_profile_write_html(p, f, info);
-    if (fclose(f) != 0 || rc) {
+    if (rc)
         fprintf(stderr, "%s: %s: write failed\n", tool, path);
-        return 1;
-    }
-    return 0;
+    return output_close(tool, f, !rc) | (rc != 0);
 }
