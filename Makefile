@@ -5,7 +5,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-d
                    gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang valgrind lcov tidy chromium
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test quick-test sanitize-test sweep bench fuzz clean
+.PHONY: deps build demo test quick-test sanitize-test sweep bench fuzz clean linux linux-shell
 
 deps:
 	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \
@@ -39,6 +39,19 @@ FIRST ?= 1
 COUNT ?= 10000
 sweep: build
 	sh tests/gen/gen_check.sh build/tests/gen_tools.sh build/gen_sweep --seeds $(FIRST) $(COUNT)
+
+# Debian's kernel and BusyBox (../shared/linux) on the hart model with Debian's
+# OpenSBI (docs/linux.md): the initramfs's self-check, or an interactive shell.
+LINUX_FW := /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin
+LINUX_RUN = ./build/rvtrace run --firmware $(LINUX_FW) --initrd build/linux/initramfs.cpio -m 512
+linux: build
+	mkdir -p build/linux
+	sh examples/linux/mkinitramfs.sh ../shared/linux build/linux/initramfs.cpio
+	$(LINUX_RUN) --bootargs "console=ttyS0 earlycon rdinit=/init" ../shared/linux/Image.zst
+linux-shell: build
+	mkdir -p build/linux
+	sh examples/linux/mkinitramfs.sh ../shared/linux build/linux/initramfs.cpio
+	$(LINUX_RUN) --bootargs "console=ttyS0 rdinit=/init rvtrace.shell" ../shared/linux/Image.zst
 
 bench: build
 	cmake --build build --target bench

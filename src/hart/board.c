@@ -13,9 +13,20 @@
 
 /* ---- the device tree */
 
-int board_fdt_reg(void *fdt, int node, uint64_t base, uint64_t size) {
+static int fdt_reg(void *fdt, int node, uint64_t base, uint64_t size) {
     fdt64_t cells[2] = {cpu_to_fdt64(base), cpu_to_fdt64(size)};
     return fdt_setprop(fdt, node, "reg", cells, sizeof cells);
+}
+
+int board_fdt_device(void *fdt, int soc, const device *d, const char *kind, const char *compatible, int len) {
+    char name[64];
+    snprintf(name, sizeof name, "%s@%llx", kind, (unsigned long long)d->base);
+    int node = fdt_add_subnode(fdt, soc, name);
+    if (node < 0)
+        return node;
+    int rc = fdt_setprop(fdt, node, "compatible", compatible, len);
+    rc = rc ? rc : fdt_reg(fdt, node, d->base, d->size);
+    return rc ? rc : node;
 }
 
 /* The ISA string of the hart: what misa says, and the extensions beyond. */
@@ -112,7 +123,7 @@ int board_device_tree(rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, 
     if ((node = fdt_add_subnode(fdt, root, name)) < 0)
         return node;
     rc = fdt_setprop_string(fdt, node, "device_type", "memory");
-    rc = rc ? rc : board_fdt_reg(fdt, node, ram_base, ram_size);
+    rc = rc ? rc : fdt_reg(fdt, node, ram_base, ram_size);
     if (rc)
         return rc;
 

@@ -89,9 +89,8 @@ static bool clint_wake_time(const device *d, const hart *h, uint64_t *when) {
 
 /* Each hart's machine software and timer interrupt. */
 static int clint_describe(const device *d, void *fdt, int soc) {
-    char name[32];
-    snprintf(name, sizeof name, "clint@%llx", (unsigned long long)d->base);
-    int node = fdt_add_subnode(fdt, soc, name);
+    static const char compatible[] = "riscv,clint0";
+    int node = board_fdt_device(fdt, soc, d, "clint", compatible, sizeof compatible);
     if (node < 0)
         return node;
     unsigned nharts = d->m->nharts;
@@ -101,12 +100,8 @@ static int clint_describe(const device *d, void *fdt, int soc) {
         irqs[4 * i + 1] = cpu_to_fdt32(IRQ_M_SOFT);
         irqs[4 * i + 3] = cpu_to_fdt32(IRQ_M_TIMER);
     }
-    int rc = fdt_setprop_string(fdt, node, "compatible", "riscv,clint0");
-    rc = rc ? rc : fdt_setprop(fdt, node, "interrupts-extended", irqs, (int)(16 * nharts));
-    return rc ? rc : board_fdt_reg(fdt, node, d->base, d->size);
+    return fdt_setprop(fdt, node, "interrupts-extended", irqs, (int)(16 * nharts));
 }
-
-static void clint_free(device *d) { free(d); }
 
 static const device_ops clint_ops = {
     .name = "clint",
@@ -115,7 +110,6 @@ static const device_ops clint_ops = {
     .tick = clint_tick,
     .wake_time = clint_wake_time,
     .describe = clint_describe,
-    .free = clint_free,
     .host_may_store = true,
 };
 

@@ -4,7 +4,8 @@
  * that window. A device drives interrupt lines of the harts
  * (hart_set_irq_line) from its own state, whenever that state or mtime
  * changes. A new device is a file with its operations and a constructor, and
- * one line where the machine is built (machine.c). */
+ * one line where the machine is built (machine.c). A device is one
+ * allocation, which the machine frees. */
 #ifndef RVTRACE_HART_DEVICE_H
 #define RVTRACE_HART_DEVICE_H
 
@@ -37,7 +38,6 @@ typedef struct device_ops {
     void (*read_input)(device *d);
     /* Adds its node under the device tree's `soc` node: 0, or a libfdt error. */
     int (*describe)(const device *d, void *fdt, int soc);
-    void (*free)(device *d);
     /* Its registers are plain state: the host may store into them (the
      * tandem verifier sets what a trace says a load returned) with no side
      * effect a program could see, as it stores into RAM. */
@@ -64,9 +64,11 @@ void machine_tick_devices(struct rvt_machine *m);
  * PLIC's source `source`); nothing when the machine has none. */
 void machine_set_source(struct rvt_machine *m, unsigned source, bool level);
 
-/* For describe: a node's reg property (two cells each); the phandle of hart
- * i's interrupt controller, which interrupts-extended properties name. */
-int board_fdt_reg(void *fdt, int node, uint64_t base, uint64_t size);
+/* For describe: the node `kind`@base under `soc`, with its `compatible`
+ * (`len` bytes: a list of strings) and its window as `reg`: the node's
+ * offset, or a negative libfdt error; the phandle of hart i's interrupt
+ * controller, which interrupts-extended properties name. */
+int board_fdt_device(void *fdt, int soc, const device *d, const char *kind, const char *compatible, int len);
 #define BOARD_INTC_PHANDLE(i) ((i) + 1u)
 #define BOARD_PLIC_PHANDLE 0x100u /* (above every hart's) */
 

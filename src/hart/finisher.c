@@ -28,24 +28,16 @@ static bool finisher_store(device *d, uint64_t off, const void *data, unsigned l
 }
 
 static int finisher_describe(const device *d, void *fdt, int soc) {
-    char name[32];
-    snprintf(name, sizeof name, "test@%llx", (unsigned long long)d->base);
-    int node = fdt_add_subnode(fdt, soc, name);
-    if (node < 0)
-        return node;
     static const char compatible[] = "sifive,test1\0sifive,test0\0syscon";
-    int rc = fdt_setprop(fdt, node, "compatible", compatible, sizeof compatible);
-    return rc ? rc : board_fdt_reg(fdt, node, d->base, d->size);
+    int node = board_fdt_device(fdt, soc, d, "test", compatible, sizeof compatible);
+    return node < 0 ? node : 0;
 }
-
-static void finisher_free(device *d) { free(d); }
 
 static const device_ops finisher_ops = {
     .name = "test-finisher",
     .load = finisher_load,
     .store = finisher_store,
     .describe = finisher_describe,
-    .free = finisher_free,
 };
 
 device *finisher_new(rvt_machine *m, uint64_t base) {

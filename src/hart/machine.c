@@ -110,7 +110,7 @@ int machine_add_device(rvt_machine *m, device *d) {
     for (unsigned i = 0; i < m->ndevices && !overlaps; i++)
         overlaps = d->base < m->devices[i]->base + m->devices[i]->size && m->devices[i]->base < d->base + d->size;
     if (overlaps) {
-        d->ops->free(d);
+        free(d);
         return RVT_E_RANGE;
     }
     m->devices[m->ndevices++] = d;
@@ -446,7 +446,7 @@ void rvt_machine_free(rvt_machine *m) {
     free(m->decoded);
     sbi_free(m);
     for (unsigned i = 0; i < m->ndevices; i++)
-        m->devices[i]->ops->free(m->devices[i]);
+        free(m->devices[i]);
     for (unsigned i = 0; m->harts && i < m->nharts; i++) {
         ctr_free(&m->harts[i]);
         mmu_free(&m->harts[i]);

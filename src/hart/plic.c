@@ -149,9 +149,8 @@ static bool plic_store(device *d, uint64_t off, const void *data, unsigned len) 
 
 static int plic_describe(const device *d, void *fdt, int soc) {
     const plic *p = (const plic *)d;
-    char name[32];
-    snprintf(name, sizeof name, "interrupt-controller@%llx", (unsigned long long)d->base);
-    int node = fdt_add_subnode(fdt, soc, name);
+    static const char compatible[] = "riscv,plic0";
+    int node = board_fdt_device(fdt, soc, d, "interrupt-controller", compatible, sizeof compatible);
     if (node < 0)
         return node;
     fdt32_t lines[2 * PLIC_CONTEXTS];
@@ -159,17 +158,13 @@ static int plic_describe(const device *d, void *fdt, int soc) {
         lines[2 * c] = cpu_to_fdt32(BOARD_INTC_PHANDLE(c / 2));
         lines[2 * c + 1] = cpu_to_fdt32(c & 1 ? IRQ_S_EXT : IRQ_M_EXT);
     }
-    int rc = fdt_setprop_string(fdt, node, "compatible", "riscv,plic0");
-    rc = rc ? rc : fdt_setprop_u32(fdt, node, "#address-cells", 0);
+    int rc = fdt_setprop_u32(fdt, node, "#address-cells", 0);
     rc = rc ? rc : fdt_setprop_u32(fdt, node, "#interrupt-cells", 1);
     rc = rc ? rc : fdt_setprop(fdt, node, "interrupt-controller", NULL, 0);
     rc = rc ? rc : fdt_setprop(fdt, node, "interrupts-extended", lines, (int)(8 * p->ncontexts));
-    rc = rc ? rc : board_fdt_reg(fdt, node, d->base, d->size);
     rc = rc ? rc : fdt_setprop_u32(fdt, node, "riscv,ndev", PLIC_SOURCES - 1);
     return rc ? rc : fdt_setprop_u32(fdt, node, "phandle", BOARD_PLIC_PHANDLE);
 }
-
-static void plic_free(device *d) { free(d); }
 
 static const device_ops plic_ops = {
     .name = "plic",
@@ -177,7 +172,6 @@ static const device_ops plic_ops = {
     .store = plic_store,
     .set_source = plic_set_source,
     .describe = plic_describe,
-    .free = plic_free,
 };
 
 device *plic_new(rvt_machine *m, uint64_t base) {

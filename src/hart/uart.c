@@ -146,19 +146,14 @@ static int uart_input_fd(const device *d) {
 
 static int uart_describe(const device *d, void *fdt, int soc) {
     const uart *u = (const uart *)d;
-    char name[32];
-    snprintf(name, sizeof name, "serial@%llx", (unsigned long long)d->base);
-    int node = fdt_add_subnode(fdt, soc, name);
+    static const char compatible[] = "ns16550a";
+    int node = board_fdt_device(fdt, soc, d, "serial", compatible, sizeof compatible);
     if (node < 0)
         return node;
-    int rc = fdt_setprop_string(fdt, node, "compatible", "ns16550a");
-    rc = rc ? rc : board_fdt_reg(fdt, node, d->base, d->size);
-    rc = rc ? rc : fdt_setprop_u32(fdt, node, "clock-frequency", 3686400);
+    int rc = fdt_setprop_u32(fdt, node, "clock-frequency", 3686400);
     rc = rc ? rc : fdt_setprop_u32(fdt, node, "interrupt-parent", BOARD_PLIC_PHANDLE);
     return rc ? rc : fdt_setprop_u32(fdt, node, "interrupts", u->source);
 }
-
-static void uart_free(device *d) { free(d); }
 
 static const device_ops uart_ops = {
     .name = "ns16550a",
@@ -168,7 +163,6 @@ static const device_ops uart_ops = {
     .input_fd = uart_input_fd,
     .read_input = uart_read_ready,
     .describe = uart_describe,
-    .free = uart_free,
 };
 
 device *uart_new(rvt_machine *m, uint64_t base, unsigned source) {

@@ -33,8 +33,9 @@ typedef struct {
 } unit_machine;
 
 /* A machine with 8 MiB of RAM at RAM_BASE and a 4-byte program; `board`:
- * the machine for supervisor software (UART, test finisher, device tree). */
-static void machine_up(unit_machine *u, unsigned xlen, bool board) {
+ * the machine for supervisor software (PLIC, UART, test finisher, device
+ * tree), whose UART receives `input` (may be NULL). */
+static void machine_up_with(unit_machine *u, unsigned xlen, bool board, FILE *input) {
     static const uint8_t nop[4] = {0x13, 0, 0, 0};
     rvt_diag d = {0};
     assert_int_equal(rvt_image_new(&u->img), 0);
@@ -47,9 +48,12 @@ static void machine_up(unit_machine *u, unsigned xlen, bool board) {
     u->console = tmpfile();
     assert_non_null(u->console);
     cfg.console = u->console;
+    cfg.console_input = input;
     assert_int_equal(rvt_machine_new(&u->m, &cfg, u->img, &d), 0);
     u->h = &u->m->harts[0];
 }
+
+static void machine_up(unit_machine *u, unsigned xlen, bool board) { machine_up_with(u, xlen, board, NULL); }
 
 static void machine_down(unit_machine *u) {
     rvt_machine_free(u->m);
@@ -571,20 +575,7 @@ static void test_uart_interrupts(void **state) {
     FILE *input = fdopen(fds[0], "rb");
     assert_non_null(input);
     unit_machine u;
-    static const uint8_t nop[4] = {0x13, 0, 0, 0};
-    rvt_diag d = {0};
-    assert_int_equal(rvt_image_new(&u.img), 0);
-    assert_int_equal(rvt_image_load_raw(u.img, "nop", nop, sizeof nop, RAM_BASE, 0, 64, &d), 0);
-    rvt_machine_config cfg;
-    rvt_machine_config_default(&cfg);
-    cfg.ram[0] = (rvt_mem_region){RAM_BASE, 0x800000};
-    cfg.nram = 1;
-    cfg.board = true;
-    u.console = tmpfile();
-    cfg.console = u.console;
-    cfg.console_input = input;
-    assert_int_equal(rvt_machine_new(&u.m, &cfg, u.img, &d), 0);
-    u.h = &u.m->harts[0];
+    machine_up_with(&u, 64, true, input);
     device *uart = machine_device_at(u.m, UART_BASE, 1);
     uint8_t b = 0;
     uint32_t v = 0;
