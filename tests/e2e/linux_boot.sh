@@ -30,6 +30,13 @@ if [ "$MODE" = short ]; then
     exit $fail
 fi
 
+# The device tree the kernel gets: a .dtb with the PLIC, the UART and every hart.
+boot "" --dump-dtb "$WORK/machine.dtb" < /dev/null || { echo "FAIL: --dump-dtb"; fail=1; }
+[ "$(od -An -tx1 -N4 "$WORK/machine.dtb" | tr -d ' ')" = d00dfeed ] || { echo "FAIL: no .dtb magic"; fail=1; }
+for want in riscv,plic0 ns16550a riscv,clint0 "cpu@$((HARTS - 1))"; do
+    grep -aq "$want" "$WORK/machine.dtb" || { echo "FAIL: $want not in the device tree"; fail=1; }
+done
+
 # The self-check, with no console input.
 boot "" --console-input none > "$WORK/boot.log" 2>&1
 status=$?

@@ -69,6 +69,8 @@ static void run_usage(FILE *out) {
             "                     does not say)\n"
             "  --bootargs TEXT    /chosen/bootargs of the device tree (--sbi, --firmware)\n"
             "  --initrd FILE      an initial RAM disk near the top of RAM, in /chosen\n"
+            "  --dump-dtb FILE    write the machine's device tree (.dtb; --sbi, --firmware)\n"
+            "                     and stop without running\n"
             "  --console-input FILE  what the UART receives (--sbi, --firmware): standard\n"
             "                     input by default (a terminal is read key by key, without\n"
             "                     echo; Ctrl-C still ends rvtrace), a file or FIFO, or none\n"
@@ -444,6 +446,26 @@ static int program_status(const char *program, int code, uint64_t instret) {
     return code;
 }
 
+/* --dump-dtb: the device tree the machine gives its software, from the boot
+ * ROM (0x1020, where spike's reset stub points a1), as a .dtb file. */
+static int dump_device_tree(rvt_machine *m, const char *path) {
+    uint8_t header[8], tree[0x1000 - 0x20];
+    uint32_t size = 0;
+    if (rvt_machine_read_rom(m, 0x1020, header, sizeof header))
+        size = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+    if (size < sizeof header || size > sizeof tree || !rvt_machine_read_rom(m, 0x1020, tree, size) ||
+        memcmp(header, "\xd0\x0d\xfe\xed", 4)) {
+        fprintf(stderr, "rvtrace run: --dump-dtb: this machine has no device tree (it is made for --sbi, "
+                        "--firmware, --initrd or --bootargs)\n");
+        return 1;
+    }
+    FILE *f = output_open("rvtrace run", path, true);
+    if (!f)
+        return 1;
+    fwrite(tree, 1, size, f);
+    return output_close("rvtrace run", f, true);
+}
+
 int cmd_run(int argc, char **argv) {
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
@@ -460,6 +482,7 @@ int cmd_run(int argc, char **argv) {
     bool sample_symbols = false, memory_given = false, quiet = false, max_given = false;
     const char *firmware_path = NULL, *initrd_path = NULL, *console_input_path = "-";
     FILE *console_input = NULL;
+    const char *dtb_path = NULL;
     char *firmware = NULL, *initrd = NULL;
     unsigned payload_xlen = 64;
     for (int i = 1; i < argc; i++) {
@@ -509,6 +532,8 @@ int cmd_run(int argc, char **argv) {
                 return 2;
             }
             payload_xlen = (unsigned)atoi(val), i++;
+        } else if (!strcmp(a, "--dump-dtb") && val) {
+            dtb_path = val, i++;
         } else if (!strcmp(a, "--initrd") && val) {
             initrd_path = val, i++;
         } else if (!strcmp(a, "--console-input") && val) {
@@ -634,7 +659,7 @@ int cmd_run(int argc, char **argv) {
     const char *inputs[] = {program, firmware_path, initrd_path, scf, ucf,
                             strcmp(console_input_path, "-") && strcmp(console_input_path, "none") ? console_input_path
                                                                                                    : NULL};
-    const char *outs[] = {csv_path, pcs_path, rvti_path, etrace_path, tandem_path, ntrace_path, ctr_dump, sample_path,
+    const char *outs[] = {dtb_path, csv_path, pcs_path, rvti_path, etrace_path, tandem_path, ntrace_path, ctr_dump, sample_path,
                           pmu_report && strcmp(pmu_report, "-") ? pmu_report : NULL};
     if (!outputs_not_inputs("rvtrace run", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs))
         return 2;
@@ -697,6 +722,10 @@ int cmd_run(int argc, char **argv) {
     }
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
         fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
+        goto out;
+    }
+    if (dtb_path) {
+        status = dump_device_tree(m, dtb_path);
         goto out;
     }
     if (ctr_modes && rvt_machine_ctr_enable(m, 0, ctr_modes, ctr_depth, &diag)) {
