@@ -150,6 +150,8 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
 void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
     /* A store may overwrite the second half of a 32-bit instruction. */
     uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
+    if (!r->icache[first >> 12] && !r->icache[last >> 12])
+        return; /* (most stores: no decoded code on their pages) */
     bool flushed = false;
     for (uint64_t a = first & ~1ull; a <= last; a += 2) {
         rvt_insn *page = r->icache[a >> 12];
