@@ -26,7 +26,7 @@ check() { # what, pattern, file (the console ends its lines with CR LF)
 if [ "$MODE" = short ]; then
     boot "" --max-insns 150000000 < /dev/null > "$WORK/short.log" 2>&1
     check "kernel banner" "Linux version 6\." "$WORK/short.log"
-    check "stopped at the limit" "did not terminate within 150000000" "$WORK/short.log"
+    check "stopped at the limit" "did not terminate within" "$WORK/short.log"
     exit $fail
 fi
 
