@@ -171,7 +171,6 @@ device *uart_new(rvt_machine *m, uint64_t base, unsigned source) {
         return NULL;
     u->dev = (device){&uart_ops, m, base, UART_SIZE};
     u->source = source;
-    u->thre = false;
     u->in_fd = m->cfg.console_input ? fileno(m->cfg.console_input) : -1;
     return &u->dev;
 }
