@@ -4,17 +4,19 @@
 # "newc" archive (the format the kernel unpacks; no cpio program needed).
 # usage: mkinitramfs.sh SHARED_LINUX_DIR OUT.cpio
 set -eu
-src=$1 out=$2
+src=$(cd "$1" && pwd) || exit 1
+out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# the archive is written beside its name and renamed when whole
+archive=$(dirname "$out")/.$(basename "$out").$$
+trap 'rm -rf "$work" "$archive"' EXIT
 mkdir -p "$work/root/bin" "$work/root/dev" "$work/root/proc" "$work/root/sys"
 zstd -qdc "$src/busybox.zst" > "$work/root/bin/busybox"
 chmod 755 "$work/root/bin/busybox"
 cp "$here/init" "$work/root/init"
 chmod 755 "$work/root/init"
 
-archive=$work/archive
 : > "$archive"
 ino=1
 # NUL bytes up to the next multiple of four of `$1` bytes written
