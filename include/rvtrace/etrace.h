@@ -209,6 +209,10 @@ typedef struct rvt_te_raw_cursor {
      * to the end: later searches from there on need not look again; 0: not
      * known. Whoever changes data or size sets it to 0. */
     size_t no_zeros_from;
+    /* Where data[0] is in the file, added to the offsets in messages: a
+     * reader that holds a window of a big capture must still name the byte
+     * `dump` names. */
+    uint64_t base;
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
  * zero bytes when there is one, else one byte on. Returns the bytes skipped. */
