@@ -80,6 +80,9 @@ int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag)
  * irdepth; rv_tracer_layout. */
 void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o);
 
+/* The .scf and .ucf files are a few dozen lines; one over this size is
+ * not one (and /dev/zero would otherwise be read until memory ran out). */
+#define RVT_CONFIG_FILE_MAX ((size_t)1 << 20)
 int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
 

@@ -4,7 +4,8 @@
 # trace after it and exit 3; a capture of nothing but zeros, /dev/zero
 # included, is "no trace found" (exit 3). Damage past the first MiB is
 # named at its file offset, and one damaged byte is one loss. Each case is
-# built here from the shared golden streams and captures.
+# built here from the shared golden streams and captures. And a settings
+# file too big to be one.
 # usage: zero_fill.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -88,6 +89,16 @@ st=$?
 [ "$st" -eq 3 ] || { echo "damaged coremark: exit status $st, expected 3"; fail=1; }
 grep -q "byte $at (packet" "$W/cm.err" || { echo "damaged coremark: byte $at not named:"; head -3 "$W/cm.err"; fail=1; }
 grep -q "1 place where trace was lost" "$W/cm.err" || { echo "damaged coremark: not one loss:"; tail -2 "$W/cm.err"; fail=1; }
+
+# A settings file of zeros (as --scf /dev/zero, with no memory grown on
+# the old code): refused past its documented 1 MiB, by name.
+head -c $MIB2 /dev/zero > "$W/zeros.scf"
+"$R" decode --format etrace --scf "$W/zeros.scf" --ucf "$GE/encoder.ucf" --elf "$SHARED/corpus/programs/median.riscv" \
+    "$GE/median.te_inst_raw" --pcs -o "$W/scf.pcs" 2> "$W/scf.err"
+st=$?
+[ "$st" -eq 1 ] || { echo "--scf zeros: exit status $st, expected 1"; fail=1; }
+grep -q "zeros.scf: more than 1048576 bytes, too big for an encoder configuration file" "$W/scf.err" ||
+    { echo "--scf zeros: the limit not named:"; head -3 "$W/scf.err"; fail=1; }
 
 [ $fail -eq 0 ] && rm -rf "$W"
 exit $fail
