@@ -179,8 +179,12 @@ uint64_t rvt_line_number(const rvt_line_reader *r); /* of the line last returned
 const char *rvt_line_reader_path(const rvt_line_reader *r);
 void rvt_line_reader_close(rvt_line_reader *r);
 
-/* Whole (decompressed) file into a malloc'ed buffer with a NUL after it. */
+/* Whole (decompressed) file into a malloc'ed buffer with a NUL after it.
+ * Running out of memory is reported in words, with the bytes read. */
 int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag);
+/* The same for a file that cannot be big (a settings file): more than `max`
+ * bytes is an error naming `what` and the limit, so /dev/zero ends. */
+int rvt_read_file_max(const char *path, char **data, size_t *size, size_t max, const char *what, rvt_diag *diag);
 #ifdef __cplusplus
 }
 #endif

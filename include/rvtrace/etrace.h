@@ -80,6 +80,9 @@ int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag)
  * irdepth; rv_tracer_layout. */
 void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o);
 
+/* The .scf and .ucf files are a few dozen lines; one over this size is
+ * not one (and /dev/zero would otherwise be read until memory ran out). */
+#define RVT_CONFIG_FILE_MAX ((size_t)1 << 20)
 int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
 
@@ -209,6 +212,10 @@ typedef struct rvt_te_raw_cursor {
      * to the end: later searches from there on need not look again; 0: not
      * known. Whoever changes data or size sets it to 0. */
     size_t no_zeros_from;
+    /* Where data[0] is in the file, added to the offsets in messages: a
+     * reader that holds a window of a big capture must still name the byte
+     * `dump` names. */
+    uint64_t base;
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
  * zero bytes when there is one, else one byte on. Returns the bytes skipped. */

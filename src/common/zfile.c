@@ -168,27 +168,27 @@ void rvt_zreader_close(rvt_zreader *r) {
     free(r);
 }
 
-int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag) {
+int rvt_read_file_max(const char *path, char **data, size_t *size, size_t max, const char *what, rvt_diag *diag) {
     rvt_zreader *r;
     int rc = rvt_zreader_open(&r, path, diag);
     if (rc)
         return rc;
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap + 1);
-    if (!buf) {
-        rvt_zreader_close(r);
-        return RVT_E_NOMEM;
-    }
     for (;;) {
-        if (cap - len < 4096) {
-            char *nb = realloc(buf, cap * 2 + 1);
+        if (buf && cap - len < 4096) {
+            char *nb = cap <= SIZE_MAX / 4 ? realloc(buf, cap * 2 + 1) : NULL;
             if (!nb) {
                 free(buf);
-                rvt_zreader_close(r);
-                return RVT_E_NOMEM;
+                buf = NULL;
+            } else {
+                buf = nb;
+                cap *= 2;
             }
-            buf = nb;
-            cap *= 2;
+        }
+        if (!buf) {
+            rvt_zreader_close(r);
+            return rvt_diag_set(diag, RVT_E_NOMEM, "%s: out of memory after reading %zu bytes of it", path, len);
         }
         long n = rvt_zreader_read(r, buf + len, cap - len, diag);
         if (n < 0) {
@@ -199,12 +199,21 @@ int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag) {
         if (n == 0)
             break;
         len += (size_t)n;
+        if (len > max) {
+            free(buf);
+            rvt_zreader_close(r);
+            return rvt_diag_set(diag, RVT_E_RANGE, "%s: more than %zu bytes, too big for %s", path, max, what);
+        }
     }
     rvt_zreader_close(r);
     buf[len] = 0;
     *data = buf;
     *size = len;
     return RVT_OK;
+}
+
+int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag) {
+    return rvt_read_file_max(path, data, size, SIZE_MAX, "a file", diag);
 }
 
 struct rvt_line_reader {

@@ -577,8 +577,8 @@ static int next_record(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const r
         return 0;
     if (c->size - at < RVT_RV_TRACER_RECORD) {
         c->pos = c->size; /* a partial record at the end is dropped */
-        return rvt_diag_set(diag, RVT_E_TRUNC, "byte %zu (record %" PRIu64 "): %zu bytes left, a record has %u",
-                            at, c->index, c->size - at, RVT_RV_TRACER_RECORD);
+        return rvt_diag_set(diag, RVT_E_TRUNC, "byte %" PRIu64 " (record %" PRIu64 "): %zu bytes left, a record has %u",
+                            c->base + at, c->index, c->size - at, RVT_RV_TRACER_RECORD);
     }
     uint8_t r[RVT_RV_TRACER_RECORD];
     for (unsigned i = 0; i < RVT_RV_TRACER_RECORD; i++)
@@ -587,12 +587,12 @@ static int next_record(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const r
     c->pos = at + RVT_RV_TRACER_RECORD; /* a damaged record is skipped whole */
     c->index++;
     if (len == 0 || 9 + len > RVT_RV_TRACER_RECORD)
-        return rvt_diag_set(diag, RVT_E_FORMAT, "byte %zu (record %" PRIu64 "): header 0x%02x gives %u payload "
-                            "bytes (1..31)", at, c->index - 1, r[0], len);
+        return rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 " (record %" PRIu64 "): header 0x%02x gives %u payload "
+                            "bytes (1..31)", c->base + at, c->index - 1, r[0], len);
     for (unsigned i = 9 + len; i < RVT_RV_TRACER_RECORD; i++)
         if (r[i])
-            return rvt_diag_set(diag, RVT_E_FORMAT, "byte %zu (record %" PRIu64 "): bits above its %u payload "
-                                "bytes are not zero", at, c->index - 1, len);
+            return rvt_diag_set(diag, RVT_E_FORMAT, "byte %" PRIu64 " (record %" PRIu64 "): bits above its %u payload "
+                                "bytes are not zero", c->base + at, c->index - 1, len);
     c->src = 0;
     c->stamp = (unsigned)r[1] | (unsigned)r[2] << 8;
     rvt_etrace_options layout = *o;
@@ -620,13 +620,13 @@ int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_
     unsigned extra = c->t ? c->t->index_bytes + (stamped ? 2u : 0u) : 0;
     if ((stamped && !c->t) || type != RVT_TE_MSG_TYPE_INST || len == 0)
         return rvt_diag_set(diag, RVT_E_FORMAT,
-                            "byte %zu (packet %" PRIu64 "): header 0x%02x is not a te_inst header "
+                            "byte %" PRIu64 " (packet %" PRIu64 "): header 0x%02x is not a te_inst header "
                             "(expected %s, msg_type 2, length 1..31)",
-                            at, c->index, h, c->t ? "bit 7 = time stamp flag" : "bit 7 = 0");
+                            c->base + at, c->index, h, c->t ? "bit 7 = time stamp flag" : "bit 7 = 0");
     if (at + 1 + extra + len > c->size)
         return rvt_diag_set(diag, RVT_E_TRUNC,
-                            "byte %zu (packet %" PRIu64 "): packet of %u payload bytes runs past the end (%zu bytes)",
-                            at, c->index, len, c->size);
+                            "byte %" PRIu64 " (packet %" PRIu64 "): packet of %u payload bytes runs past the end "
+                            "(byte %" PRIu64 ")", c->base + at, c->index, len, c->base + c->size);
     const uint8_t *q = c->data + at + 1;
     c->src = c->stamp = 0;
     for (unsigned i = 0; c->t && i < c->t->index_bytes; i++)

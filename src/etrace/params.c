@@ -61,7 +61,7 @@ static char *trim(char *s) {
 static int parse_config(const char *path, void *target, kv_fn fn, rvt_diag *diag) {
     char *text;
     size_t size;
-    int rc = rvt_read_file(path, &text, &size, diag);
+    int rc = rvt_read_file_max(path, &text, &size, RVT_CONFIG_FILE_MAX, "an encoder configuration file", diag);
     if (rc)
         return rc;
     char section[64] = "";

@@ -233,6 +233,44 @@ static img_file *add_file(rvt_image *img, const char *name, const void *data, si
     return f;
 }
 
+/* The section and program header tables lie whole inside the file and
+ * their entries have the size of the file's class. libelf accepts a file
+ * whose section header table is cut and then shows no sections at all:
+ * no symbols, no tohost, nothing to disassemble, and not a word said. */
+static int check_tables(const img_file *f, const GElf_Ehdr *eh, rvt_diag *diag) {
+    bool is64 = gelf_getclass(f->elf) == ELFCLASS64;
+    struct {
+        const char *what;
+        uint64_t off, entsize, want;
+        size_t num;
+    } t[2] = {{"section", eh->e_shoff, eh->e_shentsize, is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), eh->e_shnum},
+              {"program", eh->e_phoff, eh->e_phentsize, is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), eh->e_phnum}};
+    /* Over 0xff00 sections or 0xffff segments, the count is in section 0 */
+    if (eh->e_shoff && (!t[0].num || t[1].num == PN_XNUM) && eh->e_shentsize == t[0].want &&
+        eh->e_shoff <= f->size && f->size - eh->e_shoff >= t[0].want) {
+        size_t n;
+        if (!t[0].num && elf_getshdrnum(f->elf, &n) == 0)
+            t[0].num = n;
+        if (t[1].num == PN_XNUM && elf_getphdrnum(f->elf, &n) == 0)
+            t[1].num = n;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (!t[i].off && !t[i].num)
+            continue;
+        if (t[i].num && t[i].entsize != t[i].want)
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s: %s headers of %llu bytes, not the %llu of ELF%u: not a "
+                                "valid ELF file", f->path, t[i].what, (unsigned long long)t[i].entsize,
+                                (unsigned long long)t[i].want, is64 ? 64u : 32u);
+        uint64_t bytes = (uint64_t)t[i].num * t[i].want;
+        if (t[i].off > f->size || bytes > f->size - t[i].off)
+            return rvt_diag_set(diag, RVT_E_TRUNC, "%s: the %s header table (%zu headers at byte %llu, to byte "
+                                "%llu) runs past the end of the file (%zu bytes): the file is cut short or "
+                                "damaged", f->path, t[i].what, t[i].num, (unsigned long long)t[i].off,
+                                (unsigned long long)(t[i].off + bytes), f->size);
+    }
+    return RVT_OK;
+}
+
 int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, size_t size,
                            uint64_t load_offset, rvt_diag *diag) {
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -256,15 +294,20 @@ int rvt_image_load_elf_mem(rvt_image *img, const char *name, const void *data, s
                           elf_errmsg(-1));
         goto fail;
     }
+    /* Before the machine: libelf reads the header in the byte order the
+     * file claims, so a big-endian file's RISC-V (243) reads back as 62208. */
+    if (eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+        rc = rvt_diag_set(diag, RVT_E_UNSUPP, "%s: a big-endian ELF file (EI_DATA %u); RISC-V ELF files are "
+                          "little-endian", name, (unsigned)eh.e_ident[EI_DATA]);
+        goto fail;
+    }
     if (eh.e_machine != EM_RISCV) {
         rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: ELF machine is %u, not RISC-V (243)", name,
                           (unsigned)eh.e_machine);
         goto fail;
     }
-    if (eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-        rc = rvt_diag_set(diag, RVT_E_UNSUPP, "%s: big-endian RISC-V ELF is not supported", name);
+    if ((rc = check_tables(f, &eh, diag)) != 0)
         goto fail;
-    }
     f->xlen = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
     if (img->xlen && img->xlen != f->xlen) {
         rc = rvt_diag_set(diag, RVT_E_ARG, "%s: ELF%u file cannot join an RV%u image", name, f->xlen,

@@ -77,7 +77,8 @@ static void decode_usage(FILE *out) {
             "  --stats            print a Stat line: bytes, packets or messages, instructions,\n"
             "                     losses, and with --threads the segments\n"
             "  -q, --quiet        no progress line (shown on a terminal for decodes over a second)\n"
-            "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace)\n"
+            "  --scf, --ucf       the encoder's hardware configuration and options (E-Trace;\n"
+            "                     at most 1 MiB each)\n"
             "  --encap...         E-Trace in the spec's example encapsulation (see encode --help)\n"
             "  --call-stack N     N-Trace: depth of the encoder's return-address stack (default 32)\n"
             "  --call-counter N   N-Trace: the encoder counted calls (its --call-counter N); the\n"
@@ -91,6 +92,9 @@ static void decode_usage(FILE *out) {
             "  -h, --help         show this help\n"
             "\n"
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
+            "Runs of over 32 zero bytes are fill: skipped and reported with their byte range,\n"
+            "a loss between two pieces of trace; a capture of nothing but zeros is 'no trace\n"
+            "found' (exit 3); 256 MiB of zeros end the decode (docs/formats.md).\n"
             "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
             "error; decoding resumed at the next synchronisation and every output was written);\n"
             "1 an input or output failed (no output is left under its name); 2 a usage error\n"
@@ -844,12 +848,58 @@ static int start_pool(decode_ctx *c, rvt_decode_pool **pool, const rvt_pool_code
     return 0;
 }
 
+/* Zero bytes where packets should be: what a capture buffer holds where
+ * nothing was written. A run longer than this ends the decode (the rest is
+ * not read), or /dev/zero would be read for ever. */
+#define FILL_LIMIT ((uint64_t)256 << 20)
+/* Shorter runs are padding the formats allow (E-Trace's alignment run) and
+ * go unreported. */
+#define FILL_PADDING RVT_TE_ALIGN_ZEROS
+
+/* A run of `len` zero bytes from file offset `at` has ended (with the
+ * capture when `at_end`). Fill before the first packet or after the last
+ * one loses nothing and is only noted; fill between two pieces of trace
+ * stands where trace was, and so does a capture of nothing but fill: true
+ * with the text of the loss in `why` (the caller counts it and resyncs).
+ * Fill that follows damage with no packet between belongs to the same
+ * lost stretch (already counted): noted. *stop: the rest is not read. */
+static bool fill_loss(decode_ctx *c, uint64_t at, uint64_t len, bool at_end, bool damaged, bool *stop, char *why,
+                      size_t cap) {
+    uint64_t last = at + len - 1;
+    if (len >= FILL_LIMIT) {
+        *stop = true;
+        if (!c->packets)
+            snprintf(why, cap, "no trace found: the first %" PRIu64 " bytes are zero (fill); the rest is not read",
+                     len);
+        else
+            snprintf(why, cap, "bytes %" PRIu64 "..%" PRIu64 " are zero (fill, no trace), so may be all that "
+                     "follows: the rest is not read", at, last);
+        return true;
+    }
+    if (!c->packets && at_end) {
+        snprintf(why, cap, "no trace found: all %" PRIu64 " bytes are zero (fill)", len);
+        return true;
+    }
+    if (at_end || !c->packets || damaged) {
+        fprintf(stderr, "rvtrace decode: %s: bytes %" PRIu64 "..%" PRIu64 ": %" PRIu64 " zero bytes of fill%s, "
+                "skipped\n", c->trace, at, last, len,
+                damaged ? " after the damage" : at_end ? " after the trace" : " before the trace");
+        return false;
+    }
+    snprintf(why, cap, "bytes %" PRIu64 "..%" PRIu64 ": %" PRIu64 " zero bytes (fill, no trace) skipped; decoding "
+             "resumes after them", at, last, len);
+    return true;
+}
+
 /* E-Trace: the capture is read in 1 MiB pieces; a packet cut at the end of a
  * piece waits for the next one (offsets in messages are from the file
  * start). A damaged packet header is reported, the reader looks for the next
  * byte that parses as a packet and the decoder waits for a sync; so does a
- * packet the decoder cannot follow. Returns 1 when decoding could not go on
- * (I/O, memory), else 0. */
+ * packet the decoder cannot follow. Bytes skipped on the way to the next
+ * good packet are one loss, however many of them failed to parse. A run of
+ * zero bytes (zero records) longer than the encapsulation's alignment run
+ * is fill: skipped and reported with its range, and a loss when trace
+ * follows it. Returns 1 when decoding could not go on (I/O, memory), else 0. */
 static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_etrace_options *o,
                          const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
     rvt_decode_pool *pool = NULL;
@@ -863,8 +913,17 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
     size_t have = 0, base = 0;
     bool eof = false;
     rvt_te_raw_cursor cur = {.data = data, .size = 0, .t = transport};
+    /* rv_tracer writes whole records: fill is a record of zeros; the
+     * encapsulation's own alignment runs are RVT_TE_ALIGN_ZEROS long. */
+    const bool records = transport && transport->rv_tracer_records;
+    const size_t unit = records ? RVT_RV_TRACER_RECORD : 1;
+    const uint64_t padding = records ? 0 : FILL_PADDING;
+    uint64_t fill_at = 0, fill_len = 0;
+    bool damaged = false, stop = false;
     rvt_diag d = {{0}};
-    while (data) {
+    if (!data)
+        fprintf(stderr, "rvtrace decode: out of memory (a 1 MiB read buffer)\n");
+    while (data && !stop) {
         if (!eof && have - cur.pos < 64) {
             memmove(data, data + cur.pos, have - cur.pos);
             base += cur.pos;
@@ -876,8 +935,42 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             }
             cur.data = data;
             cur.size = have;
+            cur.base = base;
             cur.no_zeros_from = 0;
         }
+        while (cur.size - cur.pos >= unit && fill_len < FILL_LIMIT) {
+            size_t k = 0;
+            while (k < unit && data[cur.pos + k] == 0)
+                k++;
+            if (k < unit)
+                break;
+            if (!fill_len)
+                fill_at = base + cur.pos;
+            fill_len += unit;
+            cur.pos += unit;
+        }
+        bool at_end = eof && cur.pos >= cur.size;
+        if (fill_len < FILL_LIMIT && !at_end && !eof && cur.size - cur.pos < 64)
+            continue; /* the run may go on in the next piece */
+        if (fill_len > padding) {
+            char why[200];
+            if (fill_loss(c, fill_at, fill_len, at_end, damaged, &stop, why, sizeof why)) {
+                int rc;
+                if (pool) {
+                    if ((rc = rvt_decode_pool_damage(pool, why)) != 0) {
+                        status = rc != POOL_STOP;
+                        break;
+                    }
+                } else if (damaged_stream(c, why)) {
+                    break;
+                } else {
+                    rvt_etrace_decoder_resync(dec);
+                }
+            }
+        }
+        fill_len = 0;
+        if (stop)
+            break;
         rvt_etrace_item own, *it = pool ? pool_room(pool) : &own;
         if (!it) {
             status = 1;
@@ -889,6 +982,9 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             break;
         if (rc < 0) {
             rvt_te_raw_resync(&cur);
+            if (damaged) /* the same damaged stretch: reported once */
+                continue;
+            damaged = true;
             if (pool) { /* reported in order, with the flow before it */
                 if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
                     status = rc != POOL_STOP;
@@ -901,6 +997,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             }
             continue;
         }
+        damaged = false;
         it->offset = base + off;
         it->index = ++c->packets;
         if (pool) {
@@ -988,6 +1085,10 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
      * the first such byte after its start, so the one at rd.pos is whole when
      * it starts before this: no scan per message. */
     size_t marks_end = 0;
+    uint64_t fill_at = 0, fill_len = 0;
+    bool damaged = false, stop = false;
+    if (!data)
+        fprintf(stderr, "rvtrace decode: out of memory (a 2 MiB read buffer)\n");
     while (data) {
         /* Keep at least one whole message ahead of the reader. */
         if (rd.pos >= marks_end && !eof && have - rd.pos < 2 * chunk) {
@@ -1007,14 +1108,56 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             rd.idle = idle;
             continue;
         }
+        /* No message starts with a zero byte (TCODE 0 is none; SiFive's
+         * tools pad with zeros): a run of them where a message should start
+         * is fill. Idle bytes before it are read here too, or the reader
+         * would take the zeros after them as more idle, unreported. */
+        while (rd.pos < rd.size && fill_len < FILL_LIMIT) {
+            if (data[rd.pos] == 0) {
+                if (!fill_len++)
+                    fill_at = base + rd.pos;
+            } else if (data[rd.pos] == 0xFF && !fill_len) {
+                rd.idle++;
+            } else {
+                break;
+            }
+            rd.pos++;
+        }
+        bool at_end = eof && rd.pos >= rd.size;
+        if (fill_len && fill_len < FILL_LIMIT && !at_end && rd.pos >= rd.size)
+            continue; /* the run may go on in the next piece */
+        if (fill_len > FILL_PADDING) {
+            char why[200];
+            if (fill_loss(c, fill_at, fill_len, at_end, damaged, &stop, why, sizeof why)) {
+                int rc;
+                if (pool) {
+                    if ((rc = rvt_decode_pool_damage(pool, why)) != 0) {
+                        status = rc != POOL_STOP;
+                        break;
+                    }
+                } else if (damaged_stream(c, why)) {
+                    break;
+                } else {
+                    for (unsigned i = 0; i < nsources; i++)
+                        rvt_ntrace_decoder_resync(decs[i]);
+                }
+            }
+        }
+        fill_len = 0;
+        if (stop)
+            break;
         rvt_nexus_msg own, *m = pool ? pool_room(pool) : &own;
         if (!m) {
             status = 1;
             break;
         }
         int rc = rvt_nexus_next(&rd, m, &d);
+        if (rc == 0 && !eof)
+            continue; /* idle to the end of this piece, not of the capture */
         if (rc == 0)
             break;
+        if (rc < 0)
+            damaged = true;
         if (rc < 0 && pool) { /* reported in order, with the flow before it */
             if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
                 status = rc != POOL_STOP;
@@ -1029,6 +1172,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
                 rvt_ntrace_decoder_resync(decs[i]);
             continue;
         }
+        damaged = false;
         side->count++;
         c->packets++;
         if (pool) {

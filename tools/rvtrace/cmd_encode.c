@@ -23,7 +23,7 @@ static void encode_usage(FILE *out) {
             "commit log or .rvti (single-retire), plain or zstd-compressed.\n"
             "\n"
             "Options:\n"
-            "  --scf FILE     static hardware configuration (discovery parameters)\n"
+            "  --scf FILE     static hardware configuration (discovery parameters; at most 1 MiB)\n"
             "  --ucf FILE     user configuration (run-time options)\n"
             "  --full-address, --resync-max N   override the .ucf settings\n"
             "  --v1           E-Trace 1.0 packet layout (default: the ratified 2.0 layout)\n"

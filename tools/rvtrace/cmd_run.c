@@ -721,7 +721,15 @@ int cmd_run(int argc, char **argv) {
         }
     }
     if (rvt_machine_new(&m, &cfg, img, &diag)) {
-        fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
+        /* The machine's messages about the firmware name no file: the one at
+         * fault is the firmware (its size), or both (an overlap), never the
+         * payload alone. */
+        if (firmware_path && !strncmp(diag.msg, "the firmware", 12))
+            fprintf(stderr, "rvtrace run: --firmware %s: %s\n", firmware_path, diag.msg);
+        else if (firmware_path && strstr(diag.msg, "firmware"))
+            fprintf(stderr, "rvtrace run: %s with --firmware %s: %s\n", program, firmware_path, diag.msg);
+        else
+            fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
         goto out;
     }
     if (dtb_path) {
