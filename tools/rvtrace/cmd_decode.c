@@ -806,6 +806,21 @@ enum { POOL_STOP = 2 }; /* what the pool's callbacks return to stop at --strict 
 static int pool_lost(void *user, const char *why) { return path_lost(user, why) ? POOL_STOP : 0; }
 static int pool_damaged(void *user, const char *why) { return damaged_stream(user, why) ? POOL_STOP : 0; }
 
+/* A damaged or filled stretch (`why`) of a stream decoded with `pool`, whose
+ * workers hear of it in order with the flow before it and start afresh, or
+ * decoded here, where it is reported now: stop (the pool failed, *status
+ * set; or --strict), the caller's decoders resynchronise, or go on. */
+enum damage_next { DAMAGE_GO_ON, DAMAGE_RESYNC, DAMAGE_STOP };
+static enum damage_next take_damage(decode_ctx *c, rvt_decode_pool *pool, const char *why, int *status) {
+    if (!pool)
+        return damaged_stream(c, why) ? DAMAGE_STOP : DAMAGE_RESYNC;
+    int rc = rvt_decode_pool_damage(pool, why);
+    if (rc == 0)
+        return DAMAGE_GO_ON;
+    *status = rc != POOL_STOP;
+    return DAMAGE_STOP;
+}
+
 /* The capture's next bytes after data[0..have), up to `cap`: false after
  * a read error (reported). */
 static bool read_more(decode_ctx *c, rvt_zreader *zr, uint8_t *data, size_t *have, size_t cap, bool *eof) {
@@ -955,17 +970,11 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
         if (fill_len > padding) {
             char why[200];
             if (fill_loss(c, fill_at, fill_len, at_end, damaged, &stop, why, sizeof why)) {
-                int rc;
-                if (pool) {
-                    if ((rc = rvt_decode_pool_damage(pool, why)) != 0) {
-                        status = rc != POOL_STOP;
-                        break;
-                    }
-                } else if (damaged_stream(c, why)) {
+                enum damage_next next = take_damage(c, pool, why, &status);
+                if (next == DAMAGE_STOP)
                     break;
-                } else {
+                if (next == DAMAGE_RESYNC)
                     rvt_etrace_decoder_resync(dec);
-                }
             }
         }
         fill_len = 0;
@@ -985,16 +994,11 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             if (damaged) /* the same damaged stretch: reported once */
                 continue;
             damaged = true;
-            if (pool) { /* reported in order, with the flow before it */
-                if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
-                    status = rc != POOL_STOP;
-                    break;
-                }
-            } else if (damaged_stream(c, d.msg)) {
+            enum damage_next next = take_damage(c, pool, d.msg, &status);
+            if (next == DAMAGE_STOP)
                 break;
-            } else {
+            if (next == DAMAGE_RESYNC)
                 rvt_etrace_decoder_resync(dec);
-            }
             continue;
         }
         damaged = false;
@@ -1129,18 +1133,11 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (fill_len > FILL_PADDING) {
             char why[200];
             if (fill_loss(c, fill_at, fill_len, at_end, damaged, &stop, why, sizeof why)) {
-                int rc;
-                if (pool) {
-                    if ((rc = rvt_decode_pool_damage(pool, why)) != 0) {
-                        status = rc != POOL_STOP;
-                        break;
-                    }
-                } else if (damaged_stream(c, why)) {
+                enum damage_next next = take_damage(c, pool, why, &status);
+                if (next == DAMAGE_STOP)
                     break;
-                } else {
-                    for (unsigned i = 0; i < nsources; i++)
-                        rvt_ntrace_decoder_resync(decs[i]);
-                }
+                for (unsigned i = 0; next == DAMAGE_RESYNC && i < nsources; i++)
+                    rvt_ntrace_decoder_resync(decs[i]);
             }
         }
         fill_len = 0;
@@ -1156,19 +1153,12 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
             continue; /* idle to the end of this piece, not of the capture */
         if (rc == 0)
             break;
-        if (rc < 0)
-            damaged = true;
-        if (rc < 0 && pool) { /* reported in order, with the flow before it */
-            if ((rc = rvt_decode_pool_damage(pool, d.msg)) != 0) {
-                status = rc != POOL_STOP;
-                break;
-            }
-            continue;
-        }
         if (rc < 0) {
-            if (damaged_stream(c, d.msg))
+            damaged = true;
+            enum damage_next next = take_damage(c, pool, d.msg, &status);
+            if (next == DAMAGE_STOP)
                 break;
-            for (unsigned i = 0; i < nsources; i++)
+            for (unsigned i = 0; next == DAMAGE_RESYNC && i < nsources; i++)
                 rvt_ntrace_decoder_resync(decs[i]);
             continue;
         }
