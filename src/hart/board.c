@@ -9,8 +9,6 @@
 
 #include "hart_internal.h"
 
-#define TIMEBASE_HZ 10000000u /* what the model's mtime stands for (spike's) */
-
 /* ---- the device tree */
 
 static int fdt_reg(void *fdt, int node, uint64_t base, uint64_t size) {

@@ -73,6 +73,7 @@ int board_fdt_device(void *fdt, int soc, const device *d, const char *kind, cons
 #define BOARD_PLIC_PHANDLE 0x100u /* (above every hart's) */
 
 /* The devices (one file each). */
+#define TIMEBASE_HZ 10000000u /* what the model's mtime stands for (spike's) */
 #define CLINT_BASE 0x2000000u
 #define CLINT_SIZE 0xc0000u
 #define PLIC_BASE 0xc000000u

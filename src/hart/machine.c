@@ -476,7 +476,7 @@ static bool hart_runs(hart *h) {
  * IDLE_WAIT_MS of real time at a go, so that a machine waiting for a far
  * timer stays responsive; UINT64_MAX with no timer: until input comes).
  * True when input came. */
-enum { IDLE_WAIT_MS = 50, MTIME_TICKS_PER_MS = 10000 /* 10 MHz (board.c) */ };
+enum { IDLE_WAIT_MS = 50, MTIME_TICKS_PER_MS = TIMEBASE_HZ / 1000 };
 static bool wait_for_input(rvt_machine *m, uint64_t ticks) {
     struct pollfd fds[RVT_MAX_DEVICES];
     device *waiting[RVT_MAX_DEVICES];
