@@ -301,7 +301,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
                     cfg &= (uint8_t)~2;
                 h->pmpcfg[idx] = cfg;
             }
-            h->pmp_gen++;
+            pmp_changed(h);
             break;
         }
         if (csr >= CSR_PMPADDR0 && csr <= CSR_PMPADDR63) {
@@ -309,7 +309,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
             if (h->m->cfg.pmp_regions == 0) return -1;
             if (idx < h->m->cfg.pmp_regions && !pmp_addr_locked(h, idx))
                 h->pmpaddr[idx] = rv32 ? (uint32_t)val : val & ((1ull << 54) - 1);
-            h->pmp_gen++;
+            pmp_changed(h);
             break;
         }
         if (csr >= CSR_MHPMCOUNTER3 && csr <= CSR_MHPMCOUNTER31) {

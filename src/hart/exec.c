@@ -11,12 +11,15 @@
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
     struct tlb *tlb = h->tlb; /* likewise (its entries end with tlb_gen) */
+    struct host_tlb *htlb = h->htlb;
     uint64_t tlb_gen = h->tlb_gen;
     hart_env env = h->env;   /* the platform's, given once */
     memset(h, 0, sizeof *h);
     h->ctr = ctr;
     h->tlb = tlb;
     h->tlb_gen = tlb_gen + 1;
+    if ((h->htlb = htlb))
+        host_tlb_clear(h);
     h->env = env;
     h->m = m;
     h->id = id;
@@ -37,6 +40,7 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
         h->pmpaddr[0] = h->xlen == 64 ? (1ull << 54) - 1 : 0xffffffffull;
         h->pmpcfg[0] = 0x1f; /* NAPOT, R, W, X */
     }
+    pmp_changed(h);
     ctr_reset(h);
     pmu_reset(h);
 }
@@ -150,6 +154,15 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
         observe_step(h, RVT_STEP_TRAP, epc, priv_before, cause, tval);
 }
 
+/* Another hart holds a reservation (LR) that a store of this one may break. */
+static bool others_reserved(const hart *h) {
+    const rvt_machine *m = h->m;
+    for (unsigned i = 0; i < m->nharts; i++)
+        if (&m->harts[i] != h && m->harts[i].resv_valid)
+            return true;
+    return false;
+}
+
 /* spike's take_pending_interrupt: priority MEI, MSI, MTI, SEI, SSI, STI. */
 static bool pending_interrupt(const hart *h, uint64_t *cause) {
     uint64_t pending = hart_mip(h) & h->mie;
@@ -194,6 +207,8 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->htlb_load_key)
+        host_tlb_fill(h, ACC_LOAD, va, pa);
     if (h->m->observer) {
         uint64_t data = 0;
         memcpy(&data, out, len);
@@ -236,6 +251,8 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->htlb_store_key)
+        host_tlb_fill(h, ACC_STORE, va, pa);
     if (h->m->observer) {
         uint64_t data = 0;
         memcpy(&data, in, len);
@@ -297,17 +314,6 @@ bool hart_emulate_misaligned(hart *h, uint64_t va, uint64_t epc) {
     return true;
 }
 
-/* memcpy of 1, 2, 4 or 8 bytes with constant sizes, so that it compiles to
- * one load and store instead of a library call. */
-static inline __attribute__((always_inline)) void copy_small(void *dst, const void *src, unsigned len) {
-    switch (len) {
-    case 1: memcpy(dst, src, 1); break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    default: memcpy(dst, src, 8); break;
-    }
-}
-
 /* An access of the fast paths for the step observer (physical = virtual there). */
 static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, const void *data_at, unsigned len,
                                                 const void *old_at) {
@@ -328,6 +334,11 @@ static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va
             note_fast(h, RVT_ACCESS_LOAD, va, out, len, NULL);
         return true;
     }
+    const struct host_page *e = host_page_at(h->htlb->load, va, h->htlb_load_key);
+    if (e && !(va & (len - 1))) {
+        copy_small(out, host_address(e, va), len);
+        return true;
+    }
     return load(h, va, out, len);
 }
 
@@ -342,6 +353,11 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
         copy_small(r->data + off, in, len);
         if (__builtin_expect(va == h->env.watched_store, 0))
             h->env.store_watched(h);
+        return true;
+    }
+    const struct host_page *e = host_page_at(h->htlb->store, va, h->htlb_store_key);
+    if (e && !(va & (len - 1)) && !*e->code && (va & 0xffe)) {
+        copy_small(host_address(e, va), in, len);
         return true;
     }
     return store(h, va, in, len);
@@ -631,10 +647,9 @@ static int exec_system(hart *h, const rvt_insn *in) {
         h->sfence_pending = true;
         return EXEC_SERIALIZE;
     case RVT_OP_FENCE_I:
-        /* The flush waits until this instruction has been reported (its own
-         * decoded slot is among those dropped); ending the run for it does
-         * not sample interrupts, as spike's fence.i does not serialise. */
-        h->icache_flush_pending = true;
+        /* Ending the run for it does not sample interrupts, as spike's
+         * fence.i does not serialise. */
+        h->fence_i_pending = true;
         h->pc = mask_xlen(h, h->pc + in->len);
         return EXEC_SERIALIZE;
     default: /* uret, dret: not available outside debug mode / without N */
@@ -956,8 +971,8 @@ static void pair_operations(struct code_op *ops, uint32_t n, const void *const *
     }
 }
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
-                                         const void *const *dispatch) {
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t page_pa,
+                                         uint64_t limit, uint64_t pc, const void *const *dispatch) {
     uint32_t slot = code_slot_of(pc);
     uint16_t entry = m->code_slots[slot];
     if (!entry) { /* the pool's next entry, taken from the slot that had it */
@@ -971,13 +986,16 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
     struct code_block *cb = &m->code_blocks[entry];
     cb->slot = slot;
     cb->pc = pc;
-    cb->gen = m->code_gen;
+    const mem_region *r = phys_region(m, page_pa, 4096);
+    cb->page = page;
+    cb->page_gen = &r->code_gen[(page_pa - r->base) >> 12];
+    cb->gen = *cb->page_gen;
     cb->ends_in_jump = false;
     uint32_t n = 0, from_index = 0;
     uint64_t at = pc, from = pc;
-    while (n < CODE_BLOCK_MAX && at - page_base < 4096) {
+    while (n < CODE_BLOCK_MAX && at - page_base < limit) {
         const rvt_insn *in = &page[(at - page_base) >> 1];
-        if (!in->len && !(in = phys_fetch(m, at))) /* decodes into the same page */
+        if (!in->len && !(in = phys_fetch(m, page_pa + (at - page_base)))) /* decodes into the same page */
             break;
         unsigned role = in->op < RVT_OP_COUNT ? code_block_role[in->op] : 0;
         if (!role || in->imm != (int32_t)in->imm)
@@ -1163,6 +1181,12 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
                       pmp_ram_open(h, eff);
         h->fast_mem_observed = h->fast_mem && m->observer;
+        /* The host TLB holds for whatever runs unobserved one instruction
+         * at a time; stores take it only while no other hart holds a
+         * reservation that one of them would have to break. */
+        bool host_tlb_usable = !m->observer && !h->trig_armed;
+        h->htlb_load_key = host_tlb_usable ? h->htlb_key : 0;
+        h->htlb_store_key = host_tlb_usable && !others_reserved(h) ? h->htlb_key : 0;
         /* Observed instructions are observed inside the run, so that a
          * run goes on past one, while nothing that follows an instruction in
          * this loop (overflow checks, triggers firing after it) could change
@@ -1207,12 +1231,8 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             m->sample_next += m->sample_period;
             m->sample_fn(m->sample_user, m, m->instret_total);
         }
-        bool sfenced = h->sfence_pending, flushed = h->icache_flush_pending || sfenced;
-        if (h->icache_flush_pending) {
-            h->icache_flush_pending = false;
-            machine_flush_icache(m);
-        }
-        h->sfence_pending = false;
+        bool sfenced = h->sfence_pending, flushed = h->fence_i_pending || sfenced;
+        h->sfence_pending = h->fence_i_pending = false;
         if (done && m->observer && !h->observe_in_loop)
             observe_step(h, RVT_STEP_RETIRED, pc_before, priv_before, 0, 0);
         if (st == EXEC_TRAP) {

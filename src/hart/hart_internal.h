@@ -83,6 +83,8 @@ typedef struct mem_region {
     rvt_insn **icache;    /* per 4 KiB page: NULL, or one decoded slot per halfword
                            * (len 0 = not decoded yet); allocated on first fetch */
     uint8_t *listed;      /* per page: in the machine's list of decoded pages */
+    uint64_t *code_gen;   /* per page: moves on whenever decoded code there is
+                           * dropped; code blocks made from it hold while it does */
     bool rom;
 } mem_region;
 
@@ -140,6 +142,14 @@ typedef struct hart {
     uint64_t pmp_ram_gen;      /* pmp_gen + 1 when pmp_ram_open is valid for pmp_ram_mode */
     unsigned pmp_ram_mode;
     bool pmp_ram_open;
+    /* The entries that match something, in order, with their byte ranges:
+     * worked out at every PMP change (pmp_changed), as every access and
+     * page-table read checks them */
+    struct pmp_range {
+        uint64_t lo, hi; /* inclusive */
+        uint8_t cfg;
+    } pmp_ranges[64];
+    unsigned pmp_nranges;
     uint64_t tselect;
     trigger trig[RVT_TRIGGERS];
     bool trig_armed;           /* some trigger matches execute, load or store */
@@ -157,7 +167,10 @@ typedef struct hart {
     uint32_t cur_insn;
     uint8_t cur_len;
     bool misa_restricted;      /* misa has an extension of RV64GC switched off */
-    bool icache_flush_pending; /* fence.i: drop decoded code once it has retired */
+    /* fence.i: the run ends, interrupts are not sampled for it. Decoded code
+     * needs no flush: every store into it drops what it overwrites
+     * (region_invalidate_code), so decoded code never differs from memory. */
+    bool fence_i_pending;
     bool asleep;               /* board machine: in WFI until (mip & mie) != 0 */
     uint64_t traps_in_a_row;   /* traps since the last retired instruction */
     uint64_t last_trap_cause, last_trap_pc;
@@ -190,20 +203,26 @@ typedef struct hart {
      * instructions that end without a trap or serialising instruction (the
      * only ways privilege, translation, misa or PMP change); NULL: none. */
     const rvt_insn *fetch_page;
-    uint64_t fetch_page_base;
+    uint64_t fetch_page_base, fetch_page_pa; /* its virtual and physical address */
     uint64_t fetch_pa; /* the physical address the last fetch translated to */
     /* Decoded pages fetched from before, under the same condition, by page
      * number: code that calls between more than two pages (a loop and the
      * library functions it calls) finds them without a fetch and PMP check. */
     struct known_page {
         const rvt_insn *page; /* NULL: none */
-        uint64_t base;
+        uint64_t base, pa; /* its virtual and physical address */
     } fetch_pages[8];
     /* Translations of virtual pages (mmu.c), per kind of access; they hold
      * while tlb_gen does, which moves on wherever fetch pages are forgotten
      * and on sfence.vma. NULL until the machine gives the hart one. */
     struct tlb *tlb;
     uint64_t tlb_gen;
+    /* The RAM pages loads and stores reached, by virtual page (struct
+     * host_tlb); NULL until the machine gives the hart one. */
+    struct host_tlb *htlb;
+    uint16_t htlb_key; /* 1..HOST_TLB_KEYS: moves on with tlb_gen */
+    /* This run's keys: htlb_key, or 0 where the table may not be used */
+    uint16_t htlb_load_key, htlb_store_key;
     bool sfence_pending; /* sfence.vma: the run ends, interrupts are not sampled for it */
 
     /* Control transfer records (ctr.c); NULL when the machine has none.
@@ -231,6 +250,40 @@ typedef struct hart {
     uint64_t hpm_exit_gen; /* hpm_gen when hpm_exit was taken */
 } hart;
 
+/* RAM pages that loads and stores reached before, by virtual page, so that
+ * a hit is a host address with no translation, PMP check or region lookup:
+ * the fast path of code under translation and of several harts. An entry
+ * is filled after an access the whole way succeeded (host_tlb_fill) and
+ * holds what that way found: the translation (for this run's privilege and
+ * satp), that PMP allows the whole page, that it is RAM (and for a store,
+ * not ROM nor the page of the platform's watched address). It is tagged
+ * with the hart's htlb_key, which moves on wherever the TLB's translations
+ * end (forget_fetch_pages), so that entries filled before simply miss.
+ * Whether decoded code is on a store's page is looked at on each store
+ * (`code`), as code may be decoded there after the entry was made. */
+#define HOST_TLB_ENTRIES 256
+#define HOST_TLB_KEYS 4094 /* tag bits 0-11 hold the key: 0 and 0xfff are never one */
+struct host_page {
+    uint64_t tag;    /* the virtual page | the key it was filled under; ~0: none */
+    uint64_t addend; /* host address - virtual address */
+    rvt_insn *const *code; /* the page's decoded code (mem_region.icache) */
+};
+struct host_tlb {
+    struct host_page load[HOST_TLB_ENTRIES], store[HOST_TLB_ENTRIES];
+};
+void host_tlb_clear(struct hart *h);
+void host_tlb_fill(struct hart *h, enum access acc, uint64_t va, uint64_t pa);
+
+/* The host address of an access at `va` in a page of `table` filled under
+ * `key` (an access within one page: aligned), or NULL. */
+static inline struct host_page *host_page_at(struct host_page *table, uint64_t va, uint64_t key) {
+    struct host_page *e = &table[(va >> 12) % HOST_TLB_ENTRIES];
+    return e->tag == ((va & ~0xfffull) | key) ? e : NULL;
+}
+static inline uint8_t *host_address(const struct host_page *e, uint64_t va) {
+    return (uint8_t *)(uintptr_t)(va + e->addend);
+}
+
 /* The entry of fetch_pages that page number of `pc` goes in. */
 static inline struct known_page *known_page_slot(hart *h, uint64_t pc) { return &h->fetch_pages[(pc >> 12) & 7]; }
 
@@ -246,6 +299,9 @@ static inline void forget_fetch_pages(hart *h) {
     h->fetch_page = NULL;
     memset(h->fetch_pages, 0, sizeof h->fetch_pages);
     h->tlb_gen++;
+    h->htlb_load_key = h->htlb_store_key = 0; /* (for the rest of a run) */
+    if (++h->htlb_key > HOST_TLB_KEYS)
+        host_tlb_clear(h);
 }
 
 /* A code block: integer code from `pc` up to and with its first jump (or up
@@ -253,19 +309,22 @@ static inline void forget_fetch_pages(hart *h) {
  * the end of its 4 KiB page), conditional branches included: a branch taken
  * leaves the block there. Decoded from the page's slots into compact
  * operations for the interpreter's threaded loop (run_loop.h). Blocks hold
- * as long as m->code_gen does, which every change of decoded code moves on.
+ * as long as their page's code_gen does, which every change of decoded code
+ * there moves on (a store into a kernel's data must not cost the blocks of
+ * all its code).
  *
  * A direct-mapped table keyed by pc names each block's place in a pool.
- * The table is small (2 bytes a slot) so that it can cover 128 KiB of code
+ * The table is small (2 bytes a slot) so that it can cover 512 KiB of code
  * without two blocks of a loop sharing a slot: with the blocks themselves
  * as its slots (4096 of them, 3.4 MiB) code over 8 KiB made blocks again
  * and again (embench-nsichneu, 20 KiB of code: 43 636 blocks made for
- * 1 375 distinct ones, 28 % of the run). The pool fills in the order
- * blocks are made, so a program touches only as much of it as it uses;
- * once full, blocks are taken back in the same order. */
+ * 1 375 distinct ones, 28 % of the run), and a Linux boot made 812 000
+ * blocks with 64 Ki slots and 8 Ki blocks, 247 000 with these. The pool
+ * fills in the order blocks are made, so a program touches only as much of
+ * it as it uses; once full, blocks are taken back in the same order. */
 #define CODE_BLOCK_MAX 32
-#define CODE_BLOCK_SLOTS 65536u
-#define CODE_BLOCK_POOL 8192u /* entry 0 never holds: the empty slots' */
+#define CODE_BLOCK_SLOTS 262144u
+#define CODE_BLOCK_POOL 32768u /* entry 0 never holds: the empty slots' */
 #define CODE_OP_END RVT_OP_COUNT     /* the operation after a block's last */
 #define CODE_OP_NOP (RVT_OP_COUNT + 1) /* a register operation that writes x0 */
 #define CODE_OP_PAIRS (RVT_OP_COUNT + 2) /* the first pair handler's (exec.c: CODE_OP_PAIR) */
@@ -284,7 +343,12 @@ struct code_op {
 _Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
 struct code_block {
     uint64_t pc, end;   /* the first instruction; the address after the last */
-    uint64_t gen;       /* m->code_gen when decoded (0: never) */
+    /* The decoded page it was made from (NULL: never made): under
+     * translation the same pc may be code of another physical page
+     * (another address space); and that page's code_gen then */
+    const rvt_insn *page;
+    const uint64_t *page_gen;
+    uint64_t gen;
     uint64_t last_pc;   /* the last instruction */
     uint32_t n;         /* instructions (0: the first is not one a block holds) */
     uint32_t last_raw;  /* its bits */
@@ -341,7 +405,6 @@ typedef struct rvt_machine {
     uint16_t *code_slots;           /* CODE_BLOCK_SLOTS: an entry of code_blocks, 0 for none */
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
-    uint64_t code_gen;
     /* The pages that decoded an instruction since code was last flushed
      * (machine_flush_icache clears those alone: a kernel that runs fence.i
      * often has decoded few pages in between); when it could not grow, every
@@ -567,6 +630,8 @@ bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned 
  * accesses may skip the check. */
 bool pmp_allows_ram(const hart *h, unsigned mode);
 bool pmp_addr_locked(const hart *h, unsigned i);
+/* A PMP CSR was written. */
+void pmp_changed(hart *h);
 
 /* FPU (fp.c): executes an F/D instruction; EXEC_* status. */
 int fp_exec(hart *h, const rvt_insn *in);
@@ -589,11 +654,12 @@ void machine_flush_icache(struct rvt_machine *m);
 /* The block in pc's slot: the one at pc if it holds (run_loop.h's
  * BLOCK_HOLDS), else another or the pool's entry 0, which never holds. */
 static inline const struct code_block *code_block_at(const struct rvt_machine *m, uint64_t pc);
-/* Decodes the code block at `pc` from `page` (the decoded page at
- * `page_base` that fetches at pc come from) into pc's slot, its operations
- * pointing at the handlers in `dispatch` (by operation). */
-const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t pc,
-                                         const void *const *dispatch);
+/* Decodes the code block at `pc` from `page` (the decoded page at virtual
+ * `page_base` and physical `page_pa` that fetches at pc come from, of which
+ * the first `limit` bytes may hold instructions) into pc's slot, its
+ * operations pointing at the handlers in `dispatch` (by operation). */
+const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base,
+                                         uint64_t page_pa, uint64_t limit, uint64_t pc, const void *const *dispatch);
 /* mtime moved, was set, or a timer was written: the devices' interrupt
  * lines and the SBI environment's timer follow. */
 void machine_time_moved(struct rvt_machine *m);
@@ -636,5 +702,17 @@ static inline unsigned data_priv(const hart *h) {
     return (h->mstatus & MSTATUS_MPRV) ? (unsigned)((h->mstatus & MSTATUS_MPP) >> 11) : h->priv;
 }
 static inline uint64_t mask_xlen(const hart *h, uint64_t v) { return h->xlen == 32 ? (uint32_t)v : v; }
+
+/* memcpy of an access's 1, 2, 4 or 8 bytes with constant sizes, so that it
+ * compiles to one load and store instead of a library call. */
+static inline __attribute__((always_inline)) void copy_small(void *dst, const void *src, unsigned len) {
+    switch (len) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, len); break;
+    }
+}
 
 #endif

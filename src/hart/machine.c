@@ -140,7 +140,7 @@ void machine_tick_devices(rvt_machine *m) {
 bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     mem_region *r = phys_region(m, pa, len);
     if (r) {
-        memcpy(out, r->data + (pa - r->base), len);
+        copy_small(out, r->data + (pa - r->base), len);
         return true;
     }
     device *d = machine_device_at(m, pa, len);
@@ -160,7 +160,7 @@ void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigne
                 port_code_barrier(m);
             flushed = true;
             page[(a & 0xfff) >> 1].len = 0;
-            m->code_gen++; /* the code blocks were decoded from what is gone */
+            r->code_gen[a >> 12]++; /* the code blocks were decoded from what is gone */
         }
     }
 }
@@ -179,7 +179,7 @@ bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned l
             observe_access(m, &a);
         }
         region_invalidate_code(m, r, pa - r->base, len); /* (before the code changes) */
-        memcpy(r->data + (pa - r->base), in, len);
+        copy_small(r->data + (pa - r->base), in, len);
         if (h && pa == h->env.watched_store)
             h->env.store_watched(h);
         for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
@@ -235,12 +235,12 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
 }
 
 void machine_flush_icache(rvt_machine *m) {
-    m->code_gen++;
     /* Pages stay allocated: a running fetch loop may hold one. */
     for (size_t i = 0; i < m->ndecoded; i++) {
         const struct decoded_page *d = &m->decoded[i];
         memset(d->r->icache[d->page], 0, 2048 * sizeof(rvt_insn));
         d->r->listed[d->page] = 0;
+        d->r->code_gen[d->page]++;
     }
     m->ndecoded = 0;
     if (!m->decoded_overflow)
@@ -252,6 +252,7 @@ void machine_flush_icache(rvt_machine *m) {
             if (r->icache[p])
                 memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
             r->listed[p] = 0;
+            r->code_gen[p]++;
         }
     }
 }
@@ -344,7 +345,6 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->code_blocks = rvt_huge_alloc(CODE_BLOCK_POOL * sizeof *m->code_blocks);
     m->code_slots = rvt_pages_alloc(CODE_BLOCK_SLOTS * sizeof *m->code_slots);
     m->code_blocks_next = 1;
-    m->code_gen = 1; /* pool entries never decoded have gen 0 */
     int rc = RVT_E_NOMEM;
     if (port_init(&m->port, sink_refused, m) != RVT_OK || !m->harts || !m->code_blocks || !m->code_slots)
         goto fail;
@@ -355,7 +355,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         r->data = calloc(1, (size_t)r->size);
         r->icache = calloc((size_t)(r->size >> 12), sizeof *r->icache);
         r->listed = calloc((size_t)(r->size >> 12), 1);
-        if (!r->data || !r->icache || !r->listed)
+        r->code_gen = calloc((size_t)(r->size >> 12), sizeof *r->code_gen);
+        if (!r->data || !r->icache || !r->listed || !r->code_gen)
             goto fail;
     }
     mem_region *rom = &m->regions[m->nregions++];
@@ -365,7 +366,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rom->data = calloc(1, BOOT_ROM_SIZE);
     rom->icache = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->icache);
     rom->listed = calloc(BOOT_ROM_SIZE >> 12, 1);
-    if (!rom->data || !rom->icache || !rom->listed)
+    rom->code_gen = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->code_gen);
+    if (!rom->data || !rom->icache || !rom->listed || !rom->code_gen)
         goto fail;
     uint32_t stub[5];
     memcpy(stub, reset_stub, sizeof stub);
@@ -443,6 +445,7 @@ void rvt_machine_free(rvt_machine *m) {
                 free(m->regions[i].icache[p]);
         free(m->regions[i].icache);
         free(m->regions[i].listed);
+        free(m->regions[i].code_gen);
     }
     free(m->obs);
     free(m->decoded);

@@ -16,6 +16,7 @@
  * entry knows whether PMP allows its whole page, so that a hit needs no
  * PMP check. Direct-mapped, one table per kind of access, as spike's. */
 #define TLB_ENTRIES 256
+_Static_assert(TLB_ENTRIES == HOST_TLB_ENTRIES, "a host TLB entry lies where its translation's TLB entry does");
 struct tlb {
     struct tlb_entry {
         uint64_t gen;     /* the hart's tlb_gen when filled (0: never) */
@@ -28,12 +29,40 @@ struct tlb {
 int mmu_attach(hart *h) {
     if (!h->tlb && !(h->tlb = calloc(1, sizeof *h->tlb)))
         return RVT_E_NOMEM;
+    if (!h->htlb && !(h->htlb = malloc(sizeof *h->htlb)))
+        return RVT_E_NOMEM;
+    host_tlb_clear(h);
     return RVT_OK;
 }
 
 void mmu_free(hart *h) {
     free(h->tlb);
+    free(h->htlb);
     h->tlb = NULL;
+    h->htlb = NULL;
+}
+
+void host_tlb_clear(hart *h) {
+    for (unsigned i = 0; h->htlb && i < HOST_TLB_ENTRIES; i++)
+        h->htlb->load[i].tag = h->htlb->store[i].tag = ~0ull;
+    h->htlb_key = 1;
+    h->htlb_load_key = h->htlb_store_key = 0;
+}
+
+void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
+    uint64_t key = acc == ACC_STORE ? h->htlb_store_key : h->htlb_load_key;
+    if (!key)
+        return;
+    uint64_t page = pa & ~0xfffull;
+    mem_region *r = phys_region(h->m, page, 4096);
+    if (!r || !pmp_ok(h, page, 4096, acc, data_priv(h)))
+        return;
+    if (acc == ACC_STORE && (r->rom || (h->env.watched_store & ~0xfffull) == page))
+        return;
+    struct host_page *e = &(acc == ACC_STORE ? h->htlb->store : h->htlb->load)[(va >> 12) % HOST_TLB_ENTRIES];
+    e->tag = (va & ~0xfffull) | key;
+    e->addend = (uint64_t)(uintptr_t)(r->data + (page - r->base)) - (va & ~0xfffull);
+    e->code = &r->icache[(page - r->base) >> 12];
 }
 
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
@@ -109,6 +138,10 @@ bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t
         if (hit) {
             uint64_t page = *pa & ~0xfffull;
             *hit = (struct tlb_entry){h->tlb_gen, va >> 12, page, pmp_ok(h, page, 4096, acc, prv)};
+            /* The host TLB holds no translation this TLB has let go of:
+             * what its entry in the same place had goes with it. */
+            if (acc != ACC_FETCH)
+                (acc == ACC_STORE ? h->htlb->store : h->htlb->load)[(va >> 12) % HOST_TLB_ENTRIES].tag = ~0ull;
         }
         goto check_pmp;
     }

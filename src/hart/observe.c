@@ -352,7 +352,7 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
             h->mstatus = (h->mstatus & ~MSTATUS_FS) | (ms & MSTATUS_FS);
         h->priv = priv;
         ctr_sync(h); /* the write ran at M; CTR's activity is the hart's mode's */
-        h->pmp_gen++;
+        pmp_changed(h);
     } else if (elem == RVT_ELEM_PC) {
         h->pc = mask_xlen(h, value);
     } else if (elem == RVT_ELEM_PRIV) {

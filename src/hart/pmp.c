@@ -37,18 +37,29 @@ static bool entry_range(const hart *h, unsigned i, uint64_t *lo, uint64_t *hi) {
     }
 }
 
+void pmp_changed(hart *h) {
+    h->pmp_gen++;
+    h->pmp_nranges = 0;
+    for (unsigned i = 0; i < h->m->cfg.pmp_regions; i++) {
+        struct pmp_range *e = &h->pmp_ranges[h->pmp_nranges];
+        if (entry_range(h, i, &e->lo, &e->hi)) {
+            e->cfg = h->pmpcfg[i];
+            h->pmp_nranges++;
+        }
+    }
+}
+
 bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
-    unsigned n = h->m->cfg.pmp_regions;
-    if (n == 0)
+    if (h->m->cfg.pmp_regions == 0)
         return true;
     uint64_t first = pa & ~3ull, last = (pa + len - 1) | 3;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t lo, hi;
-        if (!entry_range(h, i, &lo, &hi) || hi < first || lo > last)
+    for (unsigned i = 0; i < h->pmp_nranges; i++) {
+        const struct pmp_range *e = &h->pmp_ranges[i];
+        if (e->hi < first || e->lo > last)
             continue;
-        if (lo > first || hi < last)
+        if (e->lo > first || e->hi < last)
             return false; /* the entry matches only part of the access */
-        uint8_t cfg = h->pmpcfg[i];
+        uint8_t cfg = e->cfg;
         if (mode == PRV_M && !(cfg & PMP_L))
             return true;
         uint8_t need = acc == ACC_FETCH ? PMP_X : acc == ACC_LOAD ? PMP_R : PMP_W;

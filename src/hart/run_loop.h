@@ -34,10 +34,11 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     static const rvt_insn no_page[2048];
     const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
     uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
+    uint64_t page_pa = h->fetch_page_pa; /* (its physical address: code blocks decode on from there) */
     /* The decoded page before it: code that goes between two pages keeps
      * both at hand. What made a page usable holds for the whole run. */
     const rvt_insn *alt_page = no_page;
-    uint64_t alt_page_base = 1;
+    uint64_t alt_page_base = 1, alt_page_pa = 0;
     uint64_t done = 0;
     int st = EXEC_OK;
     /* The block being accumulated, in locals: the hart's fields are memory
@@ -70,7 +71,13 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     /* The data region of the last access, and the one before it: code
      * that goes between two (a stack in one, tables in another) keeps both. */
     const mem_region *dreg = h->dreg, *dreg_alt = h->dreg;
-    bool blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
+    /* Elsewhere (translation on, several harts) the handlers take RAM pages
+     * from the host TLB, under this run's keys (0: not at all), which the
+     * general way may take back (forget_fetch_pages). */
+    struct host_page *const host_loads = h->htlb->load, *const host_stores = h->htlb->store;
+    uint64_t host_load_key = h->htlb_load_key, host_store_key = h->htlb_store_key;
+#define BLOCKS_HERE() ((plain_ram ? dreg != NULL : host_load_key != 0) && !((h->ctr_modes >> h->priv) & 1))
+    bool blocks_here = BLOCKS_HERE();
     const rvt_insn *in;
     const struct code_block *cb = NULL;
     /* Whole blocks only, and none that could take the record block past
@@ -80,7 +87,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 #define BLOCK_FITS(cb) (BLOCK_FITS_QUANTUM(cb) && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
-#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->gen == m->code_gen && (cb)->dispatch == dispatch)
+#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->page == page && (cb)->gen == *(cb)->page_gen && (cb)->dispatch == dispatch)
     /* The record block ends with an instruction (bits `raw`, `itype`)
      * before `next`, `retired` instructions into the run; the next
      * one starts at `to`. (No struct for the block: only the way out needs
@@ -116,24 +123,28 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 
     /* The decoded page at `base` becomes the one at hand, the one before it
      * the alternative. */
-#define TAKE_PAGE(p, base)                                                                                             \
+#define TAKE_PAGE(p, base, pa)                                                                                         \
     do {                                                                                                               \
         if (page != no_page) {                                                                                         \
             alt_page = page;                                                                                           \
             alt_page_base = page_base;                                                                                 \
+            alt_page_pa = page_pa;                                                                                     \
         }                                                                                                              \
         page = (p);                                                                                                    \
         page_base = (base);                                                                                            \
+        page_pa = (pa);                                                                                                \
     } while (0)
     /* The page before becomes the one at hand, and this one the page before. */
 #define BACK_TO_PAGE_BEFORE()                                                                                          \
     do {                                                                                                               \
         const rvt_insn *p_ = page;                                                                                     \
-        uint64_t b_ = page_base;                                                                                       \
+        uint64_t b_ = page_base, pa_ = page_pa;                                                                        \
         page = alt_page;                                                                                               \
         page_base = alt_page_base;                                                                                     \
+        page_pa = alt_page_pa;                                                                                         \
         alt_page = p_;                                                                                                 \
         alt_page_base = b_;                                                                                            \
+        alt_page_pa = pa_;                                                                                             \
     } while (0)
 
 next_insn:
@@ -149,7 +160,8 @@ next_insn:
             /* A block of this page decoded since the last change of code
              * holds without looking at the page's slots again. */
             cb = code_block_at(m, pc);
-            if (BLOCK_HOLDS(cb, pc) || (page[off >> 1].len && (cb = code_block_make(m, page, page_base, pc, dispatch))))
+            if (BLOCK_HOLDS(cb, pc) ||
+                (page[off >> 1].len && (cb = code_block_make(m, page, page_base, page_pa, page_limit, pc, dispatch))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
                     goto *op->go;
@@ -160,7 +172,7 @@ next_insn:
         } else {
             const struct known_page *known = cache_pages ? known_page_at(h, pc) : NULL;
             if (known && known->page[(pc & 0xfff) >> 1].len && (pc & 0xfff) < page_limit) {
-                TAKE_PAGE(known->page, known->base);
+                TAKE_PAGE(known->page, known->base, known->pa);
                 goto next_insn;
             }
             h->pc = pc;
@@ -171,8 +183,8 @@ next_insn:
                 mem_region *r = phys_region(m, pa, 2);
                 rvt_insn *p = r ? r->icache[(pa - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pa & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
-                    TAKE_PAGE(p, pc & ~0xfffull);
-                    *known_page_slot(h, pc) = (struct known_page){p, page_base};
+                    TAKE_PAGE(p, pc & ~0xfffull, pa & ~0xfffull);
+                    *known_page_slot(h, pc) = (struct known_page){p, page_base, page_pa};
                     /* Its blocks, now that the page is at hand (its slot
                      * at pc is decoded and within the limit: no second
                      * trip here). */
@@ -273,7 +285,9 @@ general: {
         dreg_alt = dreg ? dreg : h->dreg;
         dreg = h->dreg;
     }
-    blocks_here = plain_ram && dreg && !((h->ctr_modes >> h->priv) & 1);
+    host_load_key = h->htlb_load_key;
+    host_store_key = h->htlb_store_key;
+    blocks_here = BLOCKS_HERE();
     goto next_insn;
 }
 
@@ -303,11 +317,20 @@ general: {
     do {                                                                                                               \
         const unsigned nbytes_ = LOAD_BYTES_##name;                                                                    \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        IN_DATA_REGION(va, nbytes_, off);                                                                              \
+        const uint8_t *from_;                                                                                          \
+        if (plain_ram) {                                                                                               \
+            IN_DATA_REGION(va, nbytes_, off);                                                                          \
+            from_ = dreg->data + off;                                                                                  \
+        } else {                                                                                                       \
+            const struct host_page *e_ = host_page_at(host_loads, va, host_load_key);                                  \
+            if (!e_)                                                                                                   \
+                goto op_leave;                                                                                         \
+            from_ = host_address(e_, va);                                                                              \
+        }                                                                                                              \
         if (va & (nbytes_ - 1))                                                                                        \
             goto op_leave;                                                                                             \
         uint64_t v = 0;                                                                                                \
-        copy_small(&v, dreg->data + off, nbytes_);                                                                     \
+        copy_small(&v, from_, nbytes_);                                                                                \
         x[op->rd] = SEXTX(load_extend_##name(v));                                                                      \
         x[0] = 0;                                                                                                      \
     } while (0)
@@ -317,11 +340,21 @@ general: {
     do {                                                                                                               \
         const unsigned nbytes_ = STORE_BYTES_##name;                                                                   \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        IN_DATA_REGION(va, nbytes_, off);                                                                              \
-        if ((va & (nbytes_ - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2) || \
-            va == watched_store)                                                                                           \
-            goto op_leave;                                                                                             \
-        copy_small(dreg->data + off, &x[op->rs2], nbytes_);                                                            \
+        uint8_t *to_;                                                                                                  \
+        if (plain_ram) {                                                                                               \
+            IN_DATA_REGION(va, nbytes_, off);                                                                          \
+            if ((va & (nbytes_ - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL ||                                \
+                ((off & 0xfff) < 2 && off >= 2) || va == watched_store)                                                \
+                goto op_leave;                                                                                         \
+            to_ = dreg->data + off;                                                                                    \
+        } else {                                                                                                       \
+            /* (the page's first halfword: decoded code may end there) */                                             \
+            const struct host_page *e_ = host_page_at(host_stores, va, host_store_key);                                \
+            if (!e_ || (va & (nbytes_ - 1)) || *e_->code || !(va & 0xffe))                                             \
+                goto op_leave;                                                                                         \
+            to_ = host_address(e_, va);                                                                                \
+        }                                                                                                              \
+        copy_small(to_, &x[op->rs2], nbytes_);                                                                         \
     } while (0)
 #define STEP_HANDLER(name, ...)                                                                                        \
     op_##name : STEP_KIND(name);                                                                                       \
@@ -451,7 +484,7 @@ next_block: /* (with block records, right after one) */
         if (alt_page != no_page && pc - alt_page_base < 4096)
             BACK_TO_PAGE_BEFORE();
         else if (cache_pages && (known = known_page_at(h, pc)))
-            TAKE_PAGE(known->page, known->base);
+            TAKE_PAGE(known->page, known->base, known->pa);
         else
             goto next_insn;
     }
@@ -482,6 +515,7 @@ op_leave : {
 #undef BLOCK_FITS
 #undef BLOCK_FITS_QUANTUM
 #undef BLOCK_HOLDS
+#undef BLOCKS_HERE
 #undef CLOSE_RECORD_BLOCK
 #undef CODE_BLOCK_RECORD
 #undef CLOSE_RECORD_BLOCK_AT
@@ -502,6 +536,7 @@ out:
     if (st == EXEC_OK && page != no_page) {
         h->fetch_page = page;
         h->fetch_page_base = page_base;
+        h->fetch_page_pa = page_pa;
     } else {
         forget_fetch_pages(h);
     }

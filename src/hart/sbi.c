@@ -556,10 +556,12 @@ static struct sbiret send(hart *h, struct sbi_state *s, int fence, uint64_t mask
             continue;
         count_fw_event(&s->hart[h->id], event);
         count_fw_event(&s->hart[i], event + 1); /* the matching _RECEIVED */
+        /* (a remote fence.i has nothing to drop: decoded code follows every
+         * store; the caller's own translations go with its trap) */
         if (fence < 0)
             m->harts[i].mip |= 1ull << IRQ_S_SOFT;
-        else if (fence == 0)
-            m->harts[i].icache_flush_pending = true; /* translation is not cached: nothing else to drop */
+        else if (fence > 0 && i != h->id)
+            forget_fetch_pages(&m->harts[i]);
     }
     return ret(SBI_SUCCESS, 0);
 }

@@ -191,10 +191,12 @@ static void test_sv39_pmp_on_walk(void **state) {
      * access is an access fault of the access's own kind */
     u.h->pmpaddr[0] = ROOT >> 2;
     u.h->pmpcfg[0] = PMP_TOR | PMP_R | PMP_W | PMP_X;
+    pmp_changed(u.h); /* as a PMP CSR write does */
     expect_fault(&u, 0x40203000, ACC_STORE, CAUSE_STORE_ACCESS);
     expect_fault(&u, 0x40203000, ACC_FETCH, CAUSE_FETCH_ACCESS);
     /* tables reachable, the page not */
     u.h->pmpaddr[0] = 0x80200000 >> 2;
+    pmp_changed(u.h); /* as a PMP CSR write does */
     expect_fault(&u, 0x40203000, ACC_LOAD, CAUSE_LOAD_ACCESS);
     machine_down(&u);
 }
@@ -260,12 +262,148 @@ static void test_tlb(void **state) {
     memset(u.h->pmpcfg, 0, sizeof u.h->pmpcfg);
     u.h->pmpaddr[0] = 0x80300800 >> 2;
     u.h->pmpcfg[0] = PMP_TOR | PMP_R | PMP_W | PMP_X;
+    pmp_changed(u.h); /* as a PMP CSR write does */
     forget_fetch_pages(u.h);
     assert_true(mmu_translate(u.h, 0x40203000, ACC_LOAD, 8, &pa));
     assert_false(mmu_translate(u.h, 0x40203800, ACC_LOAD, 8, &pa));
     assert_int_equal(u.h->exc_cause, CAUSE_LOAD_ACCESS);
     assert_true(mmu_translate(u.h, 0x402037f8, ACC_LOAD, 8, &pa));
     machine_down(&u);
+}
+
+/* The host TLB: RAM pages by virtual page, filled after an access the
+ * whole way went well, forgotten with the TLB's translations. */
+static void test_host_tlb(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    const uint64_t ad = PTE_V | PTE_A | PTE_D;
+    sv39_tables(&u, ad | PTE_R | PTE_W | PTE_X, 0x80600, ad | PTE_R);
+    h->priv = PRV_S;
+    forget_fetch_pages(h);
+    h->htlb_load_key = h->htlb_store_key = h->htlb_key; /* as a run starts */
+    uint64_t pa = 0;
+    assert_true(mmu_translate(h, 0x40203010, ACC_LOAD, 8, &pa));
+    host_tlb_fill(h, ACC_LOAD, 0x40203010, pa);
+    const struct host_page *e = host_page_at(h->htlb->load, 0x40203ff8, h->htlb_key);
+    assert_non_null(e);
+    put(&u, 0x80200ff8, 0x1122334455667788ull, 8);
+    uint64_t v = 0;
+    memcpy(&v, host_address(e, 0x40203ff8), 8);
+    assert_int_equal(v, 0x1122334455667788ull);
+    assert_null(host_page_at(h->htlb->load, 0x40204000, h->htlb_key)); /* another page */
+    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key)); /* stores fill their own */
+    /* what ends the TLB's translations ends these, and the run's keys */
+    forget_fetch_pages(h);
+    assert_int_equal(h->htlb_load_key, 0);
+    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    /* a walk that puts another page in the TLB's place takes the host entry there */
+    h->htlb_load_key = h->htlb_store_key = h->htlb_key;
+    assert_true(mmu_translate(h, 0x40203010, ACC_LOAD, 8, &pa));
+    host_tlb_fill(h, ACC_LOAD, 0x40203010, pa);
+    put(&u, LEVEL0 + 0x103 * 8, (0x80400000ull >> 12) << 10 | ad | PTE_R, 8); /* VA 0x40303000, same place */
+    assert_true(mmu_translate(h, 0x40303000, ACC_LOAD, 8, &pa));
+    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    /* no entry where PMP allows only part of the page, for the page of the
+     * platform's watched address, or while the run's key is 0 */
+    h->pmpaddr[0] = 0x80200800 >> 2;
+    h->pmpcfg[0] = PMP_TOR | PMP_R | PMP_W | PMP_X;
+    pmp_changed(h);
+    host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010);
+    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    h->pmpaddr[0] = 0x81000000 >> 2;
+    pmp_changed(h);
+    h->env.watched_store = 0x80200100;
+    host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
+    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key));
+    host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010); /* loads there are plain */
+    assert_non_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    h->env.watched_store = 0;
+    h->htlb_store_key = 0;
+    host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
+    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key));
+    /* a store entry shows whether its page has decoded code */
+    h->htlb_store_key = h->htlb_key;
+    host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
+    e = host_page_at(h->htlb->store, 0x40203010, h->htlb_key);
+    assert_non_null(e);
+    assert_null(*e->code);
+    assert_non_null(phys_fetch(u.m, 0x80200010));
+    assert_non_null(*e->code);
+    /* the key's last value: the table starts again */
+    h->htlb_key = HOST_TLB_KEYS;
+    forget_fetch_pages(h);
+    assert_int_equal(h->htlb_key, 1);
+    for (unsigned i = 0; i < HOST_TLB_ENTRIES; i++)
+        assert_true(h->htlb->load[i].tag == ~0ull && h->htlb->store[i].tag == ~0ull);
+    machine_down(&u);
+}
+
+/* Decoded code follows every store into it, so that fence.i has nothing to
+ * drop; a store moves the generation of its page's code blocks alone. */
+static void test_code_follows_stores(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    const uint64_t *gen = &u.m->regions[0].code_gen[1];
+    put(&u, RAM_BASE + 0x1000, 0x00500093, 4); /* addi ra, zero, 5 */
+    put(&u, RAM_BASE + 0x1ffe, 0x00600113, 4); /* addi sp, zero, 6: its second half on the next page */
+    const rvt_insn *in = phys_fetch(u.m, RAM_BASE + 0x1000);
+    assert_non_null(in);
+    assert_true(in->op == RVT_OP_ADDI && in->imm == 5);
+    assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1ffe)->imm, 6);
+    uint64_t before = *gen;
+    uint32_t insn = 0x00700093; /* addi ra, zero, 7 */
+    assert_true(phys_store(u.m, u.h, RAM_BASE + 0x1000, &insn, 4));
+    assert_int_equal(*gen, before + 1);
+    assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1000)->imm, 7);
+    /* a store elsewhere leaves the page's blocks alone */
+    uint64_t word = 0;
+    assert_true(phys_store(u.m, u.h, RAM_BASE + 0x3000, &word, 8));
+    assert_int_equal(*gen, before + 1);
+    /* one into the next page's first halfword drops the instruction that ends there */
+    uint16_t half = 0x0080; /* the upper half of addi sp, zero, 8 */
+    assert_true(phys_store(u.m, u.h, RAM_BASE + 0x2000, &half, 2));
+    assert_int_equal(*gen, before + 2);
+    assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1ffe)->imm, 8);
+    machine_down(&u);
+}
+
+/* With several harts, a store taken from the host TLB would not break
+ * another hart's reservation: while one is held, stores go the whole way. */
+static void test_host_tlb_reservations(void **state) {
+    (void)state;
+    static const uint32_t stores[4] = {0x00053023, 0x00053023, 0x00053023, 0x00053023}; /* sd zero, 0(a0) */
+    rvt_diag d = {0};
+    rvt_image *img;
+    assert_int_equal(rvt_image_new(&img), 0);
+    assert_int_equal(rvt_image_load_raw(img, "stores", stores, sizeof stores, RAM_BASE, 0, 64, &d), 0);
+    rvt_machine_config cfg;
+    rvt_machine_config_default(&cfg);
+    cfg.ram[0] = (rvt_mem_region){RAM_BASE, 0x100000};
+    cfg.nram = 1;
+    cfg.nharts = 2;
+    rvt_machine *m;
+    assert_int_equal(rvt_machine_new(&m, &cfg, img, &d), 0);
+    hart *h = &m->harts[0], *other = &m->harts[1];
+    const uint64_t at = RAM_BASE + 0x8010;
+    h->pc = RAM_BASE;
+    h->x[10] = at;
+    hart_step(h, 1);
+    assert_int_equal(h->pc, RAM_BASE + 4);
+    assert_non_null(host_page_at(h->htlb->store, at, h->htlb_key)); /* no reservation anywhere: filled */
+    other->resv_valid = true;
+    other->resv_addr = at;
+    hart_step(h, 1);
+    assert_int_equal(h->pc, RAM_BASE + 8);
+    assert_false(other->resv_valid);
+    other->resv_valid = true;
+    other->resv_addr = at + 8; /* another granule: kept */
+    hart_step(h, 1);
+    assert_true(other->resv_valid);
+    rvt_machine_free(m);
+    rvt_image_free(img);
 }
 
 /* ------------------------------------------------------------ PMP */
@@ -277,30 +415,36 @@ static void test_pmp_matching(void **state) {
     hart *h = u.h;
     memset(h->pmpaddr, 0, sizeof h->pmpaddr);
     memset(h->pmpcfg, 0, sizeof h->pmpcfg);
+    pmp_changed(h); /* as a PMP CSR write does */
     /* nothing matches: only M passes */
     assert_false(pmp_ok(h, RAM_BASE, 8, ACC_LOAD, PRV_S));
     assert_true(pmp_ok(h, RAM_BASE, 8, ACC_STORE, PRV_M));
     /* entry 0 NAPOT 4 KiB at RAM_BASE, read-only */
     h->pmpaddr[0] = RAM_BASE >> 2 | 0x1ff;
     h->pmpcfg[0] = PMP_NAPOT | PMP_R;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_true(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_LOAD, PRV_U));
     assert_false(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_STORE, PRV_S));
     assert_true(pmp_ok(h, RAM_BASE + 0xff8, 8, ACC_STORE, PRV_M)); /* not locked: M passes */
     assert_false(pmp_ok(h, RAM_BASE + 0xffc, 8, ACC_LOAD, PRV_S)); /* matches only half */
     h->pmpaddr[15] = RAM_BASE >> 2 | 0xfffff; /* a later entry over all of RAM changes nothing */
     h->pmpcfg[15] = PMP_NAPOT | PMP_R;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_false(pmp_ok(h, RAM_BASE + 0xffc, 8, ACC_LOAD, PRV_S));
     assert_true(pmp_ok(h, RAM_BASE + 0x1000, 8, ACC_LOAD, PRV_S));
     h->pmpcfg[15] = 0;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_false(pmp_ok(h, RAM_BASE + 0x1000, 4, ACC_LOAD, PRV_S));
     /* locked: M is held to it too */
     h->pmpcfg[0] |= PMP_L;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_false(pmp_ok(h, RAM_BASE, 4, ACC_STORE, PRV_M));
     assert_true(pmp_ok(h, RAM_BASE, 4, ACC_LOAD, PRV_M));
     /* entry 2 TOR from pmpaddr1 to pmpaddr2, execute only; entry 1 off */
     h->pmpaddr[1] = (RAM_BASE + 0x2000) >> 2;
     h->pmpaddr[2] = (RAM_BASE + 0x3000) >> 2;
     h->pmpcfg[2] = PMP_TOR | PMP_X;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_true(pmp_ok(h, RAM_BASE + 0x2000, 4, ACC_FETCH, PRV_U));
     assert_true(pmp_ok(h, RAM_BASE + 0x2ffc, 4, ACC_FETCH, PRV_U));
     assert_false(pmp_ok(h, RAM_BASE + 0x3000, 4, ACC_FETCH, PRV_U));
@@ -312,11 +456,13 @@ static void test_pmp_matching(void **state) {
     h->pmpcfg[3] = PMP_NA4;
     h->pmpaddr[4] = (RAM_BASE + 0x4000) >> 2 | 0x1ff;
     h->pmpcfg[4] = PMP_NAPOT | PMP_R | PMP_W | PMP_X;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_false(pmp_ok(h, RAM_BASE + 0x4000, 4, ACC_LOAD, PRV_S));
     assert_true(pmp_ok(h, RAM_BASE + 0x4004, 4, ACC_LOAD, PRV_S));
     /* a TOR entry whose base is not below its top matches nothing */
     h->pmpaddr[5] = (RAM_BASE + 0x4000) >> 2;
     h->pmpcfg[5] = PMP_TOR | PMP_R;
+    pmp_changed(h); /* as a PMP CSR write does */
     assert_false(pmp_ok(h, RAM_BASE + 0x8000, 4, ACC_LOAD, PRV_S));
     machine_down(&u);
 }
@@ -689,6 +835,8 @@ int main(void) {
         cmocka_unit_test(test_sv39_walk),       cmocka_unit_test(test_sv39_accessed_dirty),
         cmocka_unit_test(test_sv39_permissions), cmocka_unit_test(test_sv39_pmp_on_walk),
         cmocka_unit_test(test_sv32_walk),       cmocka_unit_test(test_tlb),
+        cmocka_unit_test(test_host_tlb),        cmocka_unit_test(test_code_follows_stores),
+        cmocka_unit_test(test_host_tlb_reservations),
         cmocka_unit_test(test_pmp_matching),
         cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
         cmocka_unit_test(test_clint),           cmocka_unit_test(test_uart),
