@@ -179,12 +179,22 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     return 0;
 }
 
+/* The bits `mask` of mstatus become val's. Those that decide how loads and
+ * stores translate end the TLB's translations when they change, as in
+ * spike. */
+static void set_mstatus_bits(hart *h, uint64_t mask, uint64_t val) {
+    uint64_t was = h->mstatus;
+    h->mstatus = (was & ~mask) | (val & mask);
+    if ((was ^ h->mstatus) & (MSTATUS_MPP | MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MXR))
+        h->translation_changed = true;
+}
+
 static void write_mstatus(hart *h, uint64_t val) {
     uint64_t mask = MSTATUS_SIE | MSTATUS_MIE | MSTATUS_SPIE | MSTATUS_MPIE | MSTATUS_SPP | MSTATUS_MPP |
                     MSTATUS_FS | MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MXR | MSTATUS_TVM | MSTATUS_TW | MSTATUS_TSR;
     uint64_t mpp = legal_priv((unsigned)((val & MSTATUS_MPP) >> 11));
     val = (val & ~MSTATUS_MPP) | (mpp << 11);
-    h->mstatus = (h->mstatus & ~mask) | (val & mask);
+    set_mstatus_bits(h, mask, val);
 }
 
 /* misa: M, A, F, D and C can be switched off and on again, as in spike; D
@@ -226,8 +236,7 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
         fp_dirty(h);
         break;
     case CSR_SSTATUS: {
-        uint64_t mask = MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_FS | MSTATUS_SUM | MSTATUS_MXR;
-        h->mstatus = (h->mstatus & ~mask) | (val & mask);
+        set_mstatus_bits(h, MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_FS | MSTATUS_SUM | MSTATUS_MXR, val);
         break;
     }
     case CSR_SIE: h->mie = (h->mie & ~h->mideleg) | (val & h->mideleg & MIP_S_MASK); break;
@@ -252,11 +261,15 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
             if (mode == 0 || mode == 8)
                 h->satp = val & ((15ull << 60) | ((1ull << 44) - 1));
         }
+        h->translation_changed = true; /* spike's TLB goes with every write */
         break;
     }
     case CSR_MSTATUS: write_mstatus(h, val); break;
     case CSR_MSTATUSH: if (!rv32) return -1; break;
-    case CSR_MISA: write_misa(h, val); break;
+    case CSR_MISA:
+        write_misa(h, val);
+        h->translation_changed = true; /* what decoded pages hold may change */
+        break;
     case CSR_MEDELEG: {
         uint64_t mask = (1ull << CAUSE_MISALIGNED_FETCH) | (1ull << CAUSE_FETCH_ACCESS) |
                         (1ull << CAUSE_ILLEGAL_INSTRUCTION) | (1ull << CAUSE_BREAKPOINT) |

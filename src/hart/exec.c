@@ -605,6 +605,7 @@ static int exec_system(hart *h, const rvt_insn *in) {
             s &= ~MSTATUS_MPRV;
         h->mstatus = s;
         h->priv = mpp;
+        h->translation_changed = true; /* spike's set_privilege */
         h->pc = mask_xlen(h, h->mepc & ~h->ialign_mask);
         return EXEC_SERIALIZE;
     }
@@ -619,6 +620,7 @@ static int exec_system(hart *h, const rvt_insn *in) {
         s &= ~MSTATUS_MPRV;
         h->mstatus = s;
         h->priv = spp;
+        h->translation_changed = true; /* spike's set_privilege */
         h->pc = mask_xlen(h, h->sepc & ~h->ialign_mask);
         return EXEC_SERIALIZE;
     }

@@ -200,8 +200,9 @@ typedef struct hart {
     bool observe_in_loop; /* this run of instructions is observed one by one from run_inner */
 
     /* The decoded page the last fetch came from, kept between runs of
-     * instructions that end without a trap or serialising instruction (the
-     * only ways privilege, translation, misa or PMP change); NULL: none. */
+     * instructions until a trap, sfence.vma or what sets
+     * translation_changed (the only ways privilege, translation, misa or
+     * PMP change); NULL: none. */
     const rvt_insn *fetch_page;
     uint64_t fetch_page_base, fetch_page_pa; /* its virtual and physical address */
     uint64_t fetch_pa; /* the physical address the last fetch translated to */
@@ -224,6 +225,12 @@ typedef struct hart {
     /* This run's keys: htlb_key, or 0 where the table may not be used */
     uint16_t htlb_load_key, htlb_store_key;
     bool sfence_pending; /* sfence.vma: the run ends, interrupts are not sampled for it */
+    /* An instruction of this run changed what translations and decoded
+     * pages depend on, where spike flushes its TLB: a write of satp, PMP or
+     * misa, of mstatus's MPP, MPRV, SUM or MXR, or xRET's change of
+     * privilege (traps forget them as they are taken). The run's end then
+     * forgets them; other serialising instructions keep them. */
+    bool translation_changed;
 
     /* Control transfer records (ctr.c); NULL when the machine has none.
      * ctr_armed: some mode is enabled and CTR is not frozen, so a transfer
@@ -300,6 +307,7 @@ static inline void forget_fetch_pages(hart *h) {
     memset(h->fetch_pages, 0, sizeof h->fetch_pages);
     h->tlb_gen++;
     h->htlb_load_key = h->htlb_store_key = 0; /* (for the rest of a run) */
+    h->translation_changed = false;
     if (++h->htlb_key > HOST_TLB_KEYS)
         host_tlb_clear(h);
 }

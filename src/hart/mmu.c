@@ -9,9 +9,9 @@
 
 /* A TLB as hardware has one: translations of 4 KiB virtual pages (a
  * superpage is kept page by page), filled by successful walks and kept until
- * something that may change them happens: a trap or a serialising
- * instruction (every change of privilege, satp, mstatus or PMP is one), or
- * sfence.vma (forget_fetch_pages). A store into a page table is not
+ * spike flushes its own: a trap or xRET (any change of privilege), a write
+ * of satp or PMP, a change of mstatus's MPP, MPRV, SUM or MXR, or
+ * sfence.vma (translation_changed, forget_fetch_pages). A store into a page table is not
  * watched, as hardware does not: software orders it with sfence.vma. An
  * entry knows whether PMP allows its whole page, so that a hit needs no
  * PMP check. Direct-mapped, one table per kind of access, as spike's. */

@@ -39,6 +39,7 @@ static bool entry_range(const hart *h, unsigned i, uint64_t *lo, uint64_t *hi) {
 
 void pmp_changed(hart *h) {
     h->pmp_gen++;
+    h->translation_changed = true; /* a TLB entry knows whether PMP allows its page */
     h->pmp_nranges = 0;
     for (unsigned i = 0; i < h->m->cfg.pmp_regions; i++) {
         struct pmp_range *e = &h->pmp_ranges[h->pmp_nranges];

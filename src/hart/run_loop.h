@@ -533,10 +533,13 @@ out:
         h->blk = blk;
     }
     *retired = done;
-    if (st == EXEC_OK && page != no_page) {
-        h->fetch_page = page;
-        h->fetch_page_base = page_base;
-        h->fetch_page_pa = page_pa;
+    if (st == EXEC_OK ||
+        ((st == EXEC_SERIALIZE || st == EXEC_WFI) && !h->translation_changed && !h->sfence_pending)) {
+        if (page != no_page) {
+            h->fetch_page = page;
+            h->fetch_page_base = page_base;
+            h->fetch_page_pa = page_pa;
+        }
     } else {
         forget_fetch_pages(h);
     }
