@@ -254,12 +254,14 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     case CSR_STVAL: h->stval = val; break;
     case CSR_SATP: {
         if (h->priv == PRV_S && (h->mstatus & MSTATUS_TVM)) return -1;
+        /* MODE, ASID and PPN: every ASID bit, as spike (ASIDLEN 9 and
+         * 16); the TLB keeps no ASIDs, as spike's, so they change nothing */
         if (rv32) {
-            h->satp = val & 0x803fffffull; /* MODE, PPN; no ASID bits implemented */
+            h->satp = val & 0xffffffffull;
         } else {
             unsigned mode = (unsigned)(val >> 60);
             if (mode == 0 || mode == 8)
-                h->satp = val & ((15ull << 60) | ((1ull << 44) - 1));
+                h->satp = val;
         }
         h->translation_changed = true; /* spike's TLB goes with every write */
         break;

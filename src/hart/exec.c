@@ -244,8 +244,9 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
             h->dreg = r;
     }
     uint64_t old = 0;
-    if (h->m->observer)
-        phys_load(h->m, pa, &old, len);
+    mem_region *ram;
+    if (h->m->observer && (ram = phys_region(h->m, pa, len))) /* (a device's load may have effects) */
+        copy_small(&old, ram->data + (pa - ram->base), len);
     if (!phys_store(h->m, h, pa, in, len)) {
         h->exc_cause = CAUSE_STORE_ACCESS;
         h->exc_tval = va;
