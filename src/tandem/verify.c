@@ -434,8 +434,10 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
         break;
     case RVT_TV_REG:
         elem = r->reg;
-        if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
-            val &= r->reg >= RVT_TV_REG_FPR && p->flen == 32 ? 0xffffffffull : xmask_of(p);
+        if (r->reg >= RVT_TV_REG_FPR) /* FLEN wide, whatever XLEN (RV32 has 64-bit FPRs) */
+            val &= p->flen == 32 ? 0xffffffffull : ~0ull;
+        else if (r->reg < RVT_TV_REG_GPR)
+            val &= xmask_of(p);
         break;
     case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
         elem = r->reg;
