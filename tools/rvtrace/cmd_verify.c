@@ -34,7 +34,8 @@ static void verify_usage(FILE *out) {
             "Options:\n"
             "  --elf FILE, --program FILE  the program the trace's run ran (required): an\n"
             "                     ELF file, or a Linux Image as the payload of --sbi or\n"
-            "                     --firmware, as rvtrace run takes it\n"
+            "                     --firmware, as rvtrace run takes it (--xlen: the\n"
+            "                     trace's XLEN and the Image's)\n"
             "  --partial LIST     elements the trace does not carry, left out of comparison\n"
             "                     and re-synchronisation: kinds (gpr, fpr, csr, pc, insn,\n"
             "                     priv, mem, addr, mtime) or single registers (mstatus, t0)\n"
@@ -136,6 +137,8 @@ int cmd_verify(int argc, char **argv) {
         verify_usage(stderr);
         return 2;
     }
+    if (p.xlen) /* one --xlen here: a Linux Image's XLEN is its trace's */
+        mo.payload_xlen = p.xlen;
     if (mo.cfg.nharts != 1) {
         fprintf(stderr, "rvtrace verify: -p %u: a tandem trace is one hart's stream (the format carries no hart "
                         "id), so the machine has one hart; verify takes -p 1 only\n", mo.cfg.nharts);
