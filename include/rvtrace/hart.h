@@ -303,7 +303,13 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value);
 /* Physical memory write that the next step does not report (state
  * initialisation, re-synchronisation); false outside RAM and devices. */
 bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n);
-/* Resets hart 0 to its reset state (memory is kept). */
+/* Hart 0's LR reservation is lost, as when the machine's scheduling yields
+ * it or another agent stores there: its next SC fails (the architecture
+ * lets an SC fail so; a trace says whether it did). */
+void rvt_machine_drop_reservation(rvt_machine *m);
+/* Resets hart 0 to its reset state (memory and the devices' interrupt
+ * lines are kept); under --sbi the payload starts again, as the SBI
+ * environment started it. */
 void rvt_machine_reset_hart(rvt_machine *m);
 
 /* Steps hart 0 once: executes one instruction (or takes its exception) without
@@ -318,6 +324,26 @@ void rvt_machine_step(rvt_machine *m, bool interrupt);
  * observer changes the machine only in a step after which it stops the run. */
 void rvt_machine_run_observed(rvt_machine *m);
 void rvt_machine_stop_run(rvt_machine *m);
+
+/* ---- Devices as a trace says: tandem verification of a whole system ---- */
+
+/* What a device returned to a load, as the trace being verified says: true
+ * with *value (its low `len` bytes) for the hart's load of `len` bytes at
+ * `paddr`, false when the trace does not say. */
+typedef bool (*rvt_device_load_fn)(void *user, uint64_t paddr, unsigned len, uint64_t *value);
+/* From now on a load from a device (CLINT, PLIC, UART, ...) returns what
+ * `fn` says, where it says something, instead of what the model's device
+ * has: the traced system's devices were not the model's (their timing, the
+ * console input, a real board's). The device still sees the access, so one
+ * it refuses still faults and its state follows the program's accesses.
+ * NULL: the devices answer again. */
+void rvt_machine_device_loads(rvt_machine *m, rvt_device_load_fn fn, void *user);
+/* `held`: the devices no longer drive the harts' interrupt lines (MSIP,
+ * MTIP, MEIP, and SEIP from the PLIC); they stay as rvt_machine_set(mip)
+ * leaves them, so that the interrupts pending are the traced system's.
+ * false: the devices drive them again (the CLINT's at once, the others' as
+ * their state next changes). */
+void rvt_machine_hold_device_lines(rvt_machine *m, bool held);
 
 #ifdef __cplusplus
 }

@@ -459,6 +459,14 @@ typedef struct rvt_machine {
 
     /* The supervisor execution environment of --sbi (sbi.c); NULL without. */
     struct sbi_state *sbi;
+    uint64_t dtb; /* the device tree in RAM, where a payload under --sbi is told it is */
+
+    /* Devices as a trace says (rvt_machine_device_loads,
+     * rvt_machine_hold_device_lines): what their loads return, and whether
+     * their interrupt lines are left to the host. */
+    rvt_device_load_fn device_load_fn;
+    void *device_load_user;
+    bool device_lines_held;
 } rvt_machine;
 
 /* Interpreter (exec.c) */
@@ -528,6 +536,8 @@ void htif_tohost_stored(hart *h);
 static inline uint64_t hart_mip(const hart *h) { return h->mip | h->irq_lines; }
 /* The platform drives interrupt line `irq` (a bit of mip) to `level`. */
 static inline void hart_set_irq_line(hart *h, unsigned irq, bool level) {
+    if (h->m->device_lines_held)
+        return; /* the host sets them, as its trace says */
     uint64_t bit = 1ull << irq;
     h->irq_lines = level ? h->irq_lines | bit : h->irq_lines & ~bit;
 }

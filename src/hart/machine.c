@@ -144,7 +144,23 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
         return true;
     }
     device *d = machine_device_at(m, pa, len);
-    return d && d->ops->load(d, pa - d->base, out, len);
+    if (!d || !d->ops->load(d, pa - d->base, out, len))
+        return false;
+    uint64_t traced;
+    if (m->device_load_fn && m->device_load_fn(m->device_load_user, pa, len, &traced))
+        memcpy(out, &traced, len); /* (the host is little-endian, as the harts) */
+    return true;
+}
+
+void rvt_machine_device_loads(rvt_machine *m, rvt_device_load_fn fn, void *user) {
+    m->device_load_fn = fn;
+    m->device_load_user = user;
+}
+
+void rvt_machine_hold_device_lines(rvt_machine *m, bool held) {
+    m->device_lines_held = held;
+    if (!held)
+        machine_time_moved(m); /* the CLINT's lines follow its state again (the others' at their next change) */
 }
 
 void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
@@ -425,6 +441,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     if (cfg->sbi) {
         if ((rc = sbi_attach(m)) != RVT_OK)
             goto fail;
+        m->dtb = dtb;
         sbi_boot(m, rvt_image_entry(img), dtb);
     }
     machine_time_moved(m); /* mtimecmp is 0 at reset: the timer interrupt is pending */

@@ -375,8 +375,15 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
     return ok;
 }
 
+void rvt_machine_drop_reservation(rvt_machine *m) { m->harts[0].resv_valid = false; }
+
 void rvt_machine_reset_hart(rvt_machine *m) {
+    uint64_t lines = m->harts[0].irq_lines;
     hart_reset(&m->harts[0], m, 0);
+    if (m->device_lines_held) /* (the devices, which keep them, do not drive them now) */
+        m->harts[0].irq_lines = lines;
+    if (m->sbi)
+        sbi_boot(m, rvt_image_entry(m->img), m->dtb);
     machine_time_moved(m); /* the CLINT keeps its state through a hart reset */
     machine_flush_icache(m);
     if (m->obs)

@@ -286,9 +286,15 @@ bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc) {
     struct sbi_hart *s = &h->m->sbi->hart[h->id];
     switch (code) {
     case CAUSE_MISALIGNED_LOAD:
-    case CAUSE_MISALIGNED_STORE:
+    case CAUSE_MISALIGNED_STORE: {
         count_fw_event(s, code == CAUSE_MISALIGNED_LOAD ? FW_MISALIGNED_LOAD : FW_MISALIGNED_STORE);
-        return hart_emulate_misaligned(h, tval, epc);
+        bool emulated = hart_emulate_misaligned(h, tval, epc);
+        /* To a tandem trace the emulated access is the instruction's step,
+         * as for an SBI call (sbi_take_call). */
+        if (emulated && h->m->observer)
+            observe_step(h, RVT_STEP_RETIRED, epc, h->priv, 0, 0);
+        return emulated;
+    }
     case CAUSE_LOAD_ACCESS: count_fw_event(s, FW_ACCESS_LOAD); return false;
     case CAUSE_STORE_ACCESS: count_fw_event(s, FW_ACCESS_STORE); return false;
     case CAUSE_ILLEGAL_INSTRUCTION: count_fw_event(s, FW_ILLEGAL_INSN); return false;
@@ -705,10 +711,16 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
 void sbi_take_call(hart *h) {
     rvt_machine *m = h->m;
     uint64_t epc = h->pc;
+    unsigned priv = h->priv;
     hart_report_trap(h, CAUSE_SUPERVISOR_ECALL, 0, epc);
     struct sbiret r = call(h, m->sbi);
     h->x[10] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.error : (uint64_t)r.error;
     h->x[11] = h->xlen == 32 ? (uint64_t)(int64_t)(int32_t)r.value : r.value;
     h->pc = h->xlen == 32 ? (uint32_t)(epc + 4) : epc + 4;
     forget_fetch_pages(h);
+    /* To a tandem trace the call is the ecall's step, as if the environment
+     * were firmware the trace does not show: what it changed (a0, a1, the
+     * pc, whatever else the call did) is the ecall's. */
+    if (m->observer)
+        observe_step(h, RVT_STEP_RETIRED, epc, priv, 0, 0);
 }

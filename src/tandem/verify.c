@@ -216,6 +216,26 @@ static void observe(void *user, const rvt_step *s) {
         take_up_next(v);
 }
 
+static bool memop_is_read(unsigned op);
+
+/* What a device returned to the model's load at `paddr`, as the group being
+ * verified says: the response to its load (LR, AMO) of that address and
+ * size. Without one, the model's device answers, and compare_memory reports
+ * the load the trace lacks. */
+static bool trace_device_load(void *user, uint64_t paddr, unsigned len, uint64_t *value) {
+    const rvt_tv_verifier *v = user;
+    const group_view *g = v->view;
+    for (size_t i = 0; g && i < g->nmem; i++) {
+        const rvt_tv_record *req = g->mem[i].req, *rsp = g->mem[i].rsp;
+        bool reads = memop_is_read(req->memop) || (req->memop >= RVT_TV_AMOSWAP && req->memop <= RVT_TV_AMOMAXU);
+        if (reads && req->addr == paddr && (1u << req->size) == len && rsp && rsp->has_data) {
+            *value = rsp->value;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Shadow := model, for every element the model has. */
 static void shadow_from_model(rvt_tv_verifier *v) {
     const uint32_t *elems;
@@ -267,6 +287,12 @@ int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt
     v->skip_priv = absent_slow(v, RVT_ELEM_PRIV);
     v->whole = !v->opt.absent && !v->opt.nabsent_regs;
     rvt_disasm_init(&v->dis, p->xlen, 0);
+    /* The devices as the trace says: their loads' values, when it has them,
+     * and their interrupt lines, when it reports mip (whose every change it
+     * then carries: BS-057). */
+    if (!(v->opt.absent & RVT_TV_F_MEM))
+        rvt_machine_device_loads(m, trace_device_load, v);
+    rvt_machine_hold_device_lines(m, !absent(v, MIP));
     shadow_from_model(v);
     *out = v;
     return RVT_OK;
@@ -276,6 +302,8 @@ void rvt_tv_verifier_free(rvt_tv_verifier *v) {
     if (!v)
         return;
     rvt_machine_observe(v->m, NULL, NULL, NULL);
+    rvt_machine_device_loads(v->m, NULL, NULL);
+    rvt_machine_hold_device_lines(v->m, false);
     tv_parse_ahead_free(v->reading);
     free(v->own);
     free(v);
@@ -406,8 +434,10 @@ static inline void scan_record(const rvt_tv_params *p, group_view *g, const rvt_
         break;
     case RVT_TV_REG:
         elem = r->reg;
-        if (r->reg < RVT_TV_REG_GPR || r->reg >= RVT_TV_REG_FPR)
-            val &= r->reg >= RVT_TV_REG_FPR && p->flen == 32 ? 0xffffffffull : xmask_of(p);
+        if (r->reg >= RVT_TV_REG_FPR) /* FLEN wide, whatever XLEN (RV32 has 64-bit FPRs) */
+            val &= p->flen == 32 ? 0xffffffffull : ~0ull;
+        else if (r->reg < RVT_TV_REG_GPR)
+            val &= xmask_of(p);
         break;
     case RVT_TV_REG_ADD: case RVT_TV_REG_OR:
         elem = r->reg;
@@ -995,6 +1025,28 @@ static void resynchronise(rvt_tv_verifier *v) {
     v->nresync = 0;
 }
 
+/* Whether the group is an SC that failed in the traced system: one without
+ * its store (or, in a trace without memory records, reporting a non-zero
+ * rd). An SC may fail for reasons the model cannot see (a reservation
+ * yielded by scheduling, another agent's store), so the model's reservation
+ * is dropped before such a step: which way an SC went is a trace's input. */
+static bool sc_failed_in_trace(const rvt_tv_verifier *v, const group_view *g) {
+    uint32_t insn = g->insn;
+    if (!g->has_insn || g->insn_len != 4 || (insn & 0x7f) != 0x2f || (insn >> 27) != 3)
+        return false; /* (not SC.W or SC.D: opcode AMO, funct5 00011) */
+    if (!(v->opt.absent & RVT_TV_F_MEM)) {
+        for (size_t i = 0; i < g->nmem; i++)
+            if (g->mem[i].req->memop == RVT_TV_SC || g->mem[i].req->memop == RVT_TV_STORE)
+                return false;
+        return true;
+    }
+    uint32_t rd = RVT_TV_REG_GPR + ((insn >> 7) & 31);
+    for (size_t i = 0; i < g->n; i++)
+        if (g->el[i].elem == rd)
+            return g->el[i].val != 0;
+    return false;
+}
+
 /* Steps 3 to 5 for the group in v->view, whose values the shadow state has.
  * When it came with an end record, the model runs on: each following group
  * that needs nothing from the model but its step is taken up by the observer
@@ -1003,6 +1055,8 @@ static int run_steps(rvt_tv_verifier *v, bool may_run_on) {
     for (;;) {
         group_view *g = v->view;
         copy_inputs(v, g);
+        if (sc_failed_in_trace(v, g))
+            rvt_machine_drop_reservation(v->m);
         v->stepped = v->took_up = false;
         uint64_t model_pc = 0;
         rvt_machine_get(v->m, RVT_ELEM_PC, &model_pc);
@@ -1167,7 +1221,7 @@ static void take_up_next(rvt_tv_verifier *v) {
                 apply_to_shadow(v, g);
                 v->took_up = true;
                 v->stepped = false;
-                if (!g->interrupt && !g->has_counter && !v->inputs_changed)
+                if (!g->interrupt && !g->has_counter && !v->inputs_changed && !sc_failed_in_trace(v, g))
                     return; /* else inputs for the model first: run_steps steps it */
             }
         }

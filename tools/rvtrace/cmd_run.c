@@ -30,6 +30,10 @@ static void run_usage(FILE *out) {
             "handler that cannot run). The outputs are written whole or not at all.\n"
             "The model and where it can differ from spike: docs/hart.md.\n"
             "\n"
+            "The machine (rvtrace verify takes the same options, to check a --tandem trace\n"
+            "of the run on the machine it ran on):\n"
+            "%s"
+            "\n"
             "Options:\n"
             "  --spike-csv FILE   write the retired instructions as the corpus spike CSV\n"
             "  --pcs FILE         write the retired-PC list (one hex address per line)\n"
@@ -55,31 +59,11 @@ static void run_usage(FILE *out) {
             "  --tandem-omit-end  leave out end-group records a begin group implies\n"
             "  --flen N, --mlen N the tandem trace's FLEN and MLEN (default 64, and MLEN\n"
             "                     34 for RV32 programs)\n"
-            "  --sbi              PROGRAM is an S-mode payload: it starts in S-mode at its\n"
-            "                     entry (a0 = hartid) and an SBI v3.0 environment in the\n"
-            "                     host answers its ecalls (docs/sbi.md); exit code from SBI\n"
-            "                     system reset; RAM 128 MiB at 0x80000000 unless -m says\n"
-            "  --firmware FW.bin  M-mode firmware (OpenSBI's fw_jump.bin) at the start of RAM,\n"
-            "                     entered from the boot ROM with a1 = the device tree; the\n"
-            "                     program is its payload (OpenSBI: linked at 0x80200000)\n"
-            "                     A payload may be a Linux RISC-V Image (flat binary with\n"
-            "                     the Image header): loaded at the start of RAM plus its\n"
-            "                     text_offset and entered there in S-mode, MMU off\n"
-            "  --xlen 32|64       XLEN of a Linux Image payload (default 64; the header\n"
-            "                     does not say)\n"
-            "  --bootargs TEXT    /chosen/bootargs of the device tree (--sbi, --firmware)\n"
-            "  --initrd FILE      an initial RAM disk near the top of RAM, in /chosen\n"
             "  --dump-dtb FILE    write the machine's device tree (.dtb; --sbi, --firmware)\n"
             "                     and stop without running\n"
             "  --console-input FILE  what the UART receives (--sbi, --firmware): standard\n"
             "                     input by default (a terminal is read key by key, without\n"
             "                     echo; Ctrl-C still ends rvtrace), a file or FIFO, or none\n"
-            "  -m SPEC            memory: BASE:SIZE[,BASE:SIZE...] or a size in MiB at\n"
-            "                     0x80000000 (default 0x20010000:0x40000,0x80000000:0x400000)\n"
-            "  -p N               number of harts (default 1)\n"
-            "  --pmpregions N     PMP entries (default 16; 0 makes the PMP CSRs illegal)\n"
-            "  --ctr VERSION      control transfer records: 0.1.4 (default), 1.0 or none\n"
-            "  --ctr-depths MIN..MAX  the CTR depths the harts support (default 16..256)\n"
             "  --ctr-enable MODES switch CTR recording on at reset for the modes among M,\n"
             "                     S and U (e.g. MSU), as a profiler would; default filters\n"
             "  --ctr-depth N      with --ctr-enable: the buffer depth (default the smallest)\n"
@@ -103,7 +87,8 @@ static void run_usage(FILE *out) {
             "  -q, --quiet        no progress line (shown on a terminal for runs over a second)\n"
             "  -h, --help         show this help\n"
             "\n"
-            "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n");
+            "Example: rvtrace run --spike-csv dhrystone.csv dhrystone.riscv\n",
+            machine_option_help);
     fprintf(out, "\n%s", exit_status_help);
 }
 
@@ -295,34 +280,6 @@ static int write_pmu_report(const char *path, rvt_machine *m, const char *progra
     return output_close("rvtrace run", f, true);
 }
 
-/* The program: an ELF file, or (as a payload of --sbi or --firmware) a
- * Linux RISC-V Image, loaded at the start of RAM plus its text_offset. */
-static int load_program(rvt_image *img, const char *program, const rvt_machine_config *cfg, unsigned xlen,
-                        rvt_diag *diag) {
-    char *data;
-    size_t size;
-    int rc = rvt_read_file(program, &data, &size, diag);
-    if (rc)
-        return rc;
-    uint64_t text_offset, image_size;
-    if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
-        rc = rvt_image_load_elf_mem(img, program, data, size, 0, diag);
-    } else if (rvt_linux_image_header(data, size, &text_offset, &image_size)) {
-        if (!cfg->sbi && !cfg->firmware)
-            rc = rvt_diag_set(diag, RVT_E_ARG, "%s: a Linux Image is an S-mode payload: run it with --sbi or "
-                                               "--firmware", program);
-        else
-            rc = rvt_image_load_raw(img, program, data, size, cfg->ram[0].base + text_offset, image_size, xlen,
-                                    diag);
-    } else {
-        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: neither an ELF file nor a Linux RISC-V Image (no \"RSC\\x05\" "
-                                              "at byte 56)", program);
-    }
-    free(data);
-    return rc;
-}
-
-
 /* "M", "SU", ...: a mask of 1 << privilege. */
 static int parse_ctr_modes(const char *s, unsigned *modes) {
     *modes = 0;
@@ -408,8 +365,6 @@ static bool terminal_raw(int fd) {
     return terminal_fd >= 0;
 }
 
-static bool ctr_depth_ok(unsigned d) { return d >= 16 && d <= 256 && !(d & (d - 1)); }
-
 /* --pmu-events checked before anything runs: a bad name is a usage error. */
 static bool pmu_events_ok(const char *events) {
     char list[512];
@@ -467,9 +422,10 @@ static int dump_device_tree(rvt_machine *m, const char *path) {
 }
 
 int cmd_run(int argc, char **argv) {
-    rvt_machine_config cfg;
-    rvt_machine_config_default(&cfg);
-    cfg.max_insns = 10000000000ull;
+    machine_options mo;
+    machine_options_init(&mo);
+    rvt_machine_config *const cfg = &mo.cfg;
+    cfg->max_insns = 10000000000ull;
     const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
     const char *etrace_path = NULL, *scf = NULL, *ucf = NULL, *tandem_path = NULL, *ntrace_path = NULL;
     rvt_ntrace_options nopt = {0};
@@ -479,16 +435,14 @@ int cmd_run(int argc, char **argv) {
     const char *ctr_dump = NULL, *sample_path = NULL, *pmu_events = NULL, *pmu_report = NULL;
     unsigned ctr_modes = 0, ctr_depth = 0;
     uint64_t sample_period = 0;
-    bool sample_symbols = false, memory_given = false, quiet = false, max_given = false;
-    const char *firmware_path = NULL, *initrd_path = NULL, *console_input_path = "-";
+    bool sample_symbols = false, quiet = false, max_given = false;
+    const char *console_input_path = "-";
     FILE *console_input = NULL;
     const char *dtb_path = NULL;
-    char *firmware = NULL, *initrd = NULL;
-    unsigned payload_xlen = 64;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
+        int taken;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             run_usage(stdout);
             return 0;
@@ -522,72 +476,12 @@ int cmd_run(int argc, char **argv) {
             tvo.omit_end = true;
         } else if ((!strcmp(a, "--flen") || !strcmp(a, "--mlen")) && parse_tandem_param_option(argc, argv, &i, &tvp)) {
             continue;
-        } else if (!strcmp(a, "--sbi")) {
-            cfg.sbi = true;
-        } else if (!strcmp(a, "--firmware") && val) {
-            firmware_path = val, i++;
-        } else if (!strcmp(a, "--xlen") && val) {
-            if (strcmp(val, "32") && strcmp(val, "64")) {
-                fprintf(stderr, "rvtrace run: --xlen is 32 or 64, not '%s'\n", val);
-                return 2;
-            }
-            payload_xlen = (unsigned)atoi(val), i++;
         } else if (!strcmp(a, "--dump-dtb") && val) {
             dtb_path = val, i++;
-        } else if (!strcmp(a, "--initrd") && val) {
-            initrd_path = val, i++;
         } else if (!strcmp(a, "--console-input") && val) {
             console_input_path = val, i++;
-        } else if (!strcmp(a, "--bootargs") && val) {
-            cfg.bootargs = val, i++;
         } else if (!strcmp(a, "--blocks")) {
-            cfg.merge_blocks = true;
-        } else if (!strcmp(a, "-m") && val) {
-            memory_given = true;
-            if (rvt_parse_mem_regions(val, &cfg, &diag)) {
-                fprintf(stderr, "rvtrace run: %s\n", diag.msg);
-                return 2;
-            }
-            i++;
-        } else if (!strncmp(a, "-m", 2) && a[2]) {
-            memory_given = true;
-            if (rvt_parse_mem_regions(a + 2, &cfg, &diag)) {
-                fprintf(stderr, "rvtrace run: %s\n", diag.msg);
-                return 2;
-            }
-        } else if (!strcmp(a, "-p") && val) {
-            if ((n = option_number(a, val, 64)) == 0) {
-                fprintf(stderr, "rvtrace run: -p takes 1..64\n");
-                return 2;
-            }
-            cfg.nharts = (unsigned)n, i++;
-        } else if (!strcmp(a, "--pmpregions") && val) {
-            cfg.pmp_regions = (unsigned)option_number(a, val, 64), i++;
-        } else if (!strcmp(a, "--ctr") && val) {
-            if (!strcmp(val, "0.1.4"))
-                cfg.ctr_version = RVT_CTR_0_1_4;
-            else if (!strcmp(val, "1.0"))
-                cfg.ctr_version = RVT_CTR_1_0;
-            else if (!strcmp(val, "none"))
-                cfg.ctr_version = RVT_CTR_NONE;
-            else {
-                fprintf(stderr, "rvtrace run: --ctr takes 0.1.4, 1.0 or none, got '%s'\n", val);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--ctr-depths") && val) {
-            unsigned lo, hi;
-            char tail;
-            if (sscanf(val, "%u..%u%c", &lo, &hi, &tail) != 2) {
-                fprintf(stderr, "rvtrace run: --ctr-depths takes MIN..MAX, e.g. 16..64, got '%s'\n", val);
-                return 2;
-            }
-            if (!ctr_depth_ok(lo) || !ctr_depth_ok(hi) || lo > hi) {
-                fprintf(stderr, "rvtrace run: --ctr-depths takes MIN..MAX, powers of two in 16..256 with MIN <= "
-                                "MAX, got '%s'\n", val);
-                return 2;
-            }
-            cfg.ctr_min_depth = lo, cfg.ctr_max_depth = hi, i++;
+            cfg->merge_blocks = true;
         } else if (!strcmp(a, "--ctr-enable") && val) {
             if (parse_ctr_modes(val, &ctr_modes)) {
                 fprintf(stderr, "rvtrace run: --ctr-enable takes modes among M, S and U, got '%s'\n", val);
@@ -613,10 +507,13 @@ int cmd_run(int argc, char **argv) {
         } else if (!strcmp(a, "--pmu-report") && val) {
             pmu_report = val, i++;
         } else if (!strcmp(a, "--max-insns") && val) {
-            cfg.max_insns = option_number(a, val, UINT64_MAX), i++;
+            cfg->max_insns = option_number(a, val, UINT64_MAX), i++;
             max_given = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
+        } else if ((taken = parse_machine_option("rvtrace run", argc, argv, &i, &mo)) != 0) {
+            if (taken < 0)
+                return 2;
         } else if (a[0] == '-') {
             return bad_option("rvtrace run", a, i + 1 == argc, run_usage);
         } else if (!program) {
@@ -630,14 +527,8 @@ int cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return 2;
     }
-    if (cfg.sbi && firmware_path) {
-        fprintf(stderr, "rvtrace run: --sbi and --firmware are two ways to run a payload; choose one\n");
+    if (machine_options_finish("rvtrace run", &mo))
         return 2;
-    }
-    if ((cfg.sbi || firmware_path || initrd_path || cfg.bootargs) && !memory_given) {
-        cfg.ram[0] = (rvt_mem_region){0x80000000u, 128u << 20}; /* room for an operating system */
-        cfg.nram = 1;
-    }
     if (sample_period && !sample_path) {
         fprintf(stderr, "rvtrace run: --sample-branches needs -o FILE for the samples\n");
         return 2;
@@ -646,7 +537,7 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: -o names the --sample-branches output; give a period too\n");
         return 2;
     }
-    if ((ctr_modes || ctr_depth || ctr_dump || sample_period) && cfg.ctr_version == RVT_CTR_NONE) {
+    if ((ctr_modes || ctr_depth || ctr_dump || sample_period) && cfg->ctr_version == RVT_CTR_NONE) {
         fprintf(stderr, "rvtrace run: the CTR options need --ctr 0.1.4 or 1.0\n");
         return 2;
     }
@@ -656,14 +547,14 @@ int cmd_run(int argc, char **argv) {
     }
     if (pmu_events && !pmu_events_ok(pmu_events))
         return 2;
-    const char *inputs[] = {program, firmware_path, initrd_path, scf, ucf,
+    const char *inputs[] = {program, mo.firmware_path, mo.initrd_path, scf, ucf,
                             strcmp(console_input_path, "-") && strcmp(console_input_path, "none") ? console_input_path
                                                                                                    : NULL};
     const char *outs[] = {dtb_path, csv_path, pcs_path, rvti_path, etrace_path, tandem_path, ntrace_path, ctr_dump, sample_path,
                           pmu_report && strcmp(pmu_report, "-") ? pmu_report : NULL};
     if (!outputs_not_inputs("rvtrace run", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs))
         return 2;
-    if (cfg.merge_blocks && (csv_path || pcs_path || etrace_path)) {
+    if (cfg->merge_blocks && (csv_path || pcs_path || etrace_path)) {
         fprintf(stderr, "rvtrace run: --blocks cannot be combined with --spike-csv, --pcs or --etrace\n");
         return 2;
     }
@@ -677,7 +568,7 @@ int cmd_run(int argc, char **argv) {
      * single-retire records give (checked for every corpus program; a block
      * record's instructions retired at one time; the encoders read the code
      * to take apart a block whose inner instructions matter). */
-    cfg.merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path;
+    cfg->merge_blocks |= (etrace_path || ntrace_path) && !csv_path && !pcs_path && !rvti_path;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *tv = NULL;
@@ -698,40 +589,20 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         return 1;
     }
-    if ((firmware_path && rvt_read_file(firmware_path, &firmware, &cfg.firmware_size, &diag)) ||
-        (initrd_path && rvt_read_file(initrd_path, &initrd, &cfg.initrd_size, &diag))) {
-        fprintf(stderr, "rvtrace run: %s\n", diag.msg);
+    if (machine_options_load("rvtrace run", &mo, program, &img))
         goto out;
-    }
-    cfg.firmware = firmware;
-    if (rvt_image_new(&img) || load_program(img, program, &cfg, payload_xlen, &diag)) {
-        fprintf(stderr, "rvtrace run: %s\n", diag.msg);
-        goto out;
-    }
-    cfg.initrd = initrd;
-    cfg.board = firmware_path || initrd_path || cfg.bootargs;
-    if ((cfg.board || cfg.sbi) && strcmp(console_input_path, "none")) {
+    if ((cfg->board || cfg->sbi) && strcmp(console_input_path, "none")) {
         if (!strcmp(console_input_path, "-")) {
-            cfg.console_input = stdin;
+            cfg->console_input = stdin;
         } else if (!(console_input = fopen(console_input_path, "rb"))) {
             fprintf(stderr, "rvtrace run: --console-input %s: %s\n", console_input_path, strerror(errno));
             goto out;
         } else {
-            cfg.console_input = console_input;
+            cfg->console_input = console_input;
         }
     }
-    if (rvt_machine_new(&m, &cfg, img, &diag)) {
-        /* The machine's messages about the firmware name no file: the one at
-         * fault is the firmware (its size), or both (an overlap), never the
-         * payload alone. */
-        if (firmware_path && !strncmp(diag.msg, "the firmware", 12))
-            fprintf(stderr, "rvtrace run: --firmware %s: %s\n", firmware_path, diag.msg);
-        else if (firmware_path && strstr(diag.msg, "firmware"))
-            fprintf(stderr, "rvtrace run: %s with --firmware %s: %s\n", program, firmware_path, diag.msg);
-        else
-            fprintf(stderr, "rvtrace run: %s: %s\n", program, diag.msg);
+    if (machine_options_build("rvtrace run", &mo, program, img, &m))
         goto out;
-    }
     if (dtb_path) {
         status = dump_device_tree(m, dtb_path);
         goto out;
@@ -766,7 +637,7 @@ int cmd_run(int argc, char **argv) {
         (rvti_path && !(rvti = output_open("rvtrace run", rvti_path, true))))
         goto out;
     if ((csv && rvt_row_writer_new(&csv_w, csv, RVT_ROWS_SPIKE_CSV)) || (pcs && rvt_row_writer_new(&pcs_w, pcs, RVT_ROWS_PCS)) ||
-        (rvti && rvt_rvti_writer_new(&rvti_w, rvti, rvt_image_xlen(img), cfg.merge_blocks))) {
+        (rvti && rvt_rvti_writer_new(&rvti_w, rvti, rvt_image_xlen(img), cfg->merge_blocks))) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
@@ -842,11 +713,11 @@ int cmd_run(int argc, char **argv) {
         rvt_ntrace_encoder_set_code(nenc, program_code_fetch, &code);
     if (csv_w || pcs_w || rvti_w || enc || nenc)
         rvt_machine_set_packed_sink(m, run_fanout_sink, run_record_space, &fan);
-    run_progress rp = {{0}, max_given ? cfg.max_insns : 0};
+    run_progress rp = {{0}, max_given ? cfg->max_insns : 0};
     /* A terminal as the console input is made raw last, once the outputs
      * set their clean-up on signals (which runs after the terminal's), and
      * the guest's console owns it: no progress line across it. */
-    if (cfg.console_input && terminal_raw(fileno(cfg.console_input)))
+    if (cfg->console_input && terminal_raw(fileno(cfg->console_input)))
         quiet = true;
     progress_start(&rp.pr, "rvtrace run", "instructions", quiet);
     if (rp.pr.on)
@@ -924,8 +795,7 @@ out:
         status = 1;
     rvt_machine_free(m);
     rvt_image_free(img);
-    free(firmware);
-    free(initrd);
+    machine_options_free(&mo);
     if (console_input)
         fclose(console_input);
     terminal_restore();

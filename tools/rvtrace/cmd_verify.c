@@ -12,33 +12,50 @@ static void verify_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace verify --elf PROGRAM [OPTIONS] TRACE.tv\n"
             "\n"
-            "Check a device's tandem-verification trace (docs/formats.md) against the hart\n"
-            "model running PROGRAM, group by group: each group is applied to a shadow\n"
-            "state, the model executes one instruction (taking an interrupt where the trace\n"
-            "takes one, with mtime and the device-driven mip bits copied from the trace),\n"
-            "and every element either side changed is compared. A divergence names the\n"
-            "group and its byte offset, the instruction count, pc and disassembly, and each\n"
-            "element with the trace's and the model's value; the model then continues\n"
-            "from the trace's state.\n"
+            "Check a tandem-verification trace (docs/formats.md) against the hart model\n"
+            "running PROGRAM on the machine the options describe (those of rvtrace run:\n"
+            "give the options the trace's run had), group by group: each group is\n"
+            "applied to a shadow state, the model executes one instruction, and every\n"
+            "element either side changed is compared. What the traced system's devices\n"
+            "did comes from the trace: the values of loads from devices (CLINT, PLIC,\n"
+            "UART, ...), mtime, the interrupt-pending bits the devices drive and where\n"
+            "an interrupt is taken; the model's devices only see the accesses. A\n"
+            "divergence names the group and its byte offset, the instruction count, pc\n"
+            "and disassembly, and each element with the trace's and the model's value;\n"
+            "the model then continues from the trace's state.\n"
+            "\n"
+            "A trace is one hart's stream (the format carries no hart id): the machine\n"
+            "has one hart, and -p takes 1 only.\n"
             "\n"
             "Exit status: 0 no divergence, 1 divergences or an unusable trace (the byte\n"
             "offset is named; a trace without one instruction or trap is unusable), 2 a\n"
             "usage error.\n"
             "\n"
             "Options:\n"
-            "  --elf FILE         the program the device ran (required)\n"
+            "  --elf FILE, --program FILE  the program the trace's run ran (required): an\n"
+            "                     ELF file, or a Linux Image as the payload of --sbi or\n"
+            "                     --firmware, as rvtrace run takes it (--xlen: the\n"
+            "                     trace's XLEN and the Image's)\n"
             "  --partial LIST     elements the trace does not carry, left out of comparison\n"
             "                     and re-synchronisation: kinds (gpr, fpr, csr, pc, insn,\n"
             "                     priv, mem, addr, mtime) or single registers (mstatus, t0)\n"
             "  --max-errors N     stop after N divergences (default 20; 0: no limit)\n"
             "  -q, --quiet        print only the summary\n"
             "%s"
-            "  -m SPEC, --pmpregions N   the machine, as for rvtrace run\n"
             "  -h, --help         show this help\n"
             "\n"
-            "Example: rvtrace run --tandem dhry.tv dhrystone.riscv &&\n"
-            "         rvtrace verify --elf dhrystone.riscv dhry.tv\n",
-            tandem_param_help);
+            "The machine, as for rvtrace run:\n"
+            "%s"
+            "\n"
+            "Examples: rvtrace run --tandem dhry.tv dhrystone.riscv &&\n"
+            "          rvtrace verify --elf dhrystone.riscv dhry.tv\n"
+            "  A Linux boot's first 50 M instructions (docs/linux.md):\n"
+            "          rvtrace run --firmware fw_jump.bin --initrd initramfs.cpio -m 512 \\\n"
+            "            --bootargs \"console=ttyS0 rdinit=/init\" --console-input none \\\n"
+            "            --max-insns 50000000 --tandem boot.tv Image\n"
+            "          rvtrace verify --firmware fw_jump.bin --initrd initramfs.cpio -m 512 \\\n"
+            "            --bootargs \"console=ttyS0 rdinit=/init\" --program Image boot.tv\n",
+            tandem_param_help, machine_option_help);
 }
 
 /* --partial: kinds of records and single registers. */
@@ -73,20 +90,21 @@ static long read_trace(void *zr, uint8_t *buf, size_t size, rvt_diag *diag) {
 }
 
 int cmd_verify(int argc, char **argv) {
-    const char *elf = NULL, *trace = NULL;
+    const char *program = NULL, *trace = NULL;
     rvt_tv_params p = {0};
     rvt_tv_verify_options opt = {.max_errors = 20, .report = stdout};
-    rvt_machine_config cfg;
-    rvt_machine_config_default(&cfg);
+    machine_options mo;
+    machine_options_init(&mo);
     rvt_diag diag = {{0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int taken;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             verify_usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--elf") && val) {
-            elf = val, i++;
+        } else if ((!strcmp(a, "--elf") || !strcmp(a, "--program")) && val) {
+            program = val, i++;
         } else if (!strcmp(a, "--partial") && val) {
             if (parse_partial(val, &opt))
                 return 2;
@@ -103,14 +121,9 @@ int cmd_verify(int argc, char **argv) {
             opt.report = NULL;
         } else if (parse_tandem_param_option(argc, argv, &i, &p)) {
             continue;
-        } else if (!strcmp(a, "-m") && val) {
-            if (rvt_parse_mem_regions(val, &cfg, &diag)) {
-                fprintf(stderr, "rvtrace verify: %s\n", diag.msg);
+        } else if ((taken = parse_machine_option("rvtrace verify", argc, argv, &i, &mo)) != 0) {
+            if (taken < 0)
                 return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--pmpregions") && val) {
-            cfg.pmp_regions = (unsigned)strtoul(val, NULL, 0), i++;
         } else if (a[0] == '-' && a[1]) {
             return bad_option("rvtrace verify", a, i + 1 == argc, verify_usage);
         } else if (!trace) {
@@ -120,19 +133,34 @@ int cmd_verify(int argc, char **argv) {
             return 2;
         }
     }
-    if (!elf || !trace) {
+    if (!program || !trace) {
         verify_usage(stderr);
         return 2;
     }
+    if (p.xlen) /* one --xlen here: a Linux Image's XLEN is its trace's */
+        mo.payload_xlen = p.xlen;
+    if (mo.cfg.nharts != 1) {
+        fprintf(stderr, "rvtrace verify: -p %u: a tandem trace is one hart's stream (the format carries no hart "
+                        "id), so the machine has one hart; verify takes -p 1 only\n", mo.cfg.nharts);
+        return 2;
+    }
+    if (machine_options_finish("rvtrace verify", &mo))
+        return 2;
     int status = 1;
     rvt_image *img = NULL;
     rvt_machine *m = NULL;
     rvt_tv_verifier *v = NULL;
     rvt_zreader *zr = NULL;
-    if (rvt_image_new(&img) || rvt_image_load_elf(img, elf, 0, &diag) || rvt_machine_new(&m, &cfg, img, &diag)) {
-        fprintf(stderr, "rvtrace verify: %s: %s\n", elf, diag.msg);
-        goto out;
+    /* What the program sends to the console is not the verifier's to show. */
+    FILE *console = fopen("/dev/null", "w");
+    if (!console) {
+        fprintf(stderr, "rvtrace verify: /dev/null: %s\n", strerror(errno));
+        return 1;
     }
+    mo.cfg.console = console;
+    if (machine_options_load("rvtrace verify", &mo, program, &img) ||
+        machine_options_build("rvtrace verify", &mo, program, img, &m))
+        goto out;
     finish_tandem_params(&p, rvt_image_xlen(img));
     if (rvt_tv_verifier_new(&v, &p, &opt, m, img, &diag) || rvt_zreader_open(&zr, trace, &diag)) {
         fprintf(stderr, "rvtrace verify: %s\n", diag.msg);
@@ -170,5 +198,7 @@ out:
     rvt_tv_verifier_free(v);
     rvt_machine_free(m);
     rvt_image_free(img);
+    machine_options_free(&mo);
+    fclose(console);
     return status;
 }

@@ -72,6 +72,34 @@ uint64_t option_number(const char *opt, const char *text, uint64_t max);
  * argument and `usage` shows it with one, else unknown. Returns 2. */
 int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *));
 
+/* The machine options rvtrace run and rvtrace verify share
+ * (machine_options.c): the parsed options, then the files they name. */
+typedef struct machine_options {
+    rvt_machine_config cfg;
+    const char *firmware_path, *initrd_path;
+    unsigned payload_xlen; /* --xlen: of a Linux Image payload */
+    bool memory_given;     /* -m: else a payload's machine gets 128 MiB */
+    char *firmware, *initrd; /* the files' contents, once loaded */
+} machine_options;
+void machine_options_init(machine_options *mo);
+/* Takes argv[*i] (and its value, *i moving on to it) when it is a machine
+ * option: 1; 0 when it is not one (or lacks its value); -1 after a message
+ * for a bad value (a usage error). */
+int parse_machine_option(const char *tool, int argc, char **argv, int *i, machine_options *mo);
+/* After the last option: -1 after a message for options that do not go
+ * together; else the RAM a payload's machine gets unless -m said. */
+int machine_options_finish(const char *tool, machine_options *mo);
+/* Reads the firmware and the initial RAM disk, and the program (an ELF
+ * file, or a Linux Image as a payload) into a new image (*img, which the
+ * caller frees also on failure): 0, or -1 after a message. */
+int machine_options_load(const char *tool, machine_options *mo, const char *program, rvt_image **img);
+/* The machine for the loaded program (mo->cfg as the caller left it): 0,
+ * or -1 after a message naming the file at fault. */
+int machine_options_build(const char *tool, machine_options *mo, const char *program, rvt_image *img,
+                          rvt_machine **m);
+void machine_options_free(machine_options *mo);
+extern const char *const machine_option_help;
+
 /* E-Trace transport: the reference flow's raw stream unless --encap... */
 typedef struct transport_choice {
     bool enabled;
