@@ -309,6 +309,20 @@ uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb);
 typedef struct rvt_ntrace_decoder rvt_ntrace_decoder;
 int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
+/* The most one message may make the decoder walk, in 16-bit units (I-CNT's
+ * unit; an instruction is one or two): its count, its history bits and, for
+ * a RepeatBranch or a repeated history, all its repeats together. The
+ * specification's decoder limit for I-CNT is 22 bits, its top bit the
+ * overflow marker, so a conforming encoder sends at most 2^21 units in one
+ * count (31 history bits add at most 31 branches); 2^26 leaves 32 times
+ * that for encoders with wider or unbounded counters (NexRv's, this
+ * toolkit's by default) on long branch-free stretches, while a damaged
+ * 32-bit count (up to 2^32 units, tens of GB of listing) is refused. A
+ * count above it is refused before anything is walked; a walk that grows
+ * past it (repeats, history) stops there. Either is RVT_E_FORMAT at the
+ * message's offset, and the decoder waits for a full address. */
+#define RVT_NTRACE_MAX_MESSAGE_UNITS (UINT64_C(1) << 26)
+
 /* Processes one message. An inconsistency between the message and the code
  * (an I-CNT that ends inside an instruction, history bits with no branch to
  * take them, an uninferable jump before the count is used up, no code at an

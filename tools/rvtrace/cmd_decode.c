@@ -1032,7 +1032,9 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
 
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
  * waits for the next one. Damage is reported (and counted in c->losses)
- * and decoding resumes at the next message with a full address. Several
+ * and decoding resumes at the next message with a full address; messages
+ * that fail to parse one after another are one damaged stretch, one loss,
+ * as E-Trace's packets are. Several
  * trace sources (SRC) get a decoder each, unless --src-id keeps one.
  * Returns 1 when decoding could not go on (I/O, memory), else 0. */
 static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c,
@@ -1154,6 +1156,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc == 0)
             break;
         if (rc < 0) {
+            if (damaged) /* the same damaged stretch: one loss, however many messages in it failed */
+                continue;
             damaged = true;
             enum damage_next next = take_damage(c, pool, d.msg, &status);
             if (next == DAMAGE_STOP)
