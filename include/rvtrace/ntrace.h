@@ -301,6 +301,33 @@ typedef struct rvt_ntrace_decoder_options {
     const struct rvt_ntrace_decoder *share_runs_of;
 } rvt_ntrace_decoder_options;
 
+/* ---- SiFive trace-tool settings files ---- */
+
+/* `key = value` lines; '#' starts a comment line. A settings file is a few
+ * dozen lines: one over RVT_SIFIVE_SETTINGS_MAX bytes, a line over
+ * RVT_SIFIVE_SETTINGS_LINE_MAX or a NUL byte is not one. */
+#define RVT_SIFIVE_SETTINGS_MAX (1u << 20)
+#define RVT_SIFIVE_SETTINGS_LINE_MAX 4095u
+#define RVT_SIFIVE_MAX_PIDS 16u
+typedef struct rvt_sifive_settings {
+    bool has_trace;          /* an rtd line came */
+    unsigned xlen;           /* archsize (0: not given) */
+    unsigned src_bits;       /* srcbits */
+    unsigned addr_bits;      /* addrbits */
+    uint64_t pids[RVT_SIFIVE_MAX_PIDS]; /* pids: the processes decoded */
+    unsigned npids;
+    bool tolerate_errors;    /* tolerateerrors = true */
+    bool no_implicit_return; /* teinstruction = ...NoOpt */
+} rvt_sifive_settings;
+/* Called for each line naming a file (rtd, elf, image, map, vdso, kmempath)
+ * in order, with the value as written; non-zero (diag set) stops. */
+typedef int (*rvt_sifive_file_fn)(void *user, const char *key, const char *value, unsigned line, rvt_diag *diag);
+/* Reads the settings text `text` (from the file `name`, for messages): the
+ * decoding parameters into *s, the files to `file` (may be NULL). Errors
+ * name the file and the line. No 'rtd' line is an error. */
+int rvt_sifive_settings_parse(const char *text, size_t len, const char *name, rvt_sifive_settings *s,
+                              rvt_sifive_file_fn file, void *user, rvt_diag *diag);
+
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
  * MSB extension applied when it is on: a field whose top wire bit is 1
  * stands for ones in every higher bit. */
