@@ -304,20 +304,7 @@ static int load_program(rvt_image *img, const char *program, const rvt_machine_c
     int rc = rvt_read_file(program, &data, &size, diag);
     if (rc)
         return rc;
-    uint64_t text_offset, image_size;
-    if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
-        rc = rvt_image_load_elf_mem(img, program, data, size, 0, diag);
-    } else if (rvt_linux_image_header(data, size, &text_offset, &image_size)) {
-        if (!cfg->sbi && !cfg->firmware)
-            rc = rvt_diag_set(diag, RVT_E_ARG, "%s: a Linux Image is an S-mode payload: run it with --sbi or "
-                                               "--firmware", program);
-        else
-            rc = rvt_image_load_raw(img, program, data, size, cfg->ram[0].base + text_offset, image_size, xlen,
-                                    diag);
-    } else {
-        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: neither an ELF file nor a Linux RISC-V Image (no \"RSC\\x05\" "
-                                              "at byte 56)", program);
-    }
+    rc = rvt_image_load_program(img, program, data, size, cfg->ram[0].base, cfg->sbi || cfg->firmware, xlen, diag);
     free(data);
     return rc;
 }
