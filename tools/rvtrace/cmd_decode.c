@@ -94,7 +94,10 @@ static void decode_usage(FILE *out) {
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
             "Runs of over 32 zero bytes are fill: skipped and reported with their byte range,\n"
             "a loss between two pieces of trace; a capture of nothing but zeros is 'no trace\n"
-            "found' (exit 3); 256 MiB of zeros end the decode (docs/formats.md).\n"
+            "found' (exit 3); 256 MiB of zeros end the decode (docs/formats.md). One N-Trace\n"
+            "or SiFive message may account for at most 2^26 16-bit units (its count, history\n"
+            "and repeats): one beyond is damage, a loss at its offset. The settings file is at\n"
+            "most 1 MiB; --image files and those a settings file names at most 1 GiB each.\n"
             "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
             "error; decoding resumed at the next synchronisation and every output was written);\n"
             "1 an input or output failed (no output is left under its name); 2 a usage error\n"
@@ -1456,7 +1459,7 @@ int cmd_decode(int argc, char **argv) {
             goto done;
         }
         *at = 0;
-        if (rvt_read_file(path, &bytes, &size, &d) ||
+        if (rvt_read_file_max(path, &bytes, &size, (size_t)1 << 30, "an --image (1 GiB at most)", &d) ||
             rvt_image_load_raw(c.img, path, bytes, size, strtoull(at + 1, NULL, 0), 0, xlen, &d)) {
             fprintf(stderr, "rvtrace decode: %s\n", d.msg);
             free(bytes);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static void run_usage(FILE *out) {
             "with the hart's pc and its last trap: exit 124 at --max-insns, exit 1 when a\n"
             "hart takes 1000 traps in a row without retiring an instruction (a trap\n"
             "handler that cannot run). The outputs are written whole or not at all.\n"
+            "The program file is at most 1 GiB; --firmware and --initrd at most the RAM.\n"
             "The model and where it can differ from spike: docs/hart.md.\n"
             "\n"
             "Options:\n"
@@ -297,11 +299,15 @@ static int write_pmu_report(const char *path, rvt_machine *m, const char *progra
 
 /* The program: an ELF file, or (as a payload of --sbi or --firmware) a
  * Linux RISC-V Image, loaded at the start of RAM plus its text_offset. */
+/* A program file (an ELF with its debugging information, or an Image) is
+ * read whole: beyond this it is not one, as for an ELF from a pipe. */
+#define PROGRAM_FILE_MAX ((size_t)1 << 30)
+
 static int load_program(rvt_image *img, const char *program, const rvt_machine_config *cfg, unsigned xlen,
                         rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(program, &data, &size, diag);
+    int rc = rvt_read_file_max(program, &data, &size, PROGRAM_FILE_MAX, "a program", diag);
     if (rc)
         return rc;
     rc = rvt_image_load_program(img, program, data, size, cfg->ram[0].base, cfg->sbi || cfg->firmware, xlen, diag);
@@ -685,8 +691,16 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         return 1;
     }
-    if ((firmware_path && rvt_read_file(firmware_path, &firmware, &cfg.firmware_size, &diag)) ||
-        (initrd_path && rvt_read_file(initrd_path, &initrd, &cfg.initrd_size, &diag))) {
+    /* Firmware and an initial RAM disk are copied into RAM: more than it
+     * holds cannot be either (and /dev/zero would be read until memory ran out). */
+    uint64_t ram_total = 0;
+    for (unsigned i = 0; i < cfg.nram; i++)
+        ram_total += cfg.ram[i].size;
+    size_t ram_bound = ram_total < SIZE_MAX ? (size_t)ram_total : SIZE_MAX;
+    if ((firmware_path && rvt_read_file_max(firmware_path, &firmware, &cfg.firmware_size, ram_bound,
+                                            "firmware (more than the RAM)", &diag)) ||
+        (initrd_path && rvt_read_file_max(initrd_path, &initrd, &cfg.initrd_size, ram_bound,
+                                          "an initial RAM disk (more than the RAM)", &diag))) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
         goto out;
     }

@@ -22,6 +22,9 @@ static void stats_usage(FILE *out) {
             "bytes per message and, with --input (the pcseq file or retirement stream the\n"
             "trace was made from), instructions and bits per instruction.\n"
             "\n"
+            "The trace is read through a 2 MiB window and the --input stream as it comes,\n"
+            "so captures of any size are counted in bounded memory.\n"
+            "\n"
             "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n"
             "         rvtrace stats --format ntrace --input dhrystone.pcseq.zst dhrystone.nex\n");
     fprintf(out, "\n%s", exit_status_help);

@@ -40,10 +40,13 @@ static bool exists(const char *path) {
     return f != NULL;
 }
 
+/* The code files a settings file names are read whole: 1 GiB at most. */
+#define NAMED_FILE_MAX ((size_t)1 << 30)
+
 static int load_raw_file(rvt_image *img, const char *path, uint64_t addr, unsigned xlen, rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(path, &data, &size, diag);
+    int rc = rvt_read_file_max(path, &data, &size, NAMED_FILE_MAX, "a file a settings file names", diag);
     if (rc)
         return rc;
     rc = size ? rvt_image_load_raw(img, path, data, size, addr, 0, xlen, diag) : RVT_OK;
@@ -56,7 +59,7 @@ static int load_raw_file(rvt_image *img, const char *path, uint64_t addr, unsign
 static int load_mapped_elf(rvt_image *img, const char *path, uint64_t start, uint64_t offset, rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(path, &data, &size, diag);
+    int rc = rvt_read_file_max(path, &data, &size, NAMED_FILE_MAX, "a file a settings file names", diag);
     if (rc)
         return rc;
     uint16_t type = size >= 18 ? (uint16_t)((uint8_t)data[16] | (uint8_t)data[17] << 8) : 0;
