@@ -11,6 +11,11 @@ work=$(mktemp -d)
 # the archive is written beside its name and renamed when whole
 archive=$(dirname "$out")/.$(basename "$out").$$
 trap 'rm -rf "$work" "$archive"' EXIT
+# A shell killed by a signal skips its EXIT trap: these exit instead, so the
+# cleanup runs on Ctrl-C, a kill or a closed terminal too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 mkdir -p "$work/root/bin" "$work/root/dev" "$work/root/proc" "$work/root/sys"
 zstd -qdc "$src/busybox.zst" > "$work/root/bin/busybox"
 chmod 755 "$work/root/bin/busybox"

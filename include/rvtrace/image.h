@@ -46,6 +46,13 @@ bool rvt_image_section(const rvt_image *img, unsigned index, const char *name, c
  * and occupying *image_size bytes there. */
 bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset, uint64_t *image_size);
 
+/* A program as `run` takes it from memory: an ELF file, or, when it is a
+ * `payload` of supervisor firmware (--sbi, --firmware), a Linux RISC-V
+ * Image, loaded at `ram_base` + its text_offset as RV`xlen` code occupying
+ * its image_size. Anything else is an error naming `name`. */
+int rvt_image_load_program(rvt_image *img, const char *name, const void *data, size_t size, uint64_t ram_base,
+                           bool payload, unsigned xlen, rvt_diag *diag);
+
 unsigned rvt_image_xlen(const rvt_image *img);           /* 32 or 64; 0 when empty */
 uint64_t rvt_image_entry(const rvt_image *img);          /* entry point of the first file */
 unsigned rvt_image_file_count(const rvt_image *img);

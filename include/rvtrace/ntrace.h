@@ -301,6 +301,33 @@ typedef struct rvt_ntrace_decoder_options {
     const struct rvt_ntrace_decoder *share_runs_of;
 } rvt_ntrace_decoder_options;
 
+/* ---- SiFive trace-tool settings files ---- */
+
+/* `key = value` lines; '#' starts a comment line. A settings file is a few
+ * dozen lines: one over RVT_SIFIVE_SETTINGS_MAX bytes, a line over
+ * RVT_SIFIVE_SETTINGS_LINE_MAX or a NUL byte is not one. */
+#define RVT_SIFIVE_SETTINGS_MAX (1u << 20)
+#define RVT_SIFIVE_SETTINGS_LINE_MAX 4095u
+#define RVT_SIFIVE_MAX_PIDS 16u
+typedef struct rvt_sifive_settings {
+    bool has_trace;          /* an rtd line came */
+    unsigned xlen;           /* archsize (0: not given) */
+    unsigned src_bits;       /* srcbits */
+    unsigned addr_bits;      /* addrbits */
+    uint64_t pids[RVT_SIFIVE_MAX_PIDS]; /* pids: the processes decoded */
+    unsigned npids;
+    bool tolerate_errors;    /* tolerateerrors = true */
+    bool no_implicit_return; /* teinstruction = ...NoOpt */
+} rvt_sifive_settings;
+/* Called for each line naming a file (rtd, elf, image, map, vdso, kmempath)
+ * in order, with the value as written; non-zero (diag set) stops. */
+typedef int (*rvt_sifive_file_fn)(void *user, const char *key, const char *value, unsigned line, rvt_diag *diag);
+/* Reads the settings text `text` (from the file `name`, for messages): the
+ * decoding parameters into *s, the files to `file` (may be NULL). Errors
+ * name the file and the line. No 'rtd' line is an error. */
+int rvt_sifive_settings_parse(const char *text, size_t len, const char *name, rvt_sifive_settings *s,
+                              rvt_sifive_file_fn file, void *user, rvt_diag *diag);
+
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
  * MSB extension applied when it is on: a field whose top wire bit is 1
  * stands for ones in every higher bit. */
@@ -309,6 +336,20 @@ uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb);
 typedef struct rvt_ntrace_decoder rvt_ntrace_decoder;
 int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
+/* The most one message may make the decoder walk, in 16-bit units (I-CNT's
+ * unit; an instruction is one or two): its count, its history bits and, for
+ * a RepeatBranch or a repeated history, all its repeats together. The
+ * specification's decoder limit for I-CNT is 22 bits, its top bit the
+ * overflow marker, so a conforming encoder sends at most 2^21 units in one
+ * count (31 history bits add at most 31 branches); 2^26 leaves 32 times
+ * that for encoders with wider or unbounded counters (NexRv's, this
+ * toolkit's by default) on long branch-free stretches, while a damaged
+ * 32-bit count (up to 2^32 units, tens of GB of listing) is refused. A
+ * count above it is refused before anything is walked; a walk that grows
+ * past it (repeats, history) stops there. Either is RVT_E_FORMAT at the
+ * message's offset, and the decoder waits for a full address. */
+#define RVT_NTRACE_MAX_MESSAGE_UNITS (UINT64_C(1) << 26)
+
 /* Processes one message. An inconsistency between the message and the code
  * (an I-CNT that ends inside an instruction, history bits with no branch to
  * take them, an uninferable jump before the count is used up, no code at an

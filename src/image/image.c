@@ -2,6 +2,7 @@
  * decoded-instruction cache. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,25 @@ bool rvt_linux_image_header(const void *data, size_t size, uint64_t *text_offset
     memcpy(text_offset, b + 8, 8); /* the header is little-endian, as the hosts we build for */
     memcpy(image_size, b + 16, 8);
     return true;
+}
+
+int rvt_image_load_program(rvt_image *img, const char *name, const void *data, size_t size, uint64_t ram_base,
+                           bool payload, unsigned xlen, rvt_diag *diag) {
+    uint64_t text_offset, image_size;
+    if (size >= 4 && !memcmp(data, "\177ELF", 4))
+        return rvt_image_load_elf_mem(img, name, data, size, 0, diag);
+    if (!rvt_linux_image_header(data, size, &text_offset, &image_size))
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: neither an ELF file nor a Linux RISC-V Image (no \"RSC\\x05\" "
+                                                "at byte 56)", name);
+    if (!payload)
+        return rvt_diag_set(diag, RVT_E_ARG, "%s: a Linux Image is an S-mode payload: run it with --sbi or "
+                                             "--firmware", name);
+    /* The header's fields come from the file: a text offset that wraps the
+     * address space is damage, not a place to load at. */
+    if (ram_base + text_offset < ram_base)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: the Image header's text_offset %#" PRIx64 " is past the end of "
+                                                "the address space", name, text_offset);
+    return rvt_image_load_raw(img, name, data, size, ram_base + text_offset, image_size, xlen, diag);
 }
 
 /* An ELF file from a pipe or FIFO (<(...), a program piped in), read to its

@@ -86,6 +86,8 @@ struct rvt_ntrace_decoder {
     struct walk_memo *recording; /* the slot the walk under way is written into */
     uint32_t memo_last;          /* the slot of the last message's walk, + 1 (0: none) */
 
+    uint64_t message_units; /* units walked for the message under way (RVT_NTRACE_MAX_MESSAGE_UNITS) */
+
     uint64_t error_messages;
     const rvt_nexus_msg *msg;
     rvt_diag *diag;
@@ -233,6 +235,30 @@ static bool fail(rvt_ntrace_decoder *d, const char *fmt, ...) {
     return false;
 }
 
+/* `units` more walked for this message: false, failed, when that would go
+ * past the bound (nothing of them goes out then). */
+static bool charge(rvt_ntrace_decoder *d, uint64_t units) {
+    if (units > RVT_NTRACE_MAX_MESSAGE_UNITS - d->message_units)
+        return fail(d, "the message walks more than %" PRIu64 " units of 16 bits (the most one message may "
+                       "account for); a count this long is damage", RVT_NTRACE_MAX_MESSAGE_UNITS);
+    d->message_units += units;
+    return true;
+}
+
+/* A message that repeats a walk `times` times, each of at least `units_each`
+ * units: false, failed, when they cannot fit in the bound (so nothing of
+ * them goes out). */
+static bool repeats_fit(rvt_ntrace_decoder *d, uint64_t times, uint64_t units_each) {
+    if (units_each && times > RVT_NTRACE_MAX_MESSAGE_UNITS / units_each)
+        return fail(d, "%" PRIu64 " repeats of at least %" PRIu64 " units each are more than the %" PRIu64
+                       " units one message may account for (damage)", times, units_each,
+                    RVT_NTRACE_MAX_MESSAGE_UNITS);
+    return true;
+}
+
+/* The fewest units history bits `hist` walk: one branch per bit. */
+static uint64_t hist_units(uint64_t hist) { return hist > 1 ? (uint64_t)(63 - __builtin_clzll(hist)) : 0; }
+
 static uint64_t xlen_mask(const rvt_ntrace_decoder *d, uint64_t v);
 static void record_block(rvt_ntrace_decoder *d, uint64_t start, uint32_t n, uint64_t end);
 static void record_stack(rvt_ntrace_decoder *d, unsigned op, uint64_t value);
@@ -286,6 +312,8 @@ static bool emit_alone(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
 
 /* The instruction at `pc`, `len` bytes long. */
 static bool emit(rvt_ntrace_decoder *d, uint64_t pc, unsigned len) {
+    if (!charge(d, len / 2))
+        return false;
     if (d->block || (d->run && (len == 2 || len == 4)))
         return queue_run(d, pc, 1, len == 4, xlen_mask(d, pc + len));
     return emit_alone(d, pc, len);
@@ -300,6 +328,8 @@ static void add_units(rvt_ntrace_decoder *d, uint64_t n) {
 
 /* Reports a whole run and moves past it. */
 static bool pass_run(rvt_ntrace_decoder *d, const rvt_run *r) {
+    if (!charge(d, r->units))
+        return false;
     uint64_t pc = r->start, end = r->end;
     add_units(d, r->units);
     d->pc = end;
@@ -463,6 +493,10 @@ static bool walk_hist(rvt_ntrace_decoder *d, uint64_t hist) {
 static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind) {
     if (icnt >> 32)
         return fail(d, "I-CNT %#" PRIx64 " is wider than an encoder's 32-bit counter", icnt);
+    if (icnt + d->carried > RVT_NTRACE_MAX_MESSAGE_UNITS)
+        return fail(d, "I-CNT %" PRIu64 " is more than the %" PRIu64 " units one message may account for "
+                       "(damage, or a counter far wider than the specification's 22 bits)",
+                    icnt + d->carried, RVT_NTRACE_MAX_MESSAGE_UNITS);
     if (icnt + d->carried > d->used && pending_target(d))
         return false;
     icnt += d->carried;
@@ -533,6 +567,9 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
  * does; a correlation (trace stops) drops it. */
 static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
     uint64_t used = d->used; /* these units were counted before the count restarted */
+    if (left > RVT_NTRACE_MAX_MESSAGE_UNITS)
+        return fail(d, "a count of %" PRIu64 " units is more than the %" PRIu64 " one message may account for",
+                    left, RVT_NTRACE_MAX_MESSAGE_UNITS);
     while (left > 0 && !d->pending) {
         const rvt_run *r = rvt_run_at(d->runs, d->pc);
         if (r->n && r->units <= left) {
@@ -580,7 +617,9 @@ static bool walk_owed(rvt_ntrace_decoder *d) {
 /* The units a SiFive count (with what an overflow left owing) still has
  * beyond those walked for history bits; the count restarts. */
 static uint64_t units_left(rvt_ntrace_decoder *d, uint64_t icnt) {
-    uint64_t total = icnt + d->carried, left = total > d->used ? total - d->used : 0;
+    /* (a count past the bound stays past it: walk_certain refuses it) */
+    uint64_t total = icnt > RVT_NTRACE_MAX_MESSAGE_UNITS ? icnt : icnt + d->carried;
+    uint64_t left = total > d->used ? total - d->used : 0;
     d->used = d->carried = 0;
     return left;
 }
@@ -719,8 +758,12 @@ static bool walk_message(rvt_ntrace_decoder *d, uint64_t icnt, uint64_t hist, en
     if (d->memo_last)
         d->memo->slots[d->memo_last - 1].next = (uint32_t)slot;
     d->memo_last = (uint32_t)slot + 1;
+    /* (a kept walk that would go past the message's bound is walked again,
+     * to stop where an uncached walk stops) */
     if (m->valid && m->pc == d->pc && m->left == left && m->hist == hist && m->kind == kind &&
-        rvt_block_ring_holds(ring, m->blocks) && (!m->nops || replay_stack(m, &d->stack))) {
+        m->used <= RVT_NTRACE_MAX_MESSAGE_UNITS - d->message_units && rvt_block_ring_holds(ring, m->blocks) &&
+        (!m->nops || replay_stack(m, &d->stack))) {
+        d->message_units += m->used;
         const walk_memo *due = &d->memo->slots[m->next];
         __builtin_prefetch(due);
         __builtin_prefetch((const char *)due + 64);
@@ -900,6 +943,7 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     d->diag = diag;
     d->status = 0;
     d->prev_valid = false; /* a sequential jump and its constant share one message */
+    d->message_units = 0;
     uint64_t icnt = rvt_nexus_get(m, RVT_NXF_ICNT, 0);
     uint64_t hist = rvt_nexus_get(m, RVT_NXF_HIST, 1);
     unsigned btype = (unsigned)rvt_nexus_get(m, RVT_NXF_BTYPE, 0);
@@ -971,12 +1015,16 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         } else if ((rcode == 8 || rcode == 9) && d->o.sifive) {
             /* SiFive: a run of RDATA not-taken (8) or taken (9) branches */
             uint64_t k = 0;
+            if (!repeats_fit(d, rdata, 1))
+                break;
             while (k < rdata && walk_hist(d, rcode == 9 ? 3 : 2))
                 k++;
             if (k == rdata)
                 walk_owed(d);
         } else if (rcode == 2 && rdata > 1) { /* (a pattern without bits repeats nothing) */
             uint64_t times = rvt_nexus_get(m, RVT_NXF_HREPEAT, 1);
+            if (!repeats_fit(d, times, hist_units(rdata)))
+                break;
             for (uint64_t k = 0; k < times && walk_hist(d, rdata); k++)
                 ;
         }
@@ -992,6 +1040,8 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         uint64_t times = rvt_nexus_get(m, RVT_NXF_BCNT, 0);
         if (d->prev_icnt == 0 && d->prev_hist <= 1 && times > 1)
             times = 1; /* a message that walks nothing ends the same however often it repeats */
+        if (!repeats_fit(d, times, d->prev_icnt + hist_units(d->prev_hist)))
+            break;
         for (uint64_t k = 0; k < times && indirect(d, d->prev_icnt, d->prev_hist, d->prev_btype, d->last_addr);
              k++)
             ;

@@ -94,7 +94,10 @@ static void decode_usage(FILE *out) {
             "The trace is read in pieces, so captures of any size decode in bounded memory.\n"
             "Runs of over 32 zero bytes are fill: skipped and reported with their byte range,\n"
             "a loss between two pieces of trace; a capture of nothing but zeros is 'no trace\n"
-            "found' (exit 3); 256 MiB of zeros end the decode (docs/formats.md).\n"
+            "found' (exit 3); 256 MiB of zeros end the decode (docs/formats.md). One N-Trace\n"
+            "or SiFive message may account for at most 2^26 16-bit units (its count, history\n"
+            "and repeats): one beyond is damage, a loss at its offset. The settings file is at\n"
+            "most 1 MiB; --image files and those a settings file names at most 1 GiB each.\n"
             "Exit status: 0 decoded cleanly; 3 trace was lost somewhere (reported on standard\n"
             "error; decoding resumed at the next synchronisation and every output was written);\n"
             "1 an input or output failed (no output is left under its name); 2 a usage error\n"
@@ -1032,7 +1035,9 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
 
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
  * waits for the next one. Damage is reported (and counted in c->losses)
- * and decoding resumes at the next message with a full address. Several
+ * and decoding resumes at the next message with a full address; messages
+ * that fail to parse one after another are one damaged stretch, one loss,
+ * as E-Trace's packets are. Several
  * trace sources (SRC) get a decoder each, unless --src-id keeps one.
  * Returns 1 when decoding could not go on (I/O, memory), else 0. */
 static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_decoder_options *opt, decode_ctx *c,
@@ -1154,6 +1159,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         if (rc == 0)
             break;
         if (rc < 0) {
+            if (damaged) /* the same damaged stretch: one loss, however many messages in it failed */
+                continue;
             damaged = true;
             enum damage_next next = take_damage(c, pool, d.msg, &status);
             if (next == DAMAGE_STOP)
@@ -1452,7 +1459,7 @@ int cmd_decode(int argc, char **argv) {
             goto done;
         }
         *at = 0;
-        if (rvt_read_file(path, &bytes, &size, &d) ||
+        if (rvt_read_file_max(path, &bytes, &size, (size_t)1 << 30, "an --image (1 GiB at most)", &d) ||
             rvt_image_load_raw(c.img, path, bytes, size, strtoull(at + 1, NULL, 0), 0, xlen, &d)) {
             fprintf(stderr, "rvtrace decode: %s\n", d.msg);
             free(bytes);

@@ -100,22 +100,33 @@ static void default_example(char *buf, size_t cap) {
     snprintf(buf, cap, "%s/examples/demo.elf", n > 0 ? dirname(exe) : ".");
 }
 
+/* The demo keeps the executed flow, both decoded flows and the traces in
+ * memory (about 40 bytes an instruction): a program that never ends is
+ * stopped here, at some 80 MB, and one may ask for up to 4 GB. */
+#define DEMO_DEFAULT_MAX_INSNS 2000000u
+#define DEMO_MAX_MAX_INSNS 100000000u
+
 static void demo_usage(FILE *out) {
-    fprintf(out, "usage: rvtrace demo [--report DIR] [PROGRAM.elf]\n\n"
+    fprintf(out, "usage: rvtrace demo [--report DIR] [--max-insns N] [PROGRAM.elf]\n\n"
                  "Run the bundled example (or PROGRAM) on the hart model, trace it with E-Trace in\n"
                  "its most compact mode and in plain branch trace, decode the compact trace with\n"
                  "the ELF, check that the decoded flow equals the executed one, and show a\n"
                  "listing, the trace figures and the hottest functions.\n\n"
                  "  --report DIR  also write DIR/index.html: the decoded trace's summary, hottest\n"
-                 "                functions, flame graph and annotated listing (open it in a browser)\n\n"
+                 "                functions, flame graph and annotated listing (open it in a browser)\n"
+                 "  --max-insns N stop the program after N retired instructions (default %u, at\n"
+                 "                most %u): the demo holds the whole run in memory, about 40\n"
+                 "                bytes an instruction, so a program that never ends is stopped\n"
+                 "                there, said on standard error, and the demo exits 1\n\n"
                  "Example: rvtrace demo --report demo-report\n\n%s",
-            exit_status_help);
+            DEMO_DEFAULT_MAX_INSNS, DEMO_MAX_MAX_INSNS, exit_status_help);
 }
 
 int cmd_demo(int argc, char **argv) {
     char example[4200];
     default_example(example, sizeof example);
     const char *program = example, *report_dir = NULL;
+    uint64_t max_insns = DEMO_DEFAULT_MAX_INSNS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             demo_usage(stdout);
@@ -123,6 +134,13 @@ int cmd_demo(int argc, char **argv) {
         }
         if (!strcmp(argv[i], "--report") && i + 1 < argc) {
             report_dir = argv[++i];
+        } else if (!strcmp(argv[i], "--max-insns") && i + 1 < argc) {
+            max_insns = option_number(argv[i], argv[i + 1], DEMO_MAX_MAX_INSNS);
+            i++;
+            if (max_insns == 0) {
+                fprintf(stderr, "rvtrace demo: --max-insns must be at least 1\n");
+                return 2;
+            }
         } else if (argv[i][0] == '-') {
             return bad_option("rvtrace demo", argv[i], i + 1 == argc, demo_usage);
         } else if (program == example) {
@@ -149,6 +167,7 @@ int cmd_demo(int argc, char **argv) {
     }
     rvt_machine_config cfg;
     rvt_machine_config_default(&cfg);
+    cfg.max_insns = max_insns;
     if (rvt_machine_new(&m, &cfg, img, &d)) {
         fprintf(stderr, "rvtrace demo: %s\n", d.msg);
         goto done;
@@ -182,6 +201,12 @@ int cmd_demo(int argc, char **argv) {
     fflush(stdout);
     rvt_run_result res;
     rvt_machine_run(m, &res, &d);
+    bool finished = res.reason == RVT_STOP_EXIT;
+    if (res.reason == RVT_STOP_MAX_INSNS)
+        fprintf(stderr, "rvtrace demo: %s did not end within %" PRIu64 " instructions (--max-insns); the demo goes "
+                "on with what ran and exits 1\n", program, max_insns);
+    else if (!finished)
+        fprintf(stderr, "rvtrace demo: %s stopped without exiting%s%s\n", program, d.msg[0] ? ": " : "", d.msg);
     rvt_ref_filter_free(filter);
     rvt_etrace_encoder_finish(r.compact, NULL);
     rvt_etrace_encoder_finish(r.plain, NULL);
@@ -276,7 +301,7 @@ int cmd_demo(int argc, char **argv) {
                top[k].count, 100.0 * (double)top[k].count / (double)dc.decoded.n);
     printf("   (rvtrace decode --profile N, --folded FILE, --coverage FILE, --gmon, --callgrind, --lcov and\n"
            "   --report DIR give these for any trace)\n");
-    status = same && nsame && res.exit_code == 0 ? 0 : 1;
+    status = same && nsame && finished && res.exit_code == 0 ? 0 : 1;
     if (report_dir) {
         rvt_report_info info = {program, "(in memory: the compact E-Trace above)", "E-Trace", compact.m.len,
                                 compact.packets, 0};

@@ -1,8 +1,10 @@
 /* rvtrace dump: one line per packet of a trace, with its byte offset. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_window.h"
 #include "commands.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/ntrace.h"
@@ -25,7 +27,9 @@ static void dump_usage(FILE *out) {
             "Print the te_inst packets of a raw E-Trace stream (the reference flow's\n"
             ".te_inst_raw: [header][payload] per packet), one line per packet: its byte\n"
             "offset and every field, in the columns of the reference te_inst CSV ('_' for\n"
-            "fields the packet does not have). TRACE may be zstd-compressed.\n"
+            "fields the packet does not have). TRACE may be zstd-compressed, a pipe or a\n"
+            "FIFO; it is read through a window of 1 MiB (E-Trace) or 2 MiB (Nexus), so a\n"
+            "capture of any size is dumped in bounded memory.\n"
             "\n"
             "Options:\n"
             "  --scf FILE   static hardware configuration (discovery parameters)\n"
@@ -42,6 +46,10 @@ static void dump_usage(FILE *out) {
     fprintf(out, "\n%s", exit_status_help);
 }
 
+/* E-Trace captures are read through a window of this size (packets are at
+ * most a few dozen bytes). */
+#define ETRACE_WINDOW ((size_t)1 << 20)
+
 static void print_byte(uint8_t b) {
     char bits[10];
     for (int i = 0; i < 6; i++)
@@ -53,39 +61,65 @@ static void print_byte(uint8_t b) {
     printf("0x%02X %s:", b, bits);
 }
 
+/* The window a Nexus capture is read through; a message longer than this is
+ * read as far as it goes (and reported damaged). */
+#define NEXUS_WINDOW ((size_t)2 << 20)
+
+/* Prints the bytes data[from..to) of the window, idle or not. */
+static void print_bytes(const uint8_t *data, size_t from, size_t to, bool idle) {
+    for (size_t i = from; i < to; i++) {
+        print_byte(data[i]);
+        printf("%s\n", idle ? " IDLE" : "");
+    }
+}
+
+/* Streams through the capture: memory stays at the window's size. */
 static int dump_nexus(const char *trace, unsigned src_bits, unsigned dialect) {
     rvt_diag d = {{0}};
-    char *data;
-    size_t size;
-    if (rvt_read_file(trace, &data, &size, &d)) {
+    rvt_nexus_config cfg = {.src_bits = src_bits, .dialect = dialect};
+    nexus_window nw;
+    if (nexus_window_open(&nw, trace, &cfg, NEXUS_WINDOW, &d)) {
         fprintf(stderr, "rvtrace dump: %s\n", d.msg);
+        nexus_window_close(&nw);
         return 1;
     }
-    rvt_nexus_config cfg = {.src_bits = src_bits, .dialect = dialect};
-    rvt_nexus_reader r;
-    rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;
     unsigned long long count = 0, damaged = 0;
-    for (;;) {
-        size_t before = r.pos;
-        int rc = rvt_nexus_next(&r, &m, &d);
-        if (rc == 0)
+    bool group_open = false; /* the blank line before the next message's group is out already */
+    char damage[sizeof d.msg]; /* what is wrong with a damaged message whose bytes are still being listed */
+    int status = 0, rc;
+    size_t from;
+    while ((rc = nexus_window_next(&nw, &m, &from, &d)) != NEXUS_WINDOW_END) {
+        const uint8_t *data = nw.w.data;
+        if (rc == NEXUS_WINDOW_DAMAGED && nw.read_failed) {
+            fprintf(stderr, "rvtrace dump: %s\n", d.msg);
+            status = 1;
             break;
-        if (count || damaged)
-            putchar('\n'); /* blank line between messages */
-        size_t first = rc == 1 ? (size_t)m.offset : r.pos;
-        for (size_t i = before; i < first; i++) { /* idle bytes or a damaged message */
-            print_byte((uint8_t)data[i]);
-            printf("%s\n", rc == 1 ? " IDLE" : "");
         }
-        if (rc < 0) {
-            printf("ERROR: %s\n", d.msg);
-            fprintf(stderr, "rvtrace dump: %s: %s\n", trace, d.msg);
-            damaged++;
+        if (rc == NEXUS_WINDOW_MORE_DAMAGE) {
+            print_bytes(data, from, nw.r.pos, false);
+        } else {
+            if ((count || damaged) && !group_open)
+                putchar('\n'); /* blank line between messages */
+            group_open = rc == NEXUS_WINDOW_IDLE;
+            size_t first = rc == NEXUS_WINDOW_MESSAGE ? (size_t)(m.offset - nw.w.base) : nw.r.pos;
+            print_bytes(data, from, first, rc != NEXUS_WINDOW_DAMAGED); /* idle bytes or a damaged message */
+            if (rc == NEXUS_WINDOW_DAMAGED) {
+                snprintf(damage, sizeof damage, "%s", d.msg);
+                damaged++;
+            }
+        }
+        if (rc == NEXUS_WINDOW_DAMAGED || rc == NEXUS_WINDOW_MORE_DAMAGE) {
+            if (!nw.in_damage) { /* its last byte is listed */
+                printf("ERROR: %s\n", damage);
+                fprintf(stderr, "rvtrace dump: %s: %s\n", trace, damage);
+            }
             continue;
         }
+        if (rc == NEXUS_WINDOW_IDLE)
+            continue;
         for (size_t i = 0; i < m.length; i++) {
-            print_byte((uint8_t)data[m.offset + i]);
+            print_byte(data[m.offset - nw.w.base + i]);
             for (unsigned f = 0; f < m.nfields; f++) {
                 const rvt_nexus_field *fl = &m.fields[f];
                 if (fl->end_byte != i)
@@ -100,13 +134,14 @@ static int dump_nexus(const char *trace, unsigned src_bits, unsigned dialect) {
         }
         count++;
     }
-    free(data);
+    uint64_t skipped = nw.r.skipped;
+    nexus_window_close(&nw);
     if (fflush(stdout))
         return 1;
     if (damaged)
         fprintf(stderr, "rvtrace dump: %s: %llu damaged message(s), %llu bytes skipped\n", trace, damaged,
-                (unsigned long long)r.skipped);
-    return damaged ? 1 : 0;
+                (unsigned long long)skipped);
+    return status || damaged ? 1 : 0;
 }
 
 static int dump_tandem(const char *trace, rvt_tv_params *p) {
@@ -212,26 +247,25 @@ int cmd_dump(int argc, char **argv) {
         return 1;
     }
     o.v1_layout = v1;
-    char *data;
-    size_t size;
-    if (rvt_read_file(trace, &data, &size, &d)) {
+    capture_window w;
+    if (capture_window_open(&w, trace, ETRACE_WINDOW, &d)) {
         fprintf(stderr, "rvtrace dump: %s\n", d.msg);
         return 1;
     }
     printf("%s%s\n", csv ? "" : "offset,", rvt_te_inst_csv_header());
-    rvt_te_raw_cursor c = {.data = (const uint8_t *)data, .size = size, .t = tc.enabled ? &tc.t : NULL};
+    rvt_te_raw_cursor c = {.t = tc.enabled ? &tc.t : NULL};
     rvt_te_inst pkt;
-    size_t off;
+    uint64_t off;
     int rc;
     char row[1024];
-    while ((rc = rvt_te_raw_next(&c, &p, &o, &pkt, &off, &d)) == 1) {
+    while ((rc = capture_window_next_packet(&w, &c, &p, &o, &pkt, &off, &d)) == 1) {
         rvt_te_inst_csv_row(&p, &o, &pkt, row, sizeof row);
         if (csv)
             printf("%s\n", row);
         else
-            printf("%zu,%s\n", off, row);
+            printf("%" PRIu64 ",%s\n", off, row);
     }
-    free(data);
+    capture_window_close(&w);
     if (rc < 0) {
         fprintf(stderr, "rvtrace dump: %s: %s\n", trace, d.msg);
         return 1;

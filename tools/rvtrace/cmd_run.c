@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static void run_usage(FILE *out) {
             "with the hart's pc and its last trap: exit 124 at --max-insns, exit 1 when a\n"
             "hart takes 1000 traps in a row without retiring an instruction (a trap\n"
             "handler that cannot run). The outputs are written whole or not at all.\n"
+            "The program file is at most 1 GiB; --firmware and --initrd at most the RAM.\n"
             "The model and where it can differ from spike: docs/hart.md.\n"
             "\n"
             "The machine (rvtrace verify takes the same options, to check a --tandem trace\n"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_window.h"
 #include "commands.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/ingress.h"
@@ -20,6 +21,9 @@ static void stats_usage(FILE *out) {
             "For N-Trace it prints NexRv's Stat line: bytes, messages, Error messages,\n"
             "bytes per message and, with --input (the pcseq file or retirement stream the\n"
             "trace was made from), instructions and bits per instruction.\n"
+            "\n"
+            "The trace is read through a 2 MiB window and the --input stream as it comes,\n"
+            "so captures of any size are counted in bounded memory.\n"
             "\n"
             "Example: rvtrace stats --format etrace --input dhrystone.csv.zst dhrystone.te\n"
             "         rvtrace stats --format ntrace --input dhrystone.pcseq.zst dhrystone.nex\n");
@@ -60,30 +64,39 @@ static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
     return n < 0 ? (int)n : 0;
 }
 
+/* Captures are counted through a window of this size: memory stays there
+ * however big the capture (a message longer than it is read as damaged). */
+#define STATS_WINDOW ((size_t)2 << 20)
+
 static int stats_ntrace(const char *trace, const char *input, unsigned src_bits) {
     rvt_diag d = {{0}};
-    char *data;
-    size_t size;
-    if (rvt_read_file(trace, &data, &size, &d)) {
+    rvt_nexus_config cfg = {.src_bits = src_bits};
+    nexus_window nw;
+    if (nexus_window_open(&nw, trace, &cfg, STATS_WINDOW, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+        nexus_window_close(&nw);
         return 1;
     }
-    rvt_nexus_config cfg = {.src_bits = src_bits};
-    rvt_nexus_reader r;
-    rvt_nexus_reader_init(&r, &cfg, data, size);
     rvt_nexus_msg m;
     uint64_t messages = 0, errors = 0, damaged = 0;
+    size_t from;
     int rc;
-    while ((rc = rvt_nexus_next(&r, &m, &d)) != 0) {
-        if (rc < 0) {
+    while ((rc = nexus_window_next(&nw, &m, &from, &d)) != NEXUS_WINDOW_END) {
+        if (rc == NEXUS_WINDOW_DAMAGED && nw.read_failed) {
+            fprintf(stderr, "rvtrace stats: %s\n", d.msg);
+            nexus_window_close(&nw);
+            return 1;
+        }
+        if (rc == NEXUS_WINDOW_DAMAGED) {
             fprintf(stderr, "rvtrace stats: %s: %s\n", trace, d.msg);
             damaged++;
-            continue;
+        } else if (rc == NEXUS_WINDOW_MESSAGE) {
+            messages++;
+            errors += m.tcode == RVT_NX_ERROR;
         }
-        messages++;
-        errors += m.tcode == RVT_NX_ERROR;
     }
-    free(data);
+    uint64_t size = nw.w.total;
+    nexus_window_close(&nw);
     uint64_t insns = 0;
     if (input && count_instructions(input, &insns, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
@@ -133,27 +146,28 @@ int cmd_stats(int argc, char **argv) {
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
-    char *data;
-    size_t size;
-    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || rvt_read_file(trace, &data, &size, &d)) {
+    capture_window w = {0};
+    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || capture_window_open(&w, trace, STATS_WINDOW, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
         return 1;
     }
     unsigned long long by_format[4][4] = {{0}}, packets = 0;
-    rvt_te_raw_cursor c = {.data = (const uint8_t *)data, .size = size};
+    rvt_te_raw_cursor c = {0};
     rvt_te_inst pkt;
+    uint64_t off;
     int rc;
-    while ((rc = rvt_te_raw_next(&c, &p, &o, &pkt, NULL, &d)) == 1) {
+    while ((rc = capture_window_next_packet(&w, &c, &p, &o, &pkt, &off, &d)) == 1) {
         by_format[pkt.format & 3][pkt.format == 3 ? pkt.subformat & 3 : 0]++;
         packets++;
     }
-    free(data);
+    unsigned long long size = w.total;
+    capture_window_close(&w);
     if (rc < 0) {
         fprintf(stderr, "rvtrace stats: %s: %s\n", trace, d.msg);
         return 1;
     }
-    printf("%s: %zu bytes (%llu payload + %llu headers), %llu packets\n", trace, size,
-           (unsigned long long)size - packets, packets, packets);
+    printf("%s: %llu bytes (%llu payload + %llu headers), %llu packets\n", trace, size,
+           size - packets, packets, packets);
     printf("  format 0: %llu, format 1: %llu, format 2: %llu, format 3: %llu sync, %llu trap, %llu context, "
            "%llu support\n",
            by_format[0][0], by_format[1][0], by_format[2][0], by_format[3][0], by_format[3][1], by_format[3][2],

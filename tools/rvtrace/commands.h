@@ -135,7 +135,7 @@ bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out);
 
 /* A SiFive settings file (sifive_settings.c): the capture, the decoding
  * parameters, and the images it names, loaded into `img`. */
-#define SIFIVE_MAX_PIDS 16
+#define SIFIVE_MAX_PIDS RVT_SIFIVE_MAX_PIDS
 typedef struct sifive_settings {
     char trace[4096];
     unsigned xlen, src_bits, addr_bits;

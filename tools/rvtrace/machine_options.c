@@ -130,28 +130,19 @@ int machine_options_finish(const char *tool, machine_options *mo) {
 }
 
 /* The program: an ELF file, or (as a payload of --sbi or --firmware) a
- * Linux RISC-V Image, loaded at the start of RAM plus its text_offset. */
+ * Linux RISC-V Image, loaded at the start of RAM plus its text_offset. A
+ * program file (an ELF with its debugging information, or an Image) is read
+ * whole: beyond this it is not one, as for an ELF from a pipe. */
+#define PROGRAM_FILE_MAX ((size_t)1 << 30)
+
 static int load_program(rvt_image *img, const char *program, const rvt_machine_config *cfg, unsigned xlen,
                         rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(program, &data, &size, diag);
+    int rc = rvt_read_file_max(program, &data, &size, PROGRAM_FILE_MAX, "a program", diag);
     if (rc)
         return rc;
-    uint64_t text_offset, image_size;
-    if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
-        rc = rvt_image_load_elf_mem(img, program, data, size, 0, diag);
-    } else if (rvt_linux_image_header(data, size, &text_offset, &image_size)) {
-        if (!cfg->sbi && !cfg->firmware)
-            rc = rvt_diag_set(diag, RVT_E_ARG, "%s: a Linux Image is an S-mode payload: run it with --sbi or "
-                                               "--firmware", program);
-        else
-            rc = rvt_image_load_raw(img, program, data, size, cfg->ram[0].base + text_offset, image_size, xlen,
-                                    diag);
-    } else {
-        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: neither an ELF file nor a Linux RISC-V Image (no \"RSC\\x05\" "
-                                              "at byte 56)", program);
-    }
+    rc = rvt_image_load_program(img, program, data, size, cfg->ram[0].base, cfg->sbi || cfg->firmware, xlen, diag);
     free(data);
     return rc;
 }
@@ -160,8 +151,16 @@ int machine_options_load(const char *tool, machine_options *mo, const char *prog
     rvt_diag diag = {{0}};
     rvt_machine_config *cfg = &mo->cfg;
     *img = NULL;
-    if ((mo->firmware_path && rvt_read_file(mo->firmware_path, &mo->firmware, &cfg->firmware_size, &diag)) ||
-        (mo->initrd_path && rvt_read_file(mo->initrd_path, &mo->initrd, &cfg->initrd_size, &diag))) {
+    /* Firmware and an initial RAM disk are copied into RAM: more than it
+     * holds cannot be either (and /dev/zero would be read until memory ran out). */
+    uint64_t ram_total = 0;
+    for (unsigned i = 0; i < cfg->nram; i++)
+        ram_total += cfg->ram[i].size;
+    size_t ram_bound = ram_total < SIZE_MAX ? (size_t)ram_total : SIZE_MAX;
+    if ((mo->firmware_path && rvt_read_file_max(mo->firmware_path, &mo->firmware, &cfg->firmware_size, ram_bound,
+                                                "firmware (more than the RAM)", &diag)) ||
+        (mo->initrd_path && rvt_read_file_max(mo->initrd_path, &mo->initrd, &cfg->initrd_size, ram_bound,
+                                              "an initial RAM disk (more than the RAM)", &diag))) {
         fprintf(stderr, "%s: %s\n", tool, diag.msg);
         return -1;
     }

@@ -40,10 +40,13 @@ static bool exists(const char *path) {
     return f != NULL;
 }
 
+/* The code files a settings file names are read whole: 1 GiB at most. */
+#define NAMED_FILE_MAX ((size_t)1 << 30)
+
 static int load_raw_file(rvt_image *img, const char *path, uint64_t addr, unsigned xlen, rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(path, &data, &size, diag);
+    int rc = rvt_read_file_max(path, &data, &size, NAMED_FILE_MAX, "a file a settings file names", diag);
     if (rc)
         return rc;
     rc = size ? rvt_image_load_raw(img, path, data, size, addr, 0, xlen, diag) : RVT_OK;
@@ -56,7 +59,7 @@ static int load_raw_file(rvt_image *img, const char *path, uint64_t addr, unsign
 static int load_mapped_elf(rvt_image *img, const char *path, uint64_t start, uint64_t offset, rvt_diag *diag) {
     char *data;
     size_t size;
-    int rc = rvt_read_file(path, &data, &size, diag);
+    int rc = rvt_read_file_max(path, &data, &size, NAMED_FILE_MAX, "a file a settings file names", diag);
     if (rc)
         return rc;
     uint16_t type = size >= 18 ? (uint16_t)((uint8_t)data[16] | (uint8_t)data[17] << 8) : 0;
@@ -147,94 +150,87 @@ static int load_kmem(rvt_image *img, const char *dir, unsigned xlen, rvt_diag *d
 }
 
 /* The number a `key = value` line of the settings gives, up to max. */
-static int settings_number(const char *path, unsigned line, const char *key, const char *value, unsigned max,
-                           unsigned *out, rvt_diag *diag) {
-    uint64_t v;
-    if (!parse_number(value, max, &v))
-        return rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: %s takes a number up to %u, not '%s'", path, line, key, max,
-                            value);
-    *out = (unsigned)v;
+/* What the settings name, gathered as the lines come: ELF files load at
+ * once, the rest once every line is read (they need the XLEN). */
+typedef struct {
+    const char *path; /* the settings file */
+    rvt_image *img;
+    char *trace;      /* sifive_settings.trace */
+    size_t trace_cap;
+    char raws[16][4096], map[4096], vdso[4096], kmem[4096];
+    unsigned nraws;
+} named_files;
+
+static int settings_file(void *user, const char *key, const char *value, unsigned line, rvt_diag *diag) {
+    named_files *n = user;
+    if (!strcmp(key, "rtd")) {
+        relative_to(n->trace, n->trace_cap, n->path, value);
+    } else if (!strcmp(key, "elf")) {
+        char elf[4096];
+        relative_to(elf, sizeof elf, n->path, value);
+        return rvt_image_load_elf(n->img, elf, 0, diag);
+    } else if (!strcmp(key, "image")) {
+        if (n->nraws == sizeof n->raws / sizeof n->raws[0])
+            return rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: more than %zu image lines", n->path, line,
+                                sizeof n->raws / sizeof n->raws[0]);
+        snprintf(n->raws[n->nraws++], sizeof n->raws[0], "%s", value);
+    } else if (!strcmp(key, "map")) {
+        const char *comma = strchr(value, ',');
+        if (comma)
+            comma += 1 + strspn(comma + 1, " \t");
+        relative_to(n->map, sizeof n->map, n->path, comma ? comma : value);
+    } else if (!strcmp(key, "vdso")) {
+        snprintf(n->vdso, sizeof n->vdso, "%s", value);
+    } else if (!strcmp(key, "kmempath")) {
+        relative_to(n->kmem, sizeof n->kmem, n->path, value);
+    }
     return RVT_OK;
 }
 
 int sifive_settings_load(const char *path, const char *sysroot, sifive_settings *s, rvt_image *img,
                          rvt_diag *diag) {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rvt_diag_set(diag, RVT_E_IO, "%s: %s", path, strerror(errno));
-    char line[4096], map[4096] = "", vdso[4096] = "", kmem[4096] = "";
-    char raws[16][4096];
-    unsigned nraws = 0, lineno = 0;
-    int rc = RVT_OK;
-    s->xlen = 0;
-    while (rc == RVT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *l = trim(line);
-        if (!*l || *l == '#')
-            continue;
-        char *eq = strchr(l, '=');
-        if (!eq) {
-            rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: expected 'key = value'", path, lineno);
-            break;
-        }
-        *eq = 0;
-        char *key = trim(l), *value = trim(eq + 1);
-        if (!strcmp(key, "rtd")) {
-            relative_to(s->trace, sizeof s->trace, path, value);
-        } else if (!strcmp(key, "elf")) {
-            char elf[4096];
-            relative_to(elf, sizeof elf, path, value);
-            rc = rvt_image_load_elf(img, elf, 0, diag);
-        } else if (!strcmp(key, "image") && nraws < 16) {
-            snprintf(raws[nraws++], sizeof raws[0], "%s", value);
-        } else if (!strcmp(key, "archsize")) {
-            rc = settings_number(path, lineno, key, value, 64, &s->xlen, diag);
-            if (rc == RVT_OK && s->xlen != 32 && s->xlen != 64)
-                rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s:%u: archsize is 32 or 64, not %u", path, lineno, s->xlen);
-        } else if (!strcmp(key, "addrbits")) {
-            rc = settings_number(path, lineno, key, value, 64, &s->addr_bits, diag);
-        } else if (!strcmp(key, "srcbits")) {
-            rc = settings_number(path, lineno, key, value, 16, &s->src_bits, diag);
-        } else if (!strcmp(key, "pids")) {
-            for (char *p = value; *p && s->npids < SIFIVE_MAX_PIDS;) {
-                char *end;
-                s->pids[s->npids++] = strtoull(p, &end, 0);
-                p = end + strspn(end, ", ");
-                if (end == p && *p)
-                    break;
-            }
-        } else if (!strcmp(key, "map")) {
-            char *comma = strchr(value, ',');
-            relative_to(map, sizeof map, path, comma ? trim(comma + 1) : value);
-        } else if (!strcmp(key, "vdso")) {
-            snprintf(vdso, sizeof vdso, "%s", value);
-        } else if (!strcmp(key, "kmempath")) {
-            relative_to(kmem, sizeof kmem, path, value);
-        } else if (!strcmp(key, "teinstruction")) {
-            s->no_implicit_return = strstr(value, "NoOpt") != NULL; /* e.g. teInstHTMSyncNoOpt */
-        } else if (!strcmp(key, "tolerateerrors")) {
-            s->tolerate_errors = !strcmp(value, "true") || !strcmp(value, "1");
-        } /* other keys (isa, clockfreq, cmdLine, ...) describe the system, not the decoding */
+    char *text;
+    size_t size;
+    int rc = rvt_read_file_max(path, &text, &size, RVT_SIFIVE_SETTINGS_MAX, "settings file", diag);
+    if (rc)
+        return rc;
+    named_files *n = calloc(1, sizeof *n); /* (some 90 KB of names) */
+    if (!n) {
+        free(text);
+        return rvt_diag_set(diag, RVT_E_NOMEM, "out of memory");
     }
-    fclose(f);
+    n->path = path;
+    n->img = img;
+    n->trace = s->trace;
+    n->trace_cap = sizeof s->trace;
+    s->trace[0] = 0;
+    rvt_sifive_settings parsed;
+    rc = rvt_sifive_settings_parse(text, size, path, &parsed, settings_file, n, diag);
+    free(text);
+    s->xlen = parsed.xlen;
+    s->src_bits = parsed.src_bits;
+    s->addr_bits = parsed.addr_bits;
+    memcpy(s->pids, parsed.pids, sizeof s->pids);
+    s->npids = parsed.npids;
+    s->tolerate_errors = parsed.tolerate_errors;
+    s->no_implicit_return = parsed.no_implicit_return;
     unsigned xlen = s->xlen ? s->xlen : rvt_image_xlen(img) ? rvt_image_xlen(img) : 64;
-    for (unsigned i = 0; rc == RVT_OK && i < nraws; i++) {
+    for (unsigned i = 0; rc == RVT_OK && i < n->nraws; i++) {
         /* FILE:START-END, the file's bytes at START */
-        char *colon = strrchr(raws[i], ':');
+        char *colon = strrchr(n->raws[i], ':');
         if (!colon) {
-            rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: image = %s: expected FILE:START-END", path, raws[i]);
+            rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: image = %s: expected FILE:START-END", path, n->raws[i]);
             break;
         }
         *colon = 0;
         char file[4096];
-        relative_to(file, sizeof file, path, raws[i]);
+        relative_to(file, sizeof file, path, n->raws[i]);
         rc = load_raw_file(img, file, strtoull(colon + 1, NULL, 16), xlen, diag);
     }
-    if (rc == RVT_OK && map[0])
-        rc = load_map(img, path, map, vdso[0] ? vdso : NULL, sysroot, diag);
-    if (rc == RVT_OK && kmem[0])
-        rc = load_kmem(img, kmem, xlen, diag);
-    if (rc == RVT_OK && !s->trace[0])
-        rc = rvt_diag_set(diag, RVT_E_FORMAT, "%s: no 'rtd = CAPTURE' line", path);
+    if (rc == RVT_OK && n->map[0])
+        rc = load_map(img, path, n->map, n->vdso[0] ? n->vdso : NULL, sysroot, diag);
+    if (rc == RVT_OK && n->kmem[0])
+        rc = load_kmem(img, n->kmem, xlen, diag);
+    free(n);
     return rc;
 }
