@@ -5,24 +5,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "rvtrace/ntrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_pcseq_sniff((const char *)data, size);
-    int fd = memfd_create("pcseq", 0);
+    char path[64];
+    int fd = fuzz_input_file(data, size, "pcseq", path);
     if (fd < 0)
         return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     rvt_diag diag;
     bool is_pcseq;
     rvt_pcseq_file(path, &is_pcseq, &diag);

@@ -5,23 +5,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "rvtrace/ingress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    int fd = memfd_create("retire", 0);
+    char path[64];
+    int fd = fuzz_input_file(data, size, "retire", path);
     if (fd < 0)
         return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     static const enum rvt_retire_format formats[] = {RVT_FMT_AUTO, RVT_FMT_SPIKE_CSV, RVT_FMT_SPIKE_LOG};
     for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
         rvt_retire_reader *r;

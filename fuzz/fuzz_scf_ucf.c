@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "rvtrace/etrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,15 +35,10 @@ static int no_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload,
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    int fd = memfd_create("scf", 0);
+    char path[64];
+    int fd = fuzz_input_file(data, size, "scf", path);
     if (fd < 0)
         return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag diag;
