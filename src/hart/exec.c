@@ -11,15 +11,14 @@
 void hart_reset(hart *h, rvt_machine *m, unsigned id) {
     ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
     struct tlb *tlb = h->tlb; /* likewise (its entries end with tlb_gen) */
-    struct host_tlb *htlb = h->htlb;
     uint64_t tlb_gen = h->tlb_gen;
     hart_env env = h->env;   /* the platform's, given once */
     memset(h, 0, sizeof *h);
     h->ctr = ctr;
     h->tlb = tlb;
     h->tlb_gen = tlb_gen + 1;
-    if ((h->htlb = htlb))
-        host_tlb_clear(h);
+    h->htlb_nfilled = HOST_TLB_FILLED + 1; /* (every entry: the memset's tags would match page 0) */
+    host_tlb_clear(h);
     h->env = env;
     h->m = m;
     h->id = id;
@@ -197,17 +196,12 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
     uint64_t pa;
     if (!mmu_translate(h, va, ACC_LOAD, len, &pa))
         return false;
-    if (h->fast_mem && pa == va) {
-        mem_region *r = phys_region(h->m, pa, len);
-        if (r)
-            h->dreg = r;
-    }
     if (!phys_load(h->m, pa, out, len)) {
         h->exc_cause = CAUSE_LOAD_ACCESS;
         h->exc_tval = va;
         return false;
     }
-    if (h->htlb_load_key)
+    if (h->htlb_loads)
         host_tlb_fill(h, ACC_LOAD, va, pa);
     if (h->m->observer) {
         uint64_t data = 0;
@@ -238,11 +232,6 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
     uint64_t pa;
     if (!mmu_translate(h, va, ACC_STORE, len, &pa))
         return false;
-    if (h->fast_mem && pa == va) {
-        mem_region *r = phys_region(h->m, pa, len);
-        if (r && !r->rom)
-            h->dreg = r;
-    }
     uint64_t old = 0;
     mem_region *ram;
     if (h->m->observer && (ram = phys_region(h->m, pa, len))) /* (a device's load may have effects) */
@@ -252,7 +241,7 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         h->exc_tval = va;
         return false;
     }
-    if (h->htlb_store_key)
+    if (h->htlb_stores)
         host_tlb_fill(h, ACC_STORE, va, pa);
     if (h->m->observer) {
         uint64_t data = 0;
@@ -315,50 +304,51 @@ bool hart_emulate_misaligned(hart *h, uint64_t va, uint64_t epc) {
     return true;
 }
 
-/* An access of the fast paths for the step observer (physical = virtual there). */
-static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, const void *data_at, unsigned len,
-                                                const void *old_at) {
+/* An access of the fast paths (host TLB hits, at `host`) for the step observer. */
+static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, const uint8_t *host,
+                                                const void *data_at, unsigned len, const void *old_at) {
     uint64_t data = 0, old = 0;
     memcpy(&data, data_at, len);
     if (old_at)
         memcpy(&old, old_at, len);
-    note_access(h, kind, va, va, len, data, old);
+    uint64_t off = 0;
+    const mem_region *r = region_of_host(h->m, host, &off);
+    note_access(h, kind, va, r ? r->base + off : 0, len, data, old);
 }
 
-/* Direct RAM access when translation is off and the last region fits. */
+/* Loads and stores to RAM pages the host TLB holds go straight to them; the
+ * rest, and whatever fills it, go the whole way (load, store). */
 static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va, void *out, unsigned len) {
-    mem_region *r = h->dreg;
-    uint64_t off = va - (r ? r->base : 0);
-    if (__builtin_expect(h->fast_mem && r && off <= r->size - len && !(va & (len - 1)), 1)) {
-        copy_small(out, r->data + off, len);
-        if (__builtin_expect(h->fast_mem_observed, 0))
-            note_fast(h, RVT_ACCESS_LOAD, va, out, len, NULL);
-        return true;
-    }
-    const struct host_page *e = host_page_at(h->htlb->load, va, h->htlb_load_key);
-    if (e && !(va & (len - 1))) {
-        copy_small(out, host_address(e, va), len);
+    const struct host_page *e = host_page_at(h->htlb.load, va, len);
+    if (__builtin_expect(e != NULL, 1)) {
+        const uint8_t *from = host_address(e, va);
+        copy_small(out, from, len);
+        if (__builtin_expect(h->m->observer != NULL, 0))
+            note_fast(h, RVT_ACCESS_LOAD, va, from, out, len, NULL);
         return true;
     }
     return load(h, va, out, len);
 }
 
+/* A store to the page of decoded code from before (a store's page holds
+ * that of the instruction that ends in its first halfword) drops what it
+ * overwrites at `to`, the host TLB's address. */
+static __attribute__((noinline)) void drop_code_at(hart *h, const uint8_t *to, unsigned len) {
+    uint64_t off = 0;
+    mem_region *r = region_of_host(h->m, to, &off);
+    if (r)
+        region_invalidate_code(h->m, r, off, len);
+}
+
 static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t va, const void *in, unsigned len) {
-    mem_region *r = h->dreg; /* a load may have left the boot ROM there */
-    uint64_t off = va - (r ? r->base : 0);
-    if (__builtin_expect(h->fast_mem && r && !r->rom && off <= r->size - len && !(va & (len - 1)), 1)) {
-        if (__builtin_expect(h->fast_mem_observed, 0))
-            note_fast(h, RVT_ACCESS_STORE, va, in, len, r->data + off);
-        if (__builtin_expect(r->icache[off >> 12] != NULL || ((off & 0xfff) < 2 && off >= 2), 0))
-            region_invalidate_code(h->m, r, off, len); /* (before the code changes) */
-        copy_small(r->data + off, in, len);
-        if (__builtin_expect(va == h->env.watched_store, 0))
-            h->env.store_watched(h);
-        return true;
-    }
-    const struct host_page *e = host_page_at(h->htlb->store, va, h->htlb_store_key);
-    if (e && !(va & (len - 1)) && !*e->code && (va & 0xffe)) {
-        copy_small(host_address(e, va), in, len);
+    const struct host_page *e = host_page_at(h->htlb.store, va, len);
+    if (__builtin_expect(e && va != e->watch, 1)) {
+        uint8_t *to = host_address(e, va);
+        if (__builtin_expect(h->m->observer != NULL, 0))
+            note_fast(h, RVT_ACCESS_STORE, va, to, in, len, to);
+        if (__builtin_expect(*e->code != NULL || !(va & 0xffe), 0))
+            drop_code_at(h, to, len); /* (before the code changes) */
+        copy_small(to, in, len);
         return true;
     }
     return store(h, va, in, len);
@@ -929,7 +919,7 @@ static bool may_write_code(const hart *h, const rvt_insn *in) {
     }
     if (h->xlen == 32)
         va = (uint32_t)va;
-    const mem_region *r = h->dreg && va - h->dreg->base < h->dreg->size ? h->dreg : phys_region(h->m, va, 1);
+    const mem_region *r = phys_region(h->m, va, 1);
     return r && r->icache[(va - r->base) >> 12] != NULL;
 }
 
@@ -974,8 +964,8 @@ static void pair_operations(struct code_op *ops, uint32_t n, const void *const *
     }
 }
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t page_pa,
-                                         uint64_t limit, uint64_t pc, const void *const *dispatch) {
+const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t limit,
+                                         uint64_t pc, const void *const *dispatch) {
     uint32_t slot = code_slot_of(pc);
     uint16_t entry = m->code_slots[slot];
     if (!entry) { /* the pool's next entry, taken from the slot that had it */
@@ -989,10 +979,8 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
     struct code_block *cb = &m->code_blocks[entry];
     cb->slot = slot;
     cb->pc = pc;
-    const mem_region *r = phys_region(m, page_pa, 4096);
-    cb->page = page;
-    cb->page_gen = &r->code_gen[(page_pa - r->base) >> 12];
-    cb->gen = *cb->page_gen;
+    cb->page_id = code_page_of(page)->id;
+    const uint64_t page_pa = code_page_of(page)->pa;
     cb->ends_in_jump = false;
     uint32_t n = 0, from_index = 0;
     uint64_t at = pc, from = pc;
@@ -1122,16 +1110,6 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
 #define RUN_COUNT true
 #include "run_loop.h"
 
-/* pmp_allows_ram, remembered until the PMP CSRs change. */
-static bool pmp_ram_open(hart *h, unsigned mode) {
-    if (h->pmp_ram_gen != h->pmp_gen + 1 || h->pmp_ram_mode != mode) {
-        h->pmp_ram_open = pmp_allows_ram(h, mode);
-        h->pmp_ram_mode = mode;
-        h->pmp_ram_gen = h->pmp_gen + 1;
-    }
-    return h->pmp_ram_open;
-}
-
 /* Execute triggers see each 16-bit parcel of the instruction at pc: its
  * address before the fetch, its bits after (spike's fetch slow path). True
  * with exc_* set when one fires. A fetch that faults is left to the real
@@ -1178,18 +1156,11 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             take_fetch_stage_trap(h, h->exc_cause, h->exc_tval);
             return;
         }
-        unsigned eff = data_priv(h);
-        /* Armed triggers check every access, one instruction at a time; PMP
-         * is checked on every access unless it allows all of RAM. */
-        h->fast_mem = (eff == PRV_M || satp_mode(h) == 0) && m->nharts == 1 && !h->trig_armed &&
-                      pmp_ram_open(h, eff);
-        h->fast_mem_observed = h->fast_mem && m->observer;
-        /* The host TLB holds for whatever runs unobserved one instruction
-         * at a time; stores take it only while no other hart holds a
-         * reservation that one of them would have to break. */
-        bool host_tlb_usable = !m->observer && !h->trig_armed;
-        h->htlb_load_key = host_tlb_usable ? h->htlb_key : 0;
-        h->htlb_store_key = host_tlb_usable && !others_reserved(h) ? h->htlb_key : 0;
+        /* Armed triggers check every access, one instruction at a time,
+         * the whole way; else loads and stores take the host TLB, stores
+         * only while no other hart holds a reservation that one of them
+         * would have to break. */
+        host_tlb_allow(h, !h->trig_armed, !h->trig_armed && !others_reserved(h));
         /* Observed instructions are observed inside the run, so that a
          * run goes on past one, while nothing that follows an instruction in
          * this loop (overflow checks, triggers firing after it) could change

@@ -83,10 +83,25 @@ typedef struct mem_region {
     rvt_insn **icache;    /* per 4 KiB page: NULL, or one decoded slot per halfword
                            * (len 0 = not decoded yet); allocated on first fetch */
     uint8_t *listed;      /* per page: in the machine's list of decoded pages */
-    uint64_t *code_gen;   /* per page: moves on whenever decoded code there is
-                           * dropped; code blocks made from it hold while it does */
     bool rom;
 } mem_region;
+
+/* A decoded page: what mem_region.icache points at is its `slot`. The rest
+ * is reached from the slots (code_page_of), so that the interpreter, which
+ * holds the slots' address, needs no more registers for it. */
+struct code_page {
+    uint64_t pa; /* the physical page it decodes */
+    /* Whenever decoded code here is dropped, a number no page had before
+     * (rvt_machine.code_ids): code blocks made from the page hold while it
+     * is the one they were made under, which also says they were made from
+     * this page (a virtual pc may be code of several). */
+    uint64_t id;
+    rvt_insn slot[2048];
+};
+#define CODE_PAGE_NO_ID (~0ull) /* no page's: the run loop's empty page */
+static inline struct code_page *code_page_of(const rvt_insn *slots) {
+    return (struct code_page *)(uintptr_t)((const char *)slots - offsetof(struct code_page, slot));
+}
 
 struct rvt_machine;
 struct hart;
@@ -111,6 +126,31 @@ typedef struct hart_env {
     void (*store_watched)(struct hart *h);
 } hart_env;
 
+/* RAM pages that loads and stores reached before, by virtual page, so that
+ * a hit is a host address with no translation, PMP check or region lookup:
+ * the fast path of code under translation and of several harts. An entry
+ * is filled after an access the whole way succeeded (host_tlb_fill) and
+ * holds what that way found: the translation (for this run's privilege and
+ * satp), that PMP allows the whole page, that it is RAM (and for a store,
+ * not ROM, and where the platform's watched address is). The tables are
+ * emptied wherever the TLB's translations end (forget_fetch_pages), and
+ * where a run may not use them (host_tlb_allow). Whether decoded code is on
+ * a store's page is looked at on each store (`code`), as code may be
+ * decoded there after the entry was made. */
+#define HOST_TLB_ENTRIES 256
+#define HOST_TLB_FILLED 32
+struct host_page {
+    uint64_t tag;    /* the virtual page; ~0: none (its low bits never match an address's) */
+    uint64_t addend; /* host address - virtual address */
+    rvt_insn *const *code; /* the page's decoded code (mem_region.icache) */
+    /* Stores: the virtual address of the platform's watched address
+     * (tohost) if it is on this page, else 0 (where a store, should one
+     * match, merely goes the whole way) */
+    uint64_t watch;
+};
+struct host_tlb {
+    struct host_page load[HOST_TLB_ENTRIES], store[HOST_TLB_ENTRIES];
+};
 typedef struct hart {
     uint64_t x[32];
     uint64_t f[32];
@@ -139,9 +179,6 @@ typedef struct hart {
                                 * what only CSR writes change (misa, PMP, trigger
                                 * settings) when it moved */
     uint64_t fp_writes;        /* bumped by fp_dirty: likewise for the FP registers */
-    uint64_t pmp_ram_gen;      /* pmp_gen + 1 when pmp_ram_open is valid for pmp_ram_mode */
-    unsigned pmp_ram_mode;
-    bool pmp_ram_open;
     /* The entries that match something, in order, with their byte ranges:
      * worked out at every PMP change (pmp_changed), as every access and
      * page-table read checks them */
@@ -178,12 +215,6 @@ typedef struct hart {
     /* misa.C clear: jump targets must be 4-byte aligned (spike's IALIGN). */
     uint64_t ialign_mask;
 
-    /* Fast paths while translation is off, refreshed before every run of
-     * instructions (anything that changes translation ends such a run). */
-    bool fast_mem;        /* data addresses are physical, single hart */
-    bool fast_mem_observed; /* and its accesses go to the step observer */
-    mem_region *dreg;     /* RAM region of the last data access */
-
     /* Multiple-retire interface: the block of sequential instructions being
      * accumulated (n = 0 when none). */
     struct retire_block {
@@ -204,26 +235,30 @@ typedef struct hart {
      * translation_changed (the only ways privilege, translation, misa or
      * PMP change); NULL: none. */
     const rvt_insn *fetch_page;
-    uint64_t fetch_page_base, fetch_page_pa; /* its virtual and physical address */
+    uint64_t fetch_page_base; /* its virtual address */
     uint64_t fetch_pa; /* the physical address the last fetch translated to */
     /* Decoded pages fetched from before, under the same condition, by page
      * number: code that calls between more than two pages (a loop and the
      * library functions it calls) finds them without a fetch and PMP check. */
     struct known_page {
         const rvt_insn *page; /* NULL: none */
-        uint64_t base, pa; /* its virtual and physical address */
+        uint64_t base; /* its virtual address */
     } fetch_pages[8];
     /* Translations of virtual pages (mmu.c), per kind of access; they hold
      * while tlb_gen does, which moves on wherever fetch pages are forgotten
      * and on sfence.vma. NULL until the machine gives the hart one. */
     struct tlb *tlb;
     uint64_t tlb_gen;
-    /* The RAM pages loads and stores reached, by virtual page (struct
-     * host_tlb); NULL until the machine gives the hart one. */
-    struct host_tlb *htlb;
-    uint16_t htlb_key; /* 1..HOST_TLB_KEYS: moves on with tlb_gen */
-    /* This run's keys: htlb_key, or 0 where the table may not be used */
-    uint16_t htlb_load_key, htlb_store_key;
+    /* The RAM pages loads and stores reached, by virtual page. (In the
+     * hart: the interpreter's handlers reach it with no pointer to load.) */
+    struct host_tlb htlb;
+    /* This run fills and takes the load table, the store table */
+    bool htlb_loads, htlb_stores;
+    /* The entries filled since the tables were last emptied (load entry i:
+     * i, store entry i: HOST_TLB_ENTRIES + i), so that emptying them, at
+     * every trap, touches those alone; more than HOST_TLB_FILLED: all. */
+    uint16_t htlb_filled[HOST_TLB_FILLED];
+    unsigned htlb_nfilled;
     bool sfence_pending; /* sfence.vma: the run ends, interrupts are not sampled for it */
     /* An instruction of this run changed what translations and decoded
      * pages depend on, where spike flushes its TLB: a write of satp, PMP or
@@ -257,35 +292,18 @@ typedef struct hart {
     uint64_t hpm_exit_gen; /* hpm_gen when hpm_exit was taken */
 } hart;
 
-/* RAM pages that loads and stores reached before, by virtual page, so that
- * a hit is a host address with no translation, PMP check or region lookup:
- * the fast path of code under translation and of several harts. An entry
- * is filled after an access the whole way succeeded (host_tlb_fill) and
- * holds what that way found: the translation (for this run's privilege and
- * satp), that PMP allows the whole page, that it is RAM (and for a store,
- * not ROM nor the page of the platform's watched address). It is tagged
- * with the hart's htlb_key, which moves on wherever the TLB's translations
- * end (forget_fetch_pages), so that entries filled before simply miss.
- * Whether decoded code is on a store's page is looked at on each store
- * (`code`), as code may be decoded there after the entry was made. */
-#define HOST_TLB_ENTRIES 256
-#define HOST_TLB_KEYS 4094 /* tag bits 0-11 hold the key: 0 and 0xfff are never one */
-struct host_page {
-    uint64_t tag;    /* the virtual page | the key it was filled under; ~0: none */
-    uint64_t addend; /* host address - virtual address */
-    rvt_insn *const *code; /* the page's decoded code (mem_region.icache) */
-};
-struct host_tlb {
-    struct host_page load[HOST_TLB_ENTRIES], store[HOST_TLB_ENTRIES];
-};
 void host_tlb_clear(struct hart *h);
+/* Whether the run that starts may fill and take the tables (what it may
+ * not use is emptied: it stays so while not filled). */
+void host_tlb_allow(struct hart *h, bool loads, bool stores);
 void host_tlb_fill(struct hart *h, enum access acc, uint64_t va, uint64_t pa);
 
-/* The host address of an access at `va` in a page of `table` filled under
- * `key` (an access within one page: aligned), or NULL. */
-static inline struct host_page *host_page_at(struct host_page *table, uint64_t va, uint64_t key) {
+/* The entry of `table` for an aligned access of `nbytes` at `va`, or NULL
+ * (none, or misaligned: the tag compare takes the address's low bits that
+ * alignment wants clear, and a tag's are clear). */
+static inline struct host_page *host_page_at(struct host_page *table, uint64_t va, unsigned nbytes) {
     struct host_page *e = &table[(va >> 12) % HOST_TLB_ENTRIES];
-    return e->tag == ((va & ~0xfffull) | key) ? e : NULL;
+    return e->tag == (va & (~0xfffull | (nbytes - 1))) ? e : NULL;
 }
 static inline uint8_t *host_address(const struct host_page *e, uint64_t va) {
     return (uint8_t *)(uintptr_t)(va + e->addend);
@@ -306,10 +324,8 @@ static inline void forget_fetch_pages(hart *h) {
     h->fetch_page = NULL;
     memset(h->fetch_pages, 0, sizeof h->fetch_pages);
     h->tlb_gen++;
-    h->htlb_load_key = h->htlb_store_key = 0; /* (for the rest of a run) */
     h->translation_changed = false;
-    if (++h->htlb_key > HOST_TLB_KEYS)
-        host_tlb_clear(h);
+    host_tlb_clear(h);
 }
 
 /* A code block: integer code from `pc` up to and with its first jump (or up
@@ -317,7 +333,7 @@ static inline void forget_fetch_pages(hart *h) {
  * the end of its 4 KiB page), conditional branches included: a branch taken
  * leaves the block there. Decoded from the page's slots into compact
  * operations for the interpreter's threaded loop (run_loop.h). Blocks hold
- * as long as their page's code_gen does, which every change of decoded code
+ * as long as their page's id does, which every change of decoded code
  * there moves on (a store into a kernel's data must not cost the blocks of
  * all its code).
  *
@@ -353,10 +369,8 @@ struct code_block {
     uint64_t pc, end;   /* the first instruction; the address after the last */
     /* The decoded page it was made from (NULL: never made): under
      * translation the same pc may be code of another physical page
-     * (another address space); and that page's code_gen then */
-    const rvt_insn *page;
-    const uint64_t *page_gen;
-    uint64_t gen;
+     * (another address space): that page's id then */
+    uint64_t page_id;
     uint64_t last_pc;   /* the last instruction */
     uint32_t n;         /* instructions (0: the first is not one a block holds) */
     uint32_t last_raw;  /* its bits */
@@ -413,6 +427,7 @@ typedef struct rvt_machine {
     uint16_t *code_slots;           /* CODE_BLOCK_SLOTS: an entry of code_blocks, 0 for none */
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
+    uint64_t code_ids;              /* the last code_page.id given */
     /* The pages that decoded an instruction since code was last flushed
      * (machine_flush_icache clears those alone: a kernel that runs fence.i
      * often has decoded few pages in between); when it could not grow, every
@@ -644,9 +659,6 @@ void mmu_free(hart *h);
 /* Physical memory protection (pmp.c). `mode` is the effective privilege
  * of the access (MPRV's MPP for loads and stores). */
 bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
-/* Every RAM region is readable and (unless ROM) writable in `mode`: data
- * accesses may skip the check. */
-bool pmp_allows_ram(const hart *h, unsigned mode);
 bool pmp_addr_locked(const hart *h, unsigned i);
 /* A PMP CSR was written. */
 void pmp_changed(hart *h);
@@ -668,16 +680,19 @@ const rvt_insn *phys_fetch(struct rvt_machine *m, uint64_t pa);
 mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
 /* Drops decoded instructions that a store of `len` bytes at `off` overwrote. */
 void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, unsigned len);
+/* The RAM region whose memory `host` is in (the host TLB's address of an
+ * access), and the access's offset in it. */
+mem_region *region_of_host(struct rvt_machine *m, const uint8_t *host, uint64_t *off);
 void machine_flush_icache(struct rvt_machine *m);
 /* The block in pc's slot: the one at pc if it holds (run_loop.h's
  * BLOCK_HOLDS), else another or the pool's entry 0, which never holds. */
 static inline const struct code_block *code_block_at(const struct rvt_machine *m, uint64_t pc);
 /* Decodes the code block at `pc` from `page` (the decoded page at virtual
- * `page_base` and physical `page_pa` that fetches at pc come from, of which
+ * `page_base` that fetches at pc come from, of which
  * the first `limit` bytes may hold instructions) into pc's slot, its
  * operations pointing at the handlers in `dispatch` (by operation). */
 const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base,
-                                         uint64_t page_pa, uint64_t limit, uint64_t pc, const void *const *dispatch);
+                                         uint64_t limit, uint64_t pc, const void *const *dispatch);
 /* mtime moved, was set, or a timer was written: the devices' interrupt
  * lines and the SBI environment's timer follow. */
 void machine_time_moved(struct rvt_machine *m);

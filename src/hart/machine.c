@@ -176,9 +176,20 @@ void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigne
                 port_code_barrier(m);
             flushed = true;
             page[(a & 0xfff) >> 1].len = 0;
-            r->code_gen[a >> 12]++; /* the code blocks were decoded from what is gone */
+            code_page_of(page)->id = ++m->code_ids; /* the code blocks were decoded from what is gone */
         }
     }
+}
+
+mem_region *region_of_host(rvt_machine *m, const uint8_t *host, uint64_t *off) {
+    for (unsigned i = 0; i < m->nregions; i++) {
+        mem_region *r = &m->regions[i];
+        if ((uintptr_t)(host - r->data) < r->size) {
+            *off = (uint64_t)(host - r->data);
+            return r;
+        }
+    }
+    return NULL;
 }
 
 bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
@@ -231,8 +242,14 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
         return NULL;
     uint64_t off = pa - r->base;
     rvt_insn **page = &r->icache[off >> 12];
-    if (!*page && !(*page = calloc(2048, sizeof **page)))
-        return NULL;
+    if (!*page) {
+        struct code_page *made = calloc(1, sizeof *made);
+        if (!made)
+            return NULL;
+        made->pa = pa & ~0xfffull;
+        made->id = ++m->code_ids;
+        *page = made->slot;
+    }
     rvt_insn *slot = &(*page)[(off & 0xfff) >> 1];
     if (slot->len == 0) {
         uint32_t w = (uint32_t)r->data[off] | (uint32_t)r->data[off + 1] << 8;
@@ -256,7 +273,7 @@ void machine_flush_icache(rvt_machine *m) {
         const struct decoded_page *d = &m->decoded[i];
         memset(d->r->icache[d->page], 0, 2048 * sizeof(rvt_insn));
         d->r->listed[d->page] = 0;
-        d->r->code_gen[d->page]++;
+        code_page_of(d->r->icache[d->page])->id = ++m->code_ids;
     }
     m->ndecoded = 0;
     if (!m->decoded_overflow)
@@ -265,10 +282,11 @@ void machine_flush_icache(rvt_machine *m) {
     for (unsigned i = 0; i < m->nregions; i++) {
         mem_region *r = &m->regions[i];
         for (uint64_t p = 0; p < r->size >> 12; p++) {
-            if (r->icache[p])
+            if (r->icache[p]) {
                 memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
+                code_page_of(r->icache[p])->id = ++m->code_ids;
+            }
             r->listed[p] = 0;
-            r->code_gen[p]++;
         }
     }
 }
@@ -371,8 +389,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         r->data = calloc(1, (size_t)r->size);
         r->icache = calloc((size_t)(r->size >> 12), sizeof *r->icache);
         r->listed = calloc((size_t)(r->size >> 12), 1);
-        r->code_gen = calloc((size_t)(r->size >> 12), sizeof *r->code_gen);
-        if (!r->data || !r->icache || !r->listed || !r->code_gen)
+        if (!r->data || !r->icache || !r->listed)
             goto fail;
     }
     mem_region *rom = &m->regions[m->nregions++];
@@ -382,8 +399,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rom->data = calloc(1, BOOT_ROM_SIZE);
     rom->icache = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->icache);
     rom->listed = calloc(BOOT_ROM_SIZE >> 12, 1);
-    rom->code_gen = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->code_gen);
-    if (!rom->data || !rom->icache || !rom->listed || !rom->code_gen)
+    if (!rom->data || !rom->icache || !rom->listed)
         goto fail;
     uint32_t stub[5];
     memcpy(stub, reset_stub, sizeof stub);
@@ -459,10 +475,10 @@ void rvt_machine_free(rvt_machine *m) {
         free(m->regions[i].data);
         if (m->regions[i].icache)
             for (uint64_t p = 0; p < m->regions[i].size >> 12; p++)
-                free(m->regions[i].icache[p]);
+                if (m->regions[i].icache[p])
+                    free(code_page_of(m->regions[i].icache[p]));
         free(m->regions[i].icache);
         free(m->regions[i].listed);
-        free(m->regions[i].code_gen);
     }
     free(m->obs);
     free(m->decoded);

@@ -29,40 +29,57 @@ struct tlb {
 int mmu_attach(hart *h) {
     if (!h->tlb && !(h->tlb = calloc(1, sizeof *h->tlb)))
         return RVT_E_NOMEM;
-    if (!h->htlb && !(h->htlb = malloc(sizeof *h->htlb)))
-        return RVT_E_NOMEM;
-    host_tlb_clear(h);
     return RVT_OK;
 }
 
 void mmu_free(hart *h) {
     free(h->tlb);
-    free(h->htlb);
     h->tlb = NULL;
-    h->htlb = NULL;
 }
 
 void host_tlb_clear(hart *h) {
-    for (unsigned i = 0; h->htlb && i < HOST_TLB_ENTRIES; i++)
-        h->htlb->load[i].tag = h->htlb->store[i].tag = ~0ull;
-    h->htlb_key = 1;
-    h->htlb_load_key = h->htlb_store_key = 0;
+    if (h->htlb_nfilled <= HOST_TLB_FILLED) {
+        for (unsigned i = 0; i < h->htlb_nfilled; i++) {
+            unsigned k = h->htlb_filled[i];
+            (k < HOST_TLB_ENTRIES ? h->htlb.load : h->htlb.store)[k % HOST_TLB_ENTRIES].tag = ~0ull;
+        }
+    } else {
+        for (unsigned i = 0; i < HOST_TLB_ENTRIES; i++)
+            h->htlb.load[i].tag = h->htlb.store[i].tag = ~0ull;
+    }
+    h->htlb_nfilled = 0;
+}
+
+void host_tlb_allow(hart *h, bool loads, bool stores) {
+    for (unsigned i = 0; i < HOST_TLB_ENTRIES && (h->htlb_loads > loads || h->htlb_stores > stores); i++) {
+        if (!loads)
+            h->htlb.load[i].tag = ~0ull;
+        if (!stores)
+            h->htlb.store[i].tag = ~0ull;
+    }
+    h->htlb_loads = loads;
+    h->htlb_stores = stores;
 }
 
 void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
-    uint64_t key = acc == ACC_STORE ? h->htlb_store_key : h->htlb_load_key;
-    if (!key)
+    if (!(acc == ACC_STORE ? h->htlb_stores : h->htlb_loads))
         return;
     uint64_t page = pa & ~0xfffull;
     mem_region *r = phys_region(h->m, page, 4096);
     if (!r || !pmp_ok(h, page, 4096, acc, data_priv(h)))
         return;
-    if (acc == ACC_STORE && (r->rom || (h->env.watched_store & ~0xfffull) == page))
+    if (acc == ACC_STORE && r->rom)
         return;
-    struct host_page *e = &(acc == ACC_STORE ? h->htlb->store : h->htlb->load)[(va >> 12) % HOST_TLB_ENTRIES];
-    e->tag = (va & ~0xfffull) | key;
+    unsigned k = (acc == ACC_STORE ? HOST_TLB_ENTRIES : 0) + (unsigned)((va >> 12) % HOST_TLB_ENTRIES);
+    if (h->htlb_nfilled < HOST_TLB_FILLED)
+        h->htlb_filled[h->htlb_nfilled] = (uint16_t)k;
+    if (h->htlb_nfilled <= HOST_TLB_FILLED)
+        h->htlb_nfilled++;
+    struct host_page *e = &(acc == ACC_STORE ? h->htlb.store : h->htlb.load)[k % HOST_TLB_ENTRIES];
+    e->tag = va & ~0xfffull;
     e->addend = (uint64_t)(uintptr_t)(r->data + (page - r->base)) - (va & ~0xfffull);
     e->code = &r->icache[(page - r->base) >> 12];
+    e->watch = (h->env.watched_store & ~0xfffull) == page ? (va & ~0xfffull) | (h->env.watched_store & 0xfff) : 0;
 }
 
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
@@ -141,7 +158,7 @@ bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t
             /* The host TLB holds no translation this TLB has let go of:
              * what its entry in the same place had goes with it. */
             if (acc != ACC_FETCH)
-                (acc == ACC_STORE ? h->htlb->store : h->htlb->load)[(va >> 12) % HOST_TLB_ENTRIES].tag = ~0ull;
+                (acc == ACC_STORE ? h->htlb.store : h->htlb.load)[(va >> 12) % HOST_TLB_ENTRIES].tag = ~0ull;
         }
         goto check_pmp;
     }

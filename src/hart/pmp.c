@@ -69,16 +69,6 @@ bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned 
     return mode == PRV_M;
 }
 
-bool pmp_allows_ram(const hart *h, unsigned mode) {
-    rvt_machine *m = h->m;
-    for (unsigned i = 0; i < m->nregions; i++) {
-        const mem_region *r = &m->regions[i];
-        if (!pmp_ok(h, r->base, r->size, ACC_LOAD, mode) || (!r->rom && !pmp_ok(h, r->base, r->size, ACC_STORE, mode)))
-            return false;
-    }
-    return true;
-}
-
 /* pmpaddr i cannot be written while entry i is locked, nor while entry i+1
  * is a locked TOR entry (whose base it is). */
 bool pmp_addr_locked(const hart *h, unsigned i) {

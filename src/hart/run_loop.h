@@ -31,14 +31,14 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     const bool cache_pages = !h->misa_restricted;
     const uint64_t page_limit = h->priv != PRV_M && satp_mode(h) != 0 ? 4094 : 4096;
     /* The decoded page the last fetch came from (none: an impossible base). */
-    static const rvt_insn no_page[2048];
+    static const struct code_page no_code_page = {.id = CODE_PAGE_NO_ID};
+    const rvt_insn *const no_page = no_code_page.slot;
     const rvt_insn *page = cache_pages && h->fetch_page ? h->fetch_page : no_page;
     uint64_t page_base = page != no_page ? h->fetch_page_base : 1;
-    uint64_t page_pa = h->fetch_page_pa; /* (its physical address: code blocks decode on from there) */
     /* The decoded page before it: code that goes between two pages keeps
      * both at hand. What made a page usable holds for the whole run. */
     const rvt_insn *alt_page = no_page;
-    uint64_t alt_page_base = 1, alt_page_pa = 0;
+    uint64_t alt_page_base = 1;
     uint64_t done = 0;
     int st = EXEC_OK;
     /* The block being accumulated, in locals: the hart's fields are memory
@@ -65,18 +65,12 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
      * instructions that end the run (CSR writes) or that go the general way
      * (xret, after which CTR's mode is looked at again; loads and stores
      * outside the last region, after which the region is taken again). */
-    const bool plain_ram = h->fast_mem && !h->fast_mem_observed;
     const uint64_t ialign_mask = h->ialign_mask;
-    const uint64_t watched_store = h->env.watched_store;
-    /* The data region of the last access, and the one before it: code
-     * that goes between two (a stack in one, tables in another) keeps both. */
-    const mem_region *dreg = h->dreg, *dreg_alt = h->dreg;
-    /* Elsewhere (translation on, several harts) the handlers take RAM pages
-     * from the host TLB, under this run's keys (0: not at all), which the
-     * general way may take back (forget_fetch_pages). */
-    struct host_page *const host_loads = h->htlb->load, *const host_stores = h->htlb->store;
-    uint64_t host_load_key = h->htlb_load_key, host_store_key = h->htlb_store_key;
-#define BLOCKS_HERE() ((plain_ram ? dreg != NULL : host_load_key != 0) && !((h->ctr_modes >> h->priv) & 1))
+    /* The handlers' loads and stores take RAM pages from the host TLB
+     * (empty where this run may not use it). Observed code, and CTR
+     * recording, go one instruction at a time. */
+    const bool observed = m->observer != NULL;
+#define BLOCKS_HERE() (h->htlb_loads && !observed && !((h->ctr_modes >> h->priv) & 1))
     bool blocks_here = BLOCKS_HERE();
     const rvt_insn *in;
     const struct code_block *cb = NULL;
@@ -87,7 +81,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 #define BLOCK_FITS(cb) (BLOCK_FITS_QUANTUM(cb) && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
-#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->page == page && (cb)->gen == *(cb)->page_gen && (cb)->dispatch == dispatch)
+#define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->page_id == code_page_of(page)->id && (cb)->dispatch == dispatch)
     /* The record block ends with an instruction (bits `raw`, `itype`)
      * before `next`, `retired` instructions into the run; the next
      * one starts at `to`. (No struct for the block: only the way out needs
@@ -123,28 +117,24 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 
     /* The decoded page at `base` becomes the one at hand, the one before it
      * the alternative. */
-#define TAKE_PAGE(p, base, pa)                                                                                         \
+#define TAKE_PAGE(p, base)                                                                                             \
     do {                                                                                                               \
         if (page != no_page) {                                                                                         \
             alt_page = page;                                                                                           \
             alt_page_base = page_base;                                                                                 \
-            alt_page_pa = page_pa;                                                                                     \
         }                                                                                                              \
         page = (p);                                                                                                    \
         page_base = (base);                                                                                            \
-        page_pa = (pa);                                                                                                \
     } while (0)
     /* The page before becomes the one at hand, and this one the page before. */
 #define BACK_TO_PAGE_BEFORE()                                                                                          \
     do {                                                                                                               \
         const rvt_insn *p_ = page;                                                                                     \
-        uint64_t b_ = page_base, pa_ = page_pa;                                                                        \
+        uint64_t b_ = page_base;                                                                                       \
         page = alt_page;                                                                                               \
         page_base = alt_page_base;                                                                                     \
-        page_pa = alt_page_pa;                                                                                         \
         alt_page = p_;                                                                                                 \
         alt_page_base = b_;                                                                                            \
-        alt_page_pa = pa_;                                                                                             \
     } while (0)
 
 next_insn:
@@ -161,7 +151,7 @@ next_insn:
              * holds without looking at the page's slots again. */
             cb = code_block_at(m, pc);
             if (BLOCK_HOLDS(cb, pc) ||
-                (page[off >> 1].len && (cb = code_block_make(m, page, page_base, page_pa, page_limit, pc, dispatch))))
+                (page[off >> 1].len && (cb = code_block_make(m, page, page_base, page_limit, pc, dispatch))))
                 if (BLOCK_FITS(cb)) {
                     op = cb->ops;
                     goto *op->go;
@@ -172,7 +162,7 @@ next_insn:
         } else {
             const struct known_page *known = cache_pages ? known_page_at(h, pc) : NULL;
             if (known && known->page[(pc & 0xfff) >> 1].len && (pc & 0xfff) < page_limit) {
-                TAKE_PAGE(known->page, known->base, known->pa);
+                TAKE_PAGE(known->page, known->base);
                 goto next_insn;
             }
             h->pc = pc;
@@ -183,8 +173,8 @@ next_insn:
                 mem_region *r = phys_region(m, pa, 2);
                 rvt_insn *p = r ? r->icache[(pa - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pa & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
-                    TAKE_PAGE(p, pc & ~0xfffull, pa & ~0xfffull);
-                    *known_page_slot(h, pc) = (struct known_page){p, page_base, page_pa};
+                    TAKE_PAGE(p, pc & ~0xfffull);
+                    *known_page_slot(h, pc) = (struct known_page){p, page_base};
                     /* Its blocks, now that the page is at hand (its slot
                      * at pc is decoded and within the limit: no second
                      * trip here). */
@@ -281,12 +271,6 @@ general: {
     pc = next;
     if (__builtin_expect(st != EXEC_OK, 0))
         goto out;
-    if (h->dreg != dreg) {
-        dreg_alt = dreg ? dreg : h->dreg;
-        dreg = h->dreg;
-    }
-    host_load_key = h->htlb_load_key;
-    host_store_key = h->htlb_store_key;
     blocks_here = BLOCKS_HERE();
     goto next_insn;
 }
@@ -299,62 +283,31 @@ general: {
     } while (0)
     /* The operations' work, as their handlers and the pairs' do it. */
 #define ALU_STEP(name) (x[op->rd] = alu_value_##name(x[op->rs1], x[op->rs2], op->imm, cb->pc + 2u * op->at, XLEN))
-    /* `off`: where [va, va + nbytes) is in dreg, which becomes the region
-     * before it when only that one holds it; else the general path. */
-#define IN_DATA_REGION(va, nbytes, off)                                                                                \
-    do {                                                                                                               \
-        off = (va) - dreg->base;                                                                                       \
-        if (off > dreg->size - (nbytes)) {                                                                             \
-            const mem_region *other_ = dreg_alt;                                                                       \
-            off = (va) - other_->base;                                                                                 \
-            if (off > other_->size - (nbytes))                                                                         \
-                goto op_leave;                                                                                         \
-            dreg_alt = dreg;                                                                                           \
-            dreg = other_;                                                                                             \
-        }                                                                                                              \
-    } while (0)
+    /* Loads and stores the host TLB does not hold, misaligned ones, and
+     * stores that could change decoded code (on a page with some, or in a
+     * page's first halfword, where an instruction of the page before may
+     * end), or to the platform's watched address (tohost), go the general
+     * way. The host TLB never holds the boot ROM for stores. */
 #define LOAD_STEP(name)                                                                                                \
     do {                                                                                                               \
         const unsigned nbytes_ = LOAD_BYTES_##name;                                                                    \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        const uint8_t *from_;                                                                                          \
-        if (plain_ram) {                                                                                               \
-            IN_DATA_REGION(va, nbytes_, off);                                                                          \
-            from_ = dreg->data + off;                                                                                  \
-        } else {                                                                                                       \
-            const struct host_page *e_ = host_page_at(host_loads, va, host_load_key);                                  \
-            if (!e_)                                                                                                   \
-                goto op_leave;                                                                                         \
-            from_ = host_address(e_, va);                                                                              \
-        }                                                                                                              \
-        if (va & (nbytes_ - 1))                                                                                        \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm);                                                  \
+        const struct host_page *e_ = host_page_at(h->htlb.load, va, nbytes_);                                          \
+        if (!e_)                                                                                                       \
             goto op_leave;                                                                                             \
         uint64_t v = 0;                                                                                                \
-        copy_small(&v, from_, nbytes_);                                                                                \
+        copy_small(&v, host_address(e_, va), nbytes_);                                                                \
         x[op->rd] = SEXTX(load_extend_##name(v));                                                                      \
         x[0] = 0;                                                                                                      \
     } while (0)
-    /* Stores into the boot ROM, or that could change decoded code or reach
-     * the platform's watched address (tohost), go the general way. */
 #define STORE_STEP(name)                                                                                               \
     do {                                                                                                               \
         const unsigned nbytes_ = STORE_BYTES_##name;                                                                   \
-        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm), off;                                             \
-        uint8_t *to_;                                                                                                  \
-        if (plain_ram) {                                                                                               \
-            IN_DATA_REGION(va, nbytes_, off);                                                                          \
-            if ((va & (nbytes_ - 1)) || dreg->rom || dreg->icache[off >> 12] != NULL ||                                \
-                ((off & 0xfff) < 2 && off >= 2) || va == watched_store)                                                \
-                goto op_leave;                                                                                         \
-            to_ = dreg->data + off;                                                                                    \
-        } else {                                                                                                       \
-            /* (the page's first halfword: decoded code may end there) */                                             \
-            const struct host_page *e_ = host_page_at(host_stores, va, host_store_key);                                \
-            if (!e_ || (va & (nbytes_ - 1)) || *e_->code || !(va & 0xffe))                                             \
-                goto op_leave;                                                                                         \
-            to_ = host_address(e_, va);                                                                                \
-        }                                                                                                              \
-        copy_small(to_, &x[op->rs2], nbytes_);                                                                         \
+        uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm);                                                  \
+        const struct host_page *e_ = host_page_at(h->htlb.store, va, nbytes_);                                         \
+        if (!e_ || *e_->code || !(va & 0xffe) || va == e_->watch)                                                      \
+            goto op_leave;                                                                                             \
+        copy_small(host_address(e_, va), &x[op->rs2], nbytes_);                                                        \
     } while (0)
 #define STEP_HANDLER(name, ...)                                                                                        \
     op_##name : STEP_KIND(name);                                                                                       \
@@ -383,7 +336,6 @@ op_nop:
 #undef ALU_STEP
 #undef LOAD_STEP
 #undef STORE_STEP
-#undef IN_DATA_REGION
     /* The record of a code block's branch or jump, whose static record is
      * `sr` (`itype_add` added to its itype), closing the record block before
      * `next` with an instruction of bits `raw` and `itype`,
@@ -484,7 +436,7 @@ next_block: /* (with block records, right after one) */
         if (alt_page != no_page && pc - alt_page_base < 4096)
             BACK_TO_PAGE_BEFORE();
         else if (cache_pages && (known = known_page_at(h, pc)))
-            TAKE_PAGE(known->page, known->base, known->pa);
+            TAKE_PAGE(known->page, known->base);
         else
             goto next_insn;
     }
@@ -538,7 +490,6 @@ out:
         if (page != no_page) {
             h->fetch_page = page;
             h->fetch_page_base = page_base;
-            h->fetch_page_pa = page_pa;
         }
     } else {
         forget_fetch_pages(h);

@@ -282,90 +282,107 @@ static void test_host_tlb(void **state) {
     sv39_tables(&u, ad | PTE_R | PTE_W | PTE_X, 0x80600, ad | PTE_R);
     h->priv = PRV_S;
     forget_fetch_pages(h);
-    h->htlb_load_key = h->htlb_store_key = h->htlb_key; /* as a run starts */
+    host_tlb_allow(h, true, true); /* as a run starts */
     uint64_t pa = 0;
     assert_true(mmu_translate(h, 0x40203010, ACC_LOAD, 8, &pa));
     host_tlb_fill(h, ACC_LOAD, 0x40203010, pa);
-    const struct host_page *e = host_page_at(h->htlb->load, 0x40203ff8, h->htlb_key);
+    const struct host_page *e = host_page_at(h->htlb.load, 0x40203ff8, 8);
     assert_non_null(e);
     put(&u, 0x80200ff8, 0x1122334455667788ull, 8);
     uint64_t v = 0;
     memcpy(&v, host_address(e, 0x40203ff8), 8);
     assert_int_equal(v, 0x1122334455667788ull);
-    assert_null(host_page_at(h->htlb->load, 0x40204000, h->htlb_key)); /* another page */
-    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key)); /* stores fill their own */
-    /* what ends the TLB's translations ends these, and the run's keys */
+    /* misaligned accesses miss; what is aligned for its size hits */
+    assert_null(host_page_at(h->htlb.load, 0x40203ffc, 8));
+    assert_null(host_page_at(h->htlb.load, 0x40203ff9, 2));
+    assert_non_null(host_page_at(h->htlb.load, 0x40203ffc, 4));
+    assert_non_null(host_page_at(h->htlb.load, 0x40203ff9, 1));
+    assert_null(host_page_at(h->htlb.load, 0x40204000, 8)); /* another page */
+    assert_null(host_page_at(h->htlb.store, 0x40203010, 8)); /* stores fill their own */
+    /* what ends the TLB's translations ends these */
     forget_fetch_pages(h);
-    assert_int_equal(h->htlb_load_key, 0);
-    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    assert_null(host_page_at(h->htlb.load, 0x40203010, 8));
     /* a walk that puts another page in the TLB's place takes the host entry there */
-    h->htlb_load_key = h->htlb_store_key = h->htlb_key;
     assert_true(mmu_translate(h, 0x40203010, ACC_LOAD, 8, &pa));
     host_tlb_fill(h, ACC_LOAD, 0x40203010, pa);
+    assert_non_null(host_page_at(h->htlb.load, 0x40203010, 8));
     put(&u, LEVEL0 + 0x103 * 8, (0x80400000ull >> 12) << 10 | ad | PTE_R, 8); /* VA 0x40303000, same place */
     assert_true(mmu_translate(h, 0x40303000, ACC_LOAD, 8, &pa));
-    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
-    /* no entry where PMP allows only part of the page, for the page of the
-     * platform's watched address, or while the run's key is 0 */
+    assert_null(host_page_at(h->htlb.load, 0x40203010, 8));
+    /* no entry where PMP allows only part of the page or where the run may
+     * not fill; a store entry names where the platform's watched address is */
     h->pmpaddr[0] = 0x80200800 >> 2;
     h->pmpcfg[0] = PMP_TOR | PMP_R | PMP_W | PMP_X;
     pmp_changed(h);
     host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010);
-    assert_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    assert_null(host_page_at(h->htlb.load, 0x40203010, 8));
     h->pmpaddr[0] = 0x81000000 >> 2;
     pmp_changed(h);
     h->env.watched_store = 0x80200100;
     host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
-    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key));
-    host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010); /* loads there are plain */
-    assert_non_null(host_page_at(h->htlb->load, 0x40203010, h->htlb_key));
+    e = host_page_at(h->htlb.store, 0x40203010, 8);
+    assert_non_null(e);
+    assert_int_equal(e->watch, 0x40203100);
     h->env.watched_store = 0;
-    h->htlb_store_key = 0;
     host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
-    assert_null(host_page_at(h->htlb->store, 0x40203010, h->htlb_key));
+    assert_int_equal(host_page_at(h->htlb.store, 0x40203010, 8)->watch, 0);
+    host_tlb_allow(h, true, false);
+    host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
+    assert_null(host_page_at(h->htlb.store, 0x40203010, 8));
     /* a store entry shows whether its page has decoded code */
-    h->htlb_store_key = h->htlb_key;
+    host_tlb_allow(h, true, true);
     host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
-    e = host_page_at(h->htlb->store, 0x40203010, h->htlb_key);
+    e = host_page_at(h->htlb.store, 0x40203010, 8);
     assert_non_null(e);
     assert_null(*e->code);
     assert_non_null(phys_fetch(u.m, 0x80200010));
     assert_non_null(*e->code);
-    /* the key's last value: the table starts again */
-    h->htlb_key = HOST_TLB_KEYS;
-    forget_fetch_pages(h);
-    assert_int_equal(h->htlb_key, 1);
+    /* a run that may not take the store table finds it empty, the loads' kept */
+    host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010);
+    host_tlb_allow(h, true, false);
     for (unsigned i = 0; i < HOST_TLB_ENTRIES; i++)
-        assert_true(h->htlb->load[i].tag == ~0ull && h->htlb->store[i].tag == ~0ull);
+        assert_true(h->htlb.store[i].tag == ~0ull);
+    assert_non_null(host_page_at(h->htlb.load, 0x40203010, 8));
+    host_tlb_allow(h, false, false);
+    for (unsigned i = 0; i < HOST_TLB_ENTRIES; i++)
+        assert_true(h->htlb.load[i].tag == ~0ull);
     machine_down(&u);
 }
 
 /* Decoded code follows every store into it, so that fence.i has nothing to
- * drop; a store moves the generation of its page's code blocks alone. */
+ * drop; a store gives its page alone a new id, which its code blocks no
+ * longer hold under. */
 static void test_code_follows_stores(void **state) {
     (void)state;
     unit_machine u;
     machine_up(&u, 64, false);
-    const uint64_t *gen = &u.m->regions[0].code_gen[1];
     put(&u, RAM_BASE + 0x1000, 0x00500093, 4); /* addi ra, zero, 5 */
     put(&u, RAM_BASE + 0x1ffe, 0x00600113, 4); /* addi sp, zero, 6: its second half on the next page */
     const rvt_insn *in = phys_fetch(u.m, RAM_BASE + 0x1000);
     assert_non_null(in);
+    const struct code_page *page = code_page_of(u.m->regions[0].icache[1]);
+    assert_true(page->pa == RAM_BASE + 0x1000);
     assert_true(in->op == RVT_OP_ADDI && in->imm == 5);
     assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1ffe)->imm, 6);
-    uint64_t before = *gen;
+    put(&u, RAM_BASE + 0x5000, 0x00100093, 4); /* another page of code */
+    assert_non_null(phys_fetch(u.m, RAM_BASE + 0x5000));
+    const uint64_t other = code_page_of(u.m->regions[0].icache[5])->id;
+    assert_true(other != page->id);
+    uint64_t before = page->id;
     uint32_t insn = 0x00700093; /* addi ra, zero, 7 */
     assert_true(phys_store(u.m, u.h, RAM_BASE + 0x1000, &insn, 4));
-    assert_int_equal(*gen, before + 1);
+    assert_true(page->id != before && page->id != other && page->id != CODE_PAGE_NO_ID);
     assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1000)->imm, 7);
     /* a store elsewhere leaves the page's blocks alone */
+    before = page->id;
     uint64_t word = 0;
     assert_true(phys_store(u.m, u.h, RAM_BASE + 0x3000, &word, 8));
-    assert_int_equal(*gen, before + 1);
+    assert_int_equal(page->id, before);
     /* one into the next page's first halfword drops the instruction that ends there */
     uint16_t half = 0x0080; /* the upper half of addi sp, zero, 8 */
     assert_true(phys_store(u.m, u.h, RAM_BASE + 0x2000, &half, 2));
-    assert_int_equal(*gen, before + 2);
+    assert_true(page->id != before);
+    assert_int_equal(code_page_of(u.m->regions[0].icache[5])->id, other);
     assert_int_equal(phys_fetch(u.m, RAM_BASE + 0x1ffe)->imm, 8);
     machine_down(&u);
 }
@@ -392,7 +409,7 @@ static void test_host_tlb_reservations(void **state) {
     h->x[10] = at;
     hart_step(h, 1);
     assert_int_equal(h->pc, RAM_BASE + 4);
-    assert_non_null(host_page_at(h->htlb->store, at, h->htlb_key)); /* no reservation anywhere: filled */
+    assert_non_null(host_page_at(h->htlb.store, at, 8)); /* no reservation anywhere: filled */
     other->resv_valid = true;
     other->resv_addr = at;
     hart_step(h, 1);
