@@ -187,6 +187,7 @@ typedef struct hart {
         uint8_t cfg;
     } pmp_ranges[64];
     unsigned pmp_nranges;
+
     uint64_t tselect;
     trigger trig[RVT_TRIGGERS];
     bool trig_armed;           /* some trigger matches execute, load or store */
@@ -297,6 +298,12 @@ void host_tlb_clear(struct hart *h);
  * not use is emptied: it stays so while not filled). */
 void host_tlb_allow(struct hart *h, bool loads, bool stores);
 void host_tlb_fill(struct hart *h, enum access acc, uint64_t va, uint64_t pa);
+/* For the code blocks' handlers, after a miss: the entry for an aligned
+ * access at `va` (masked to XLEN), filled where the access translates (its
+ * page tables in RAM) to a RAM page it may reach; else NULL (the general
+ * path does the access the whole way). Nothing architectural changes
+ * either way: page faults and access faults are the general path's. */
+struct host_page *host_tlb_refill(struct hart *h, uint64_t va, unsigned nbytes, enum access acc);
 
 /* The entry of `table` for an aligned access of `nbytes` at `va`, or NULL
  * (none, or misaligned: the tag compare takes the address's low bits that

@@ -82,7 +82,31 @@ void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
     e->watch = (h->env.watched_store & ~0xfffull) == page ? (va & ~0xfffull) | (h->env.watched_store & 0xfff) : 0;
 }
 
+static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only);
+
+struct host_page *host_tlb_refill(hart *h, uint64_t va, unsigned nbytes, enum access acc) {
+    if ((va & (nbytes - 1)) || !(acc == ACC_STORE ? h->htlb_stores : h->htlb_loads))
+        return NULL;
+    /* (PMP is the fill's: over the whole page) */
+    uint64_t pa;
+    const struct tlb_entry *hit = h->tlb ? &h->tlb->e[acc][(va >> 12) % TLB_ENTRIES] : NULL;
+    if (data_priv(h) == PRV_M || satp_mode(h) == 0)
+        pa = va;
+    else if (hit && hit->gen == h->tlb_gen && hit->vpn == va >> 12)
+        pa = hit->pa_page | (va & 0xfff);
+    else if (!translate(h, va, acc, nbytes, &pa, true))
+        return NULL;
+    host_tlb_fill(h, acc, va, pa);
+    return host_page_at(acc == ACC_STORE ? h->htlb.store : h->htlb.load, va, nbytes);
+}
+
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
+    return translate(h, va, acc, len, pa, false);
+}
+
+/* ram_walk_only: a page-table entry outside RAM is not read (a device's
+ * read may have effects) but fails the translation as an access fault. */
+static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only) {
     unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
     unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
     if (prv == PRV_M || mode == 0) {
@@ -116,7 +140,8 @@ bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t
         uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
         uint64_t pte_addr = a + vpn * ptesize;
         uint64_t pte = 0;
-        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) || !phys_load(h->m, pte_addr, &pte, ptesize))
+        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) ||
+            (ram_walk_only && !phys_region(h->m, pte_addr, ptesize)) || !phys_load(h->m, pte_addr, &pte, ptesize))
             goto access_fault;
         if (ptesize == 4)
             pte = (uint32_t)pte;

@@ -293,7 +293,7 @@ general: {
         const unsigned nbytes_ = LOAD_BYTES_##name;                                                                    \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm);                                                  \
         const struct host_page *e_ = host_page_at(h->htlb.load, va, nbytes_);                                          \
-        if (!e_)                                                                                                       \
+        if (__builtin_expect(!e_, 0) && !(e_ = host_tlb_refill(h, va, nbytes_, ACC_LOAD)))                             \
             goto op_leave;                                                                                             \
         uint64_t v = 0;                                                                                                \
         copy_small(&v, host_address(e_, va), nbytes_);                                                                \
@@ -305,7 +305,9 @@ general: {
         const unsigned nbytes_ = STORE_BYTES_##name;                                                                   \
         uint64_t va = MASKX(x[op->rs1] + (uint64_t)(int64_t)op->imm);                                                  \
         const struct host_page *e_ = host_page_at(h->htlb.store, va, nbytes_);                                         \
-        if (!e_ || *e_->code || !(va & 0xffe) || va == e_->watch)                                                      \
+        if (__builtin_expect(!e_, 0) && !(e_ = host_tlb_refill(h, va, nbytes_, ACC_STORE)))                            \
+            goto op_leave;                                                                                             \
+        if (*e_->code || !(va & 0xffe) || va == e_->watch)                                                             \
             goto op_leave;                                                                                             \
         copy_small(host_address(e_, va), &x[op->rs2], nbytes_);                                                        \
     } while (0)
