@@ -19,9 +19,9 @@ minor=${rest%%.*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Defined dynamic symbols, less the linker's own and a sanitizer's.
-"$nm" -D --defined-only --format=posix "$lib" | awk '{ print $1 }' |
-    grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$|^__(asan|odr_asan|ubsan|lsan|sanitizer|sancov)' |
+# Defined dynamic symbols, less those the toolchain adds (_init, _end,
+# __bss_start, a sanitizer's __asan_*...): no name of the API starts with _.
+"$nm" -D --defined-only --format=posix "$lib" | awk '{ print $1 }' | grep -v '^_' |
     LC_ALL=C sort -u >"$tmp/built"
 if [ ! -s "$tmp/built" ]; then
     echo "symbols.sh: no exported symbols read from $lib" >&2
