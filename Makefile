@@ -5,7 +5,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-d
                    gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang valgrind lcov tidy chromium
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test quick-test sanitize-test sweep bench fuzz clean linux linux-shell
+.PHONY: deps build install demo test quick-test sanitize-test sweep bench fuzz clean linux linux-shell
 
 deps:
 	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \
@@ -16,6 +16,12 @@ deps:
 build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 	cmake --build build -j $(JOBS)
+
+# The program, the libraries, their headers, pkg-config file and manual pages
+# under PREFIX (docs/api.md): make install PREFIX=$$HOME/.local
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix $(PREFIX)
 
 # The bundled example end to end: hart model -> E-Trace -> decoder -> listing.
 demo: build

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rvtrace/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,7 +26,7 @@ enum rvt_status {
 };
 
 /* Human-readable text of a status code; never NULL. */
-const char *rvt_strerror(int status);
+RVT_API const char *rvt_strerror(int status);
 
 /* Fixed-size diagnostic buffer that modules fill with a precise message
  * (file, offset, what was expected) when they return an error. */
@@ -34,7 +36,7 @@ typedef struct rvt_diag {
 
 /* printf-style formatting into a diagnostic; returns `status` so callers can
  * write `return rvt_diag_set(d, RVT_E_FORMAT, "...")`. `d` may be NULL. */
-int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
+RVT_API int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -44,20 +46,20 @@ int rvt_diag_set(rvt_diag *d, int status, const char *fmt, ...)
  * transparent huge pages where the system gives them: one page fault per
  * 2 MiB rather than 512. NULL when there is no memory. Freed with
  * rvt_huge_free and the same size. */
-void *rvt_huge_alloc(size_t size);
-void rvt_huge_free(void *p, size_t size);
+RVT_API void *rvt_huge_alloc(size_t size);
+RVT_API void rvt_huge_free(void *p, size_t size);
 /* Faults in an rvt_huge_alloc block's pages now, on the calling thread,
  * without writing to them (another thread may be writing there already):
  * the page clearing then happens here rather than where the memory is first
  * used. Nothing where the system cannot do that. */
-void rvt_huge_populate(void *p, size_t size);
+RVT_API void rvt_huge_populate(void *p, size_t size);
 
 /* Zeroed, page-aligned memory for a big table touched in a few places (a
  * short run's): a page faults in only where it is used, none is cleared
  * in advance. NULL when there is no memory. Freed with rvt_pages_free and
  * the same size. */
-void *rvt_pages_alloc(size_t size);
-void rvt_pages_free(void *p, size_t size);
+RVT_API void *rvt_pages_alloc(size_t size);
+RVT_API void rvt_pages_free(void *p, size_t size);
 
 /* ---- Small copies ---- */
 
@@ -139,17 +141,17 @@ extern "C" {
 /* Sequential reader of a plain or zstd-compressed (.zst, detected by its
  * magic number) file, so traces never need unpacking on disk. */
 typedef struct rvt_zreader rvt_zreader;
-int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
+RVT_API int rvt_zreader_open(rvt_zreader **out, const char *path, rvt_diag *diag);
 /* Reads up to n bytes; returns the count (0 at end) or a negative status. */
-long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
+RVT_API long rvt_zreader_read(rvt_zreader *r, void *buf, size_t n, rvt_diag *diag);
 /* How far reading has got: bytes of the file consumed (compressed bytes
  * for zstd) and the file's size (0 when it is not a regular file). */
-void rvt_zreader_position(const rvt_zreader *r, uint64_t *done, uint64_t *size);
-void rvt_zreader_close(rvt_zreader *r);
+RVT_API void rvt_zreader_position(const rvt_zreader *r, uint64_t *done, uint64_t *size);
+RVT_API void rvt_zreader_close(rvt_zreader *r);
 /* Gives back bytes just read from `r` (a format sniffed), to be read again
  * before the rest: a pipe or FIFO is opened and read once. RVT_E_NOMEM. */
-int rvt_zreader_unread(rvt_zreader *r, const void *bytes, size_t len);
-const char *rvt_zreader_path(const rvt_zreader *r);
+RVT_API int rvt_zreader_unread(rvt_zreader *r, const void *bytes, size_t len);
+RVT_API const char *rvt_zreader_path(const rvt_zreader *r);
 
 /* A byte buffer that grows as bytes are appended; rvt_membuf_append has the
  * signature of the encoders' byte sinks, so a trace can be kept in memory. */
@@ -157,34 +159,34 @@ typedef struct rvt_membuf {
     uint8_t *data;
     size_t len, cap;
 } rvt_membuf;
-int rvt_membuf_append(void *membuf, const uint8_t *bytes, size_t len); /* RVT_E_NOMEM when it cannot grow */
-void rvt_membuf_free(rvt_membuf *b);
+RVT_API int rvt_membuf_append(void *membuf, const uint8_t *bytes, size_t len); /* RVT_E_NOMEM when it cannot grow */
+RVT_API void rvt_membuf_free(rvt_membuf *b);
 
 /* Line-by-line reader of a plain or zstd-compressed text file. */
 typedef struct rvt_line_reader rvt_line_reader;
-int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag);
+RVT_API int rvt_line_reader_open(rvt_line_reader **out, const char *path, rvt_diag *diag);
 /* The same on a reader already open, which it takes (closed on failure). */
-int rvt_line_reader_open_z(rvt_line_reader **out, rvt_zreader *z, rvt_diag *diag);
+RVT_API int rvt_line_reader_open_z(rvt_line_reader **out, rvt_zreader *z, rvt_diag *diag);
 /* Closes the line reader and hands on its file, the bytes not yet taken as
  * lines to be read first (NULL when out of memory). */
-rvt_zreader *rvt_line_reader_detach(rvt_line_reader *r);
+RVT_API rvt_zreader *rvt_line_reader_detach(rvt_line_reader *r);
 /* The first bytes of the file (up to 64 KiB), for format detection before
  * any line is taken. */
-const char *rvt_line_reader_peek(rvt_line_reader *r, size_t *len);
+RVT_API const char *rvt_line_reader_peek(rvt_line_reader *r, size_t *len);
 /* Next line without its newline, NUL-terminated and valid until the next
  * call. Returns 1, 0 at the end, or a negative status (I/O error, or a line
  * longer than 64 KiB) with the file and line number in diag. */
-int rvt_line_next(rvt_line_reader *r, char **line, rvt_diag *diag);
-uint64_t rvt_line_number(const rvt_line_reader *r); /* of the line last returned */
-const char *rvt_line_reader_path(const rvt_line_reader *r);
-void rvt_line_reader_close(rvt_line_reader *r);
+RVT_API int rvt_line_next(rvt_line_reader *r, char **line, rvt_diag *diag);
+RVT_API uint64_t rvt_line_number(const rvt_line_reader *r); /* of the line last returned */
+RVT_API const char *rvt_line_reader_path(const rvt_line_reader *r);
+RVT_API void rvt_line_reader_close(rvt_line_reader *r);
 
 /* Whole (decompressed) file into a malloc'ed buffer with a NUL after it.
  * Running out of memory is reported in words, with the bytes read. */
-int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag);
+RVT_API int rvt_read_file(const char *path, char **data, size_t *size, rvt_diag *diag);
 /* The same for a file that cannot be big (a settings file): more than `max`
  * bytes is an error naming `what` and the limit, so /dev/zero ends. */
-int rvt_read_file_max(const char *path, char **data, size_t *size, size_t max, const char *what, rvt_diag *diag);
+RVT_API int rvt_read_file_max(const char *path, char **data, size_t *size, size_t max, const char *what, rvt_diag *diag);
 #ifdef __cplusplus
 }
 #endif

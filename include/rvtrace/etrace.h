@@ -66,24 +66,24 @@ typedef struct rvt_etrace_options {
     } filter;
 } rvt_etrace_options;
 
-void rvt_etrace_params_default(rvt_etrace_params *p);
-void rvt_etrace_options_default(rvt_etrace_options *o);
+RVT_API void rvt_etrace_params_default(rvt_etrace_params *p);
+RVT_API void rvt_etrace_options_default(rvt_etrace_options *o);
 
 /* Read a .scf or .ucf file: `name=value` lines, '#' and ';' comments,
  * [section] headings. Unknown names are errors (with the line number) unless
  * they belong to sections the encoder does not use. */
-int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag);
-int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag);
+RVT_API int rvt_etrace_load_scf(const char *path, rvt_etrace_params *p, rvt_diag *diag);
+RVT_API int rvt_etrace_load_ucf(const char *path, rvt_etrace_options *o, rvt_diag *diag);
 /* Defaults, then the .scf and .ucf when given (either may be NULL). */
 /* PULP rv_tracer's parameters (its te_pkg): XLEN 64, byte addresses,
  * 2-bit privilege, 64-bit ecause, no time, context, implicit return or
  * irdepth; rv_tracer_layout. */
-void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o);
+RVT_API void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_options *o);
 
 /* The .scf and .ucf files are a few dozen lines; one over this size is
  * not one (and /dev/zero would otherwise be read until memory ran out). */
 #define RVT_CONFIG_FILE_MAX ((size_t)1 << 20)
-int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
+RVT_API int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
 
 /* Field widths that follow from the parameters. */
@@ -119,7 +119,7 @@ enum {
     RVT_IOPT_JUMP_TARGET_CACHE = 8,
     RVT_IOPT_BRANCH_PREDICTION = 16,
 };
-unsigned rvt_etrace_ioptions(const rvt_etrace_options *o);
+RVT_API unsigned rvt_etrace_ioptions(const rvt_etrace_options *o);
 
 /* One te_inst packet. Which fields exist follows from format/subformat (and
  * branches/interrupt); the others are ignored. */
@@ -143,17 +143,17 @@ typedef struct rvt_te_inst {
 /* Payload bytes of a packet: fields LSB first, then the run of top bits equal
  * to the MSB cut back to one, padded with copies of the MSB. Returns the
  * byte count (<= cap) or a negative status; out[count..cap) may be written. */
-int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+RVT_API int rvt_te_inst_pack(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
                      uint8_t *out, size_t cap);
 
 /* Decodes a payload (bits beyond the payload repeat its last bit). */
-int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
+RVT_API int rvt_te_inst_unpack(const rvt_etrace_params *p, const rvt_etrace_options *o, const uint8_t *payload,
                        size_t len, rvt_te_inst *pkt, rvt_diag *diag);
 
 /* The reference flow's te_inst CSV: header line and one row per packet
  * ('_' for absent fields). */
-const char *rvt_te_inst_csv_header(void);
-void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
+RVT_API const char *rvt_te_inst_csv_header(void);
+RVT_API void rvt_te_inst_csv_row(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_te_inst *pkt,
                          char *buf, size_t cap);
 
 /* Transport. The reference flow writes each packet as a header byte
@@ -182,7 +182,7 @@ typedef struct rvt_te_transport {
 
 /* The reference flow's raw packet: written to f, or framed in `out` (the
  * frame's length returned, 0 when len is not 1..31). */
-int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);
+RVT_API int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len);
 static inline size_t rvt_te_raw_frame(const uint8_t *payload, size_t len, uint8_t out[32]) {
     if (len == 0 || len > 31)
         return 0;
@@ -197,7 +197,7 @@ typedef struct rvt_te_encap_writer {
     rvt_te_transport t;
     uint64_t packets;
 } rvt_te_encap_writer;
-int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time);
+RVT_API int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time);
 
 /* Sequential reader of a stream held in memory. Zero bytes between packets
  * are alignment padding. Returns 1 with the next packet, 0 at the end, or a
@@ -219,22 +219,22 @@ typedef struct rvt_te_raw_cursor {
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
  * zero bytes when there is one, else one byte on. Returns the bytes skipped. */
-size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
-int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
+RVT_API size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
+RVT_API int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);
 
 /* Bits of the branch_map field for `branches` branches (0 = a full map of 31). */
-unsigned rvt_te_branch_map_len(unsigned branches);
+RVT_API unsigned rvt_te_branch_map_len(unsigned branches);
 
 /* ---- Branch predictor and jump target cache (kept in step by both sides) ---- */
 
 /* The spec's predictor: 2^size 2-bit states indexed by address bits
  * size+lsb-1..lsb; the state's MSB is the prediction, its LSB the last
  * outcome, and a prediction flips after two failures. */
-void rvt_bpred_reset(uint8_t *table, unsigned size); /* every entry to 01 */
-bool rvt_bpred_predict(const uint8_t *table, unsigned size, unsigned lsb, uint64_t addr);
+RVT_API void rvt_bpred_reset(uint8_t *table, unsigned size); /* every entry to 01 */
+RVT_API bool rvt_bpred_predict(const uint8_t *table, unsigned size, unsigned lsb, uint64_t addr);
 /* Records the outcome of the branch at `addr`; returns whether it was predicted. */
-bool rvt_bpred_update(uint8_t *table, unsigned size, unsigned lsb, uint64_t addr, bool taken);
+RVT_API bool rvt_bpred_update(uint8_t *table, unsigned size, unsigned lsb, uint64_t addr, bool taken);
 /* Direct-mapped jump target cache slot of `target` (address bits size+lsb-1..lsb). */
 static inline unsigned rvt_jtc_index(unsigned size, unsigned lsb, uint64_t target) {
     return (unsigned)(target >> lsb) & ((1u << size) - 1);
@@ -247,7 +247,7 @@ typedef int (*rvt_te_packet_sink)(void *user, const rvt_te_inst *pkt, const uint
 
 typedef struct rvt_etrace_encoder rvt_etrace_encoder;
 /* Starts tracing: emits the opening support packet. */
-int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+RVT_API int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            rvt_te_packet_sink sink, void *user);
 /* Feeds retirement records: single-retire (one instruction each; traps as
  * records with ninsns 0 and itype 1/2) or multiple-retire blocks (which end
@@ -255,46 +255,46 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
  * instructions, the ones between being plain, except where they can matter
  * and the encoder has the code (rvt_etrace_encoder_set_code): then the
  * packets are those of the single-retire records. */
-int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n);
+RVT_API int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n);
 /* The program's code, to take blocks apart (rvt_code_fetch from flow.h). */
-void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user);
+RVT_API void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user);
 /* Reports the last instruction, closes with a support packet (trace ended)
  * and frees the encoder; *packets gets the packet count. */
-int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);
+RVT_API int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets);
 
 /* ---- Decoder ---- */
 
 
 typedef struct rvt_etrace_decoder rvt_etrace_decoder;
-int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
+RVT_API int rvt_etrace_decoder_new(rvt_etrace_decoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            unsigned xlen, rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
 /* Processes one packet; on an inconsistency between packets and code
  * returns a negative status with the packet index and address in diag. */
-int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *diag);
+RVT_API int rvt_etrace_decode(rvt_etrace_decoder *d, const rvt_te_inst *pkt, rvt_diag *diag);
 /* Memory whose contents cannot change while the program runs (a boot ROM,
  * say): lets the decoder follow register values through loads from it. */
 typedef bool (*rvt_const_read)(void *user, uint64_t addr, void *buf, unsigned n);
 /* The trap vectors (mtvec and stvec values) for implicit-exception mode,
  * where trap packets leave out the handler address: the packet's privilege
  * says which one the trap took (S: stvec, once set; otherwise mtvec). */
-void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
-void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
+RVT_API void rvt_etrace_decoder_set_tvec(rvt_etrace_decoder *d, uint64_t tvec);
+RVT_API void rvt_etrace_decoder_set_stvec(rvt_etrace_decoder *d, uint64_t stvec);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time (same `user`). */
-void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
+RVT_API void rvt_etrace_decoder_set_block_sink(rvt_etrace_decoder *d, rvt_block_sink block);
 /* With a block sink: the walks the decoder kept and hands out again go to
  * `walk` instead (same `user`); see rvt_walk_sink. */
-void rvt_etrace_decoder_set_walk_sink(rvt_etrace_decoder *d, rvt_walk_sink walk);
+RVT_API void rvt_etrace_decoder_set_walk_sink(rvt_etrace_decoder *d, rvt_walk_sink walk);
 /* Report straight runs to `run` (the rest still one address at a time to
  * the PC sink; same `user`); ignored with a block sink. */
-void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run);
+RVT_API void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run);
 /* Report traps (format 3 subformat 1: cause, tval, where, handler) to `trap`
  * (same `user`), in order with the instructions. */
-void rvt_etrace_decoder_set_trap_sink(rvt_etrace_decoder *d, rvt_trap_sink trap);
+RVT_API void rvt_etrace_decoder_set_trap_sink(rvt_etrace_decoder *d, rvt_trap_sink trap);
 /* After an error: forget the path and wait for the next synchronisation
  * packet (format 3 subformat 0 or 1). */
-void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);
-void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user);
+RVT_API void rvt_etrace_decoder_resync(rvt_etrace_decoder *d);
+RVT_API void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read read, void *user);
 /* Where the trace ended (a support packet saying so, or the caller's end of
  * input, with `at_end`): when the last packet's address was passed in a loop
  * that the packets do not count (no branch and no reported jump in it, like
@@ -302,15 +302,15 @@ void rvt_etrace_decoder_set_const_memory(rvt_etrace_decoder *d, rvt_const_read r
  * say in which iteration it stopped. The decoder lists up to the first
  * occurrence; this returns how many such ends it met, the address and the
  * loop's length of the last one. */
-uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len);
+RVT_API uint64_t rvt_etrace_decoder_ambiguous_ends(rvt_etrace_decoder *d, bool at_end, uint64_t *addr, uint64_t *loop_len);
 /* Traps whose last retired instruction the packets cannot place: its address
  * recurs with no branch or reported jump between (the same call made twice
  * before a trap at its return, in implicit-return mode). The decoder keeps
  * the first occurrence, as the specification's decoder does, except when a
  * 1.0 trap packet gives the EPC (illegal instruction). Returns how many
  * there were and the address of the first. */
-uint64_t rvt_etrace_decoder_ambiguous_traps(const rvt_etrace_decoder *d, uint64_t *addr);
-void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
+RVT_API uint64_t rvt_etrace_decoder_ambiguous_traps(const rvt_etrace_decoder *d, uint64_t *addr);
+RVT_API void rvt_etrace_decoder_free(rvt_etrace_decoder *d);
 
 /* A packet of a capture: its number (from 1) and the byte offset where it
  * starts, which messages about it give. */
@@ -320,22 +320,22 @@ typedef struct rvt_etrace_item {
 } rvt_etrace_item;
 /* rvt_etrace_decode for a packet of a capture: a loss names the packet and
  * its byte offset, and the decoder then waits for the next sync. */
-int rvt_etrace_decode_item(rvt_etrace_decoder *d, const rvt_etrace_item *it, rvt_diag *diag);
+RVT_API int rvt_etrace_decode_item(rvt_etrace_decoder *d, const rvt_etrace_item *it, rvt_diag *diag);
 /* Give `to` the path state of `from` (where the flow is, branch outcomes
  * still due, the return stack, register values, predictor and jump target
  * cache, options changed by support packets), keeping its own configuration,
  * sinks and counters: decoding goes on in `to` as it would have in `from`. */
-void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_decoder *from);
+RVT_API void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_decoder *from);
 /* Whether the same packets would decode the same way in both (a decoder
  * started afresh at a sync packet and one that came to it from the start). */
-bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace_decoder *b);
+RVT_API bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace_decoder *b);
 /* Decoding on several threads (rvt_decode_pool): the items are
  * rvt_etrace_item; segments start at sync packets (format 3 subformat 0),
  * which restart the predictor, the jump target cache and (with a call
  * counter or return stack, or without implicit return) the call stack and
  * the register values. Without counter and stack, where implicit return
  * keeps the call stack across syncs, segments mostly decode in order. */
-extern const rvt_pool_codec rvt_etrace_pool_codec;
+extern RVT_API const rvt_pool_codec rvt_etrace_pool_codec;
 
 #ifdef __cplusplus
 }

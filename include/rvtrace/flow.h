@@ -105,11 +105,11 @@ typedef struct rvt_run_cache {
     rvt_run slots[RVT_RUN_SLOTS];
 } rvt_run_cache;
 
-int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
+RVT_API int rvt_run_cache_new(rvt_run_cache **out, rvt_code_fetch fetch, void *user, unsigned xlen,
                       rvt_insn_classifier classify);
-void rvt_run_cache_free(rvt_run_cache *c);
+RVT_API void rvt_run_cache_free(rvt_run_cache *c);
 /* Reads the run at `pc` into its slot (rvt_run_at's miss). */
-const rvt_run *rvt_run_fill(rvt_run_cache *c, uint64_t pc);
+RVT_API const rvt_run *rvt_run_fill(rvt_run_cache *c, uint64_t pc);
 /* The run starting at `pc` (n = 0 when the instruction there is not linear,
  * or cannot be fetched: has_end false then). */
 static inline const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
@@ -117,7 +117,7 @@ static inline const rvt_run *rvt_run_at(rvt_run_cache *c, uint64_t pc) {
     return r->valid && r->start == pc ? r : rvt_run_fill(c, pc);
 }
 /* Address of linear instruction `i` of `r` (i <= n). */
-uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
+RVT_API uint64_t rvt_run_addr(const rvt_run_cache *c, const rvt_run *r, uint32_t i);
 
 /* ---- Blocks a walk gave ----
  * Decoders keep them to hand them out again when the same walk is due
@@ -138,7 +138,7 @@ static inline uint64_t rvt_block_end(const rvt_block *b) { return b->start + b->
  * the flow to its block sink. */
 typedef int (*rvt_walk_sink)(void *user, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
 /* A walk id not given out before in this process (never 0; any thread). */
-uint64_t rvt_walk_id(void);
+RVT_API uint64_t rvt_walk_id(void);
 
 /* Adds a block to `list` (`*count` of at most `max` kept); false when it
  * is full, or the block's span does not fit (an address space that wraps
@@ -209,10 +209,10 @@ static inline void rvt_block_ring_walk_end(rvt_block_ring *r, uint64_t at, uint3
  * would have given them. */
 
 typedef struct rvt_flow_log rvt_flow_log;
-int rvt_flow_log_new(rvt_flow_log **out);
-void rvt_flow_log_free(rvt_flow_log *l);
+RVT_API int rvt_flow_log_new(rvt_flow_log **out);
+RVT_API void rvt_flow_log_free(rvt_flow_log *l);
 /* Forget the entries (the memory stays for the next use). */
-void rvt_flow_log_clear(rvt_flow_log *l);
+RVT_API void rvt_flow_log_clear(rvt_flow_log *l);
 /* A log refuses more once it holds this many 8-byte words (it holds fewer
  * than twice as many): one packet or message can send a decoder through
  * billions of instructions, which consumers take as they come but a log
@@ -224,10 +224,10 @@ void rvt_flow_log_clear(rvt_flow_log *l);
  * joins the last one still fits). A run that continues the run logged just before it
  * joins that one while both fit in RVT_RUN_MAX instructions (consumers take
  * any cut of a sequence into runs alike). */
-int rvt_flow_log_pc(void *log, uint64_t pc);
-int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
-int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
-int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
+RVT_API int rvt_flow_log_pc(void *log, uint64_t pc);
+RVT_API int rvt_flow_log_run(void *log, uint64_t start, uint32_t n, uint64_t wide);
+RVT_API int rvt_flow_log_block(void *log, uint64_t start, uint64_t end, uint32_t n);
+RVT_API int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
 /* A walk sink (rvt_walk_sink). A walk's blocks are kept the first time
  * its id comes in a log, and every pass is three words that refer to them
  * (the blocks are the same): a pass over a kept walk costs the decoder and
@@ -235,12 +235,12 @@ int rvt_flow_log_trap(void *log, const rvt_trap_event *trap);
  * the kept blocks to the walk sink without copying them. A walk of more
  * than RVT_FLOW_LOG_WALK_MAX blocks goes in as its blocks. */
 #define RVT_FLOW_LOG_WALK_MAX 64u
-int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
+RVT_API int rvt_flow_log_walk(void *log, uint64_t id, const rvt_block *blocks, uint32_t n, uint64_t insns);
 /* From any thread: the log refuses every entry from now on (the decoder
  * writing into it stops at its next one). */
-void rvt_flow_log_stop(rvt_flow_log *l);
+RVT_API void rvt_flow_log_stop(rvt_flow_log *l);
 /* A note in the flow (where the decoder lost the path, and why). */
-int rvt_flow_log_note(rvt_flow_log *l, const char *text);
+RVT_API int rvt_flow_log_note(rvt_flow_log *l, const char *text);
 
 /* Where a log is replayed; each receives `user`. */
 typedef struct rvt_flow_sinks {
@@ -253,7 +253,7 @@ typedef struct rvt_flow_sinks {
 } rvt_flow_sinks;
 /* Hands the entries on in the order they came; stops at the first sink that
  * returns non-zero and returns that value. */
-int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *user);
+RVT_API int rvt_flow_log_replay(const rvt_flow_log *l, const rvt_flow_sinks *to, void *user);
 
 /* ---- Decoding on several threads ----
  *
@@ -320,26 +320,26 @@ typedef struct rvt_decode_pool_config {
     uint64_t warm_up;
 } rvt_decode_pool_config;
 
-int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg);
+RVT_API int rvt_decode_pool_new(rvt_decode_pool **out, const rvt_decode_pool_config *cfg);
 /* The next item of the trace. Returns 0, or what stopped decoding: a
  * sink's or callback's non-zero value, RVT_E_NOMEM. */
-int rvt_decode_pool_item(rvt_decode_pool *p, const void *item);
+RVT_API int rvt_decode_pool_item(rvt_decode_pool *p, const void *item);
 /* Room for the next item (item_size bytes) where the segment keeps it, or
  * NULL when memory ran out: an item read into it and handed to
  * rvt_decode_pool_item next is not copied. (A copy of what was just written
  * field by field waits for those stores to land, and they wait for lines a
  * worker on the other core read last.) */
-void *rvt_decode_pool_room(rvt_decode_pool *p);
+RVT_API void *rvt_decode_pool_room(rvt_decode_pool *p);
 /* The bytes before the next item were damaged (`text` says how): every
  * decoder forgets the path there. */
-int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text);
+RVT_API int rvt_decode_pool_damage(rvt_decode_pool *p, const char *text);
 /* Decodes what is left and hands it on; returns like rvt_decode_pool_item. */
-int rvt_decode_pool_finish(rvt_decode_pool *p);
+RVT_API int rvt_decode_pool_finish(rvt_decode_pool *p);
 /* Segments decoded afresh on the workers and kept, those decoded there in
  * order after the one before (no restarting sync between them), and those
  * decoded again in order on the calling thread (for tests and benchmarks). */
-void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *chained, uint64_t *again);
-void rvt_decode_pool_free(rvt_decode_pool *p);
+RVT_API void rvt_decode_pool_counts(const rvt_decode_pool *p, uint64_t *parallel, uint64_t *chained, uint64_t *again);
+RVT_API void rvt_decode_pool_free(rvt_decode_pool *p);
 
 #ifdef __cplusplus
 }

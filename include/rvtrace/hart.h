@@ -66,19 +66,19 @@ enum rvt_ctr_version {
 
 /* Parse spike's -m syntax: "BASE:SIZE[,BASE:SIZE...]" (hex or decimal), or a
  * plain size in MiB placed at 0x80000000. */
-int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *diag);
+RVT_API int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *diag);
 
-void rvt_machine_config_default(rvt_machine_config *cfg);
+RVT_API void rvt_machine_config_default(rvt_machine_config *cfg);
 
 typedef struct rvt_machine rvt_machine;
 
 /* Builds the machine for the program in `img` (its PT_LOAD segments are copied
  * into RAM; XLEN comes from the ELF class). The image must outlive the machine. */
-int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag);
-void rvt_machine_free(rvt_machine *m);
+RVT_API int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag);
+RVT_API void rvt_machine_free(rvt_machine *m);
 
 /* Retirement records go to `sink` in batches during rvt_machine_run. */
-void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user);
+RVT_API void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user);
 /* Or packed (rvt_retire_packed), the form the machine writes them in, to
  * a sink that hands them on to another thread (rvt_retire_relay). `space`,
  * if not NULL, gives the memory to write them in (room for *cap slots, at
@@ -87,7 +87,7 @@ void rvt_machine_set_sink(rvt_machine *m, rvt_retire_sink sink, void *user);
  * sink set is the one; each gets a packed stream of its own (state 0 before
  * its first record). */
 typedef rvt_retire_packed *(*rvt_packed_space)(void *user, size_t *cap);
-void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user);
+RVT_API void rvt_machine_set_packed_sink(rvt_machine *m, rvt_packed_sink sink, rvt_packed_space space, void *user);
 
 enum rvt_stop_reason {
     RVT_STOP_EXIT = 0,     /* the program wrote its exit code to tohost */
@@ -111,35 +111,35 @@ typedef struct rvt_run_result {
     bool had_trap;
 } rvt_run_result;
 
-int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);
+RVT_API int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);
 
 /* Whether a hart stored an exit code to tohost (the program ended, though
  * the run may have stopped before the host saw it). */
-bool rvt_machine_exited(const rvt_machine *m);
+RVT_API bool rvt_machine_exited(const rvt_machine *m);
 
 /* Low-level access for tests and tools. */
-uint64_t rvt_machine_reg(const rvt_machine *m, unsigned hart, unsigned reg);
-uint64_t rvt_machine_pc(const rvt_machine *m, unsigned hart);
+RVT_API uint64_t rvt_machine_reg(const rvt_machine *m, unsigned hart, unsigned reg);
+RVT_API uint64_t rvt_machine_pc(const rvt_machine *m, unsigned hart);
 /* A CSR of a hart as software would read it (0 when it does not exist). */
-uint64_t rvt_machine_csr(rvt_machine *m, unsigned hart, unsigned csr);
-bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n);
+RVT_API uint64_t rvt_machine_csr(rvt_machine *m, unsigned hart, unsigned csr);
+RVT_API bool rvt_machine_read_mem(rvt_machine *m, uint64_t paddr, void *buf, size_t n);
 
 /* Code for trace decoders: the decoded instruction at `addr` from the
  * program image, or else from the machine's memory (spike's boot ROM, which
  * traces from reset start in). `m` may be NULL. */
-bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *out);
+RVT_API bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *out);
 /* Read-only memory of the machine (the boot ROM): contents a decoder may
  * trust when following register values. */
-bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
+RVT_API bool rvt_machine_read_rom(rvt_machine *m, uint64_t addr, void *buf, unsigned n);
 /* From now on the machine notes whether a hart executes an instruction
  * outside the executable ones of `segs` and the boot ROM, or any with
  * address translation on: until then the code of every retired instruction
  * is the image's or the ROM's, which another thread may read while the harts
  * run (rvt_program_insn reads the machine's memory only for other code).
  * RVT_E_RANGE for more than 16 executable segments (nothing is watched then). */
-int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n);
+RVT_API int rvt_machine_watch_code(rvt_machine *m, const rvt_segment_info *segs, size_t n);
 /* Whether a hart left the watched code (true when nothing is watched). */
-bool rvt_machine_left_code(const rvt_machine *m);
+RVT_API bool rvt_machine_left_code(const rvt_machine *m);
 /* Whether a hart executed code inside the watched segments that differs from
  * the image's (the program wrote over its own code; true when nothing is
  * watched): from then on the image is not the code the records ran, and
@@ -149,7 +149,7 @@ bool rvt_machine_left_code(const rvt_machine *m);
  * rvt_machine_set_packed_sink), the last of them one record per instruction
  * (whoever reads them may hold the last back until the next comes), so that
  * every record's code is read while it is in memory. */
-bool rvt_machine_changed_code(const rvt_machine *m);
+RVT_API bool rvt_machine_changed_code(const rvt_machine *m);
 /* How many of the packed records slots[0..n), from the first, ran code that
  * the watched segments of the image or the boot ROM hold (records of fewer
  * than two instructions count: their code is not read): those a consumer on
@@ -157,7 +157,7 @@ bool rvt_machine_changed_code(const rvt_machine *m);
  * on. From the first that did not, the records are to be read on the hart's
  * thread (the protocol as a whole: src/hart/trace_port.c). n while no hart
  * left the watched code; 0 once it changed. */
-size_t rvt_machine_image_code_prefix(rvt_machine *m, const rvt_retire_packed *slots, size_t n);
+RVT_API size_t rvt_machine_image_code_prefix(rvt_machine *m, const rvt_retire_packed *slots, size_t n);
 
 
 /* ---- Control transfer records ---- */
@@ -176,28 +176,28 @@ typedef struct rvt_ctr_record {
  * 1 << privilege (M 8, S 2, U 1), `depth` the buffer depth (0: keep); the
  * buffer is cleared. RVT_E_UNSUPP when the machine has no CTR or the depth
  * is not supported. */
-int rvt_machine_ctr_enable(rvt_machine *m, unsigned hart, unsigned modes, unsigned depth, rvt_diag *diag);
+RVT_API int rvt_machine_ctr_enable(rvt_machine *m, unsigned hart, unsigned modes, unsigned depth, rvt_diag *diag);
 /* The valid entries of a hart's CTR buffer, youngest (logical entry 0)
  * first; returns how many were written to `out` (at most `cap`). */
-size_t rvt_machine_ctr_read(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
+RVT_API size_t rvt_machine_ctr_read(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
 /* The same as they were when the program stored its exit code to tohost
  * (the end of spike's trace; the hart runs on until the host sees it), or
  * the current ones when it has not. */
-size_t rvt_machine_ctr_read_at_exit(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
+RVT_API size_t rvt_machine_ctr_read_at_exit(rvt_machine *m, unsigned hart, rvt_ctr_record *out, size_t cap);
 /* Elapsed cycles of a ctrdata.CC value (CCE in bits 15:12, CCM in 11:0). */
-uint64_t rvt_ctr_cycles(unsigned cc);
+RVT_API uint64_t rvt_ctr_cycles(unsigned cc);
 
 /* Calls `fn` each time hart 0 has retired another `period` instructions,
  * between instructions (before a trap that follows the last one): what a
  * counter overflow interrupt gives a sampling profiler, without the
  * interrupt. 0 detaches. */
 typedef void (*rvt_sample_fn)(void *user, rvt_machine *m, uint64_t instret);
-void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user);
+RVT_API void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user);
 
 /* `fn` runs between rounds of the harts about every 16 M instructions
  * (for a progress display; it does not change the run). NULL detaches. */
 typedef void (*rvt_progress_fn)(void *user, uint64_t instret);
-void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user);
+RVT_API void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user);
 
 /* ---- Performance counters ---- */
 
@@ -219,15 +219,15 @@ enum {
  * and, in *event, the event its mhpmevent selects (0: none). With `at_exit`
  * the value when the program stored its exit code to tohost (the current
  * one when it has not). */
-uint64_t rvt_machine_hpm_counter(rvt_machine *m, unsigned hart, unsigned counter, uint64_t *event, bool at_exit);
+RVT_API uint64_t rvt_machine_hpm_counter(rvt_machine *m, unsigned hart, unsigned counter, uint64_t *event, bool at_exit);
 /* Programs mhpmcounter`counter` (3..31) to count `code` from 0, as M-mode
  * software would; RVT_E_UNSUPP for an event the model does not count. */
-int rvt_machine_hpm_program(rvt_machine *m, unsigned hart, unsigned counter, uint64_t code, rvt_diag *diag);
+RVT_API int rvt_machine_hpm_program(rvt_machine *m, unsigned hart, unsigned counter, uint64_t code, rvt_diag *diag);
 /* perf's spelling of an event (cycles, instructions, branches, ref-cycles)
  * or this model's name for a raw one (cond-branches, taken-branches, jumps,
  * loads, stores, amos, exceptions, interrupts); NULL when there is none. */
-const char *rvt_pmu_event_name(uint64_t code);
-bool rvt_pmu_event_code(const char *name, uint64_t *code);
+RVT_API const char *rvt_pmu_event_name(uint64_t code);
+RVT_API bool rvt_pmu_event_code(const char *name, uint64_t *code);
 
 /* ---- Observation and single steps, for tandem verification ---- */
 
@@ -289,41 +289,41 @@ typedef void (*rvt_step_observer)(void *user, const rvt_step *s);
  * or counters count, whose checks follow the instruction). The
  * step, with its change and access lists, stays valid until the machine steps
  * again: an observer may keep the pointer. */
-int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag);
+RVT_API int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag);
 
 /* The state elements the model has, in a fixed order (registers, then CSRs,
  * then pc and privilege): for complete-state comparison and copying. */
-size_t rvt_machine_elements(rvt_machine *m, const uint32_t **elems);
+RVT_API size_t rvt_machine_elements(rvt_machine *m, const uint32_t **elems);
 /* Reads an element as software would (any privilege); false if the hart
  * has no such element. */
-bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value);
+RVT_API bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value);
 /* Writes an element as a debugger would (CSR values are legalised); the
  * write is not reported as a change by the next step. */
-bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value);
+RVT_API bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value);
 /* Physical memory write that the next step does not report (state
  * initialisation, re-synchronisation); false outside RAM and devices. */
-bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n);
+RVT_API bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n);
 /* Hart 0's LR reservation is lost, as when the machine's scheduling yields
  * it or another agent stores there: its next SC fails (the architecture
  * lets an SC fail so; a trace says whether it did). */
-void rvt_machine_drop_reservation(rvt_machine *m);
+RVT_API void rvt_machine_drop_reservation(rvt_machine *m);
 /* Resets hart 0 to its reset state (memory and the devices' interrupt
  * lines are kept); under --sbi the payload starts again, as the SBI
  * environment started it. */
-void rvt_machine_reset_hart(rvt_machine *m);
+RVT_API void rvt_machine_reset_hart(rvt_machine *m);
 
 /* Steps hart 0 once: executes one instruction (or takes its exception) without
  * sampling interrupts, or, with `interrupt`, takes the highest-priority
  * pending interrupt if there is one (else executes). The observer sees it. */
-void rvt_machine_step(rvt_machine *m, bool interrupt);
+RVT_API void rvt_machine_step(rvt_machine *m, bool interrupt);
 /* The same steps as rvt_machine_step(m, false) over and over, without
  * returning between them: the observer sees each, and the run ends after the
  * step in which it called rvt_machine_stop_run, after a trap, after an
  * instruction at which a single step would sample interrupts (CSR accesses,
  * fences, returns, WFI), or when the program stops the machine. The
  * observer changes the machine only in a step after which it stops the run. */
-void rvt_machine_run_observed(rvt_machine *m);
-void rvt_machine_stop_run(rvt_machine *m);
+RVT_API void rvt_machine_run_observed(rvt_machine *m);
+RVT_API void rvt_machine_stop_run(rvt_machine *m);
 
 /* ---- Devices as a trace says: tandem verification of a whole system ---- */
 
@@ -337,13 +337,13 @@ typedef bool (*rvt_device_load_fn)(void *user, uint64_t paddr, unsigned len, uin
  * console input, a real board's). The device still sees the access, so one
  * it refuses still faults and its state follows the program's accesses.
  * NULL: the devices answer again. */
-void rvt_machine_device_loads(rvt_machine *m, rvt_device_load_fn fn, void *user);
+RVT_API void rvt_machine_device_loads(rvt_machine *m, rvt_device_load_fn fn, void *user);
 /* `held`: the devices no longer drive the harts' interrupt lines (MSIP,
  * MTIP, MEIP, and SEIP from the PLIC); they stay as rvt_machine_set(mip)
  * leaves them, so that the interrupts pending are the traced system's.
  * false: the devices drive them again (the CLINT's at once, the others' as
  * their state next changes). */
-void rvt_machine_hold_device_lines(rvt_machine *m, bool held);
+RVT_API void rvt_machine_hold_device_lines(rvt_machine *m, bool held);
 
 #ifdef __cplusplus
 }

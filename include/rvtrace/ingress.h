@@ -91,12 +91,12 @@ typedef int (*rvt_retire_sink)(void *user, const rvt_retire *recs, size_t n);
  * returns true when it continues it (the block ended in a plain instruction
  * that falls through to `r`, same privilege and hart); false leaves `block`
  * unchanged and `r` must start a new block. */
-bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
+RVT_API bool rvt_retire_merge(rvt_retire *block, const rvt_retire *r);
 
 /* Whether `fetch` gives code that adds up to block r: its instructions but
  * the last, fetched one after another from its address, end where its last
  * begins (so that r can be taken apart into the records it stands for). */
-bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void *user);
+RVT_API bool rvt_retire_block_fits_code(const rvt_retire *r, rvt_code_fetch fetch, void *user);
 
 /* ---- The packed form: records on their way between threads ---- */
 
@@ -201,11 +201,11 @@ static inline void rvt_packed_follow(const rvt_retire_packed *p, rvt_packed_stat
 }
 
 /* Packs r into out[0..RVT_PACKED_MAX_SLOTS): the slots used. */
-size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out, rvt_packed_state *s);
+RVT_API size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out, rvt_packed_state *s);
 /* Unpacks the whole records among in[0..n) into out[0..cap): the records
  * written; *used: the slots they took, state slots included (a record
  * whose last slots are not among the n is left for the next call). */
-size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used,
+RVT_API size_t rvt_retire_unpack(const rvt_retire_packed *in, size_t n, rvt_retire *out, size_t cap, size_t *used,
                          rvt_packed_state *s);
 /* Receives a packed stream in batches of whole records. */
 typedef int (*rvt_packed_sink)(void *user, const rvt_retire_packed *slots, size_t n);
@@ -213,7 +213,7 @@ typedef int (*rvt_packed_sink)(void *user, const rvt_retire_packed *slots, size_
  * (room for cap records) a piece at a time: the first error of sink, or 0.
  * `scratch` holds zeros when first given (calloc), and is left so. *s:
  * the stream's state before slots[0], and after the records passed on. */
-int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
+RVT_API int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *scratch, size_t cap,
                          rvt_retire_sink sink, void *user, rvt_packed_state *s);
 
 /* ---- Handing the stream to another thread ---- */
@@ -226,21 +226,21 @@ int rvt_retire_unpack_to(const rvt_retire_packed *slots, size_t n, rvt_retire *s
  * own size. Once `next` fails, the relay's sinks return its error and the
  * rest is dropped. */
 typedef struct rvt_retire_relay rvt_retire_relay;
-int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
-int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+RVT_API int rvt_retire_relay_new(rvt_retire_relay **out, rvt_retire_sink next, void *next_user);
+RVT_API int rvt_retire_relay_sink(void *relay, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
 /* Room for the next *cap (at least RVT_PACKED_MAX_SLOTS) packed slots in
  * the relay's batch, for a producer that writes its records packed (a
  * stream from state 0; the relay's other sink keeps a stream of its own, so
  * a producer uses one sink or the other): slots written there are passed
  * on, whole records, with rvt_retire_relay_packed_sink, which takes no
  * others. Valid until the next call of either. */
-rvt_retire_packed *rvt_retire_relay_space(void *relay, size_t *cap);
-int rvt_retire_relay_packed_sink(void *relay, const rvt_retire_packed *slots, size_t n); /* an rvt_packed_sink */
+RVT_API rvt_retire_packed *rvt_retire_relay_space(void *relay, size_t *cap);
+RVT_API int rvt_retire_relay_packed_sink(void *relay, const rvt_retire_packed *slots, size_t n); /* an rvt_packed_sink */
 /* Passes on what is queued, waits for the thread and frees the relay: the
  * first error of `next`, or 0. *s (if not NULL): the packed stream's
  * state after the last record passed on, for whatever takes the stream on
  * from there. */
-int rvt_retire_relay_finish(rvt_retire_relay *r, rvt_packed_state *s);
+RVT_API int rvt_retire_relay_finish(rvt_retire_relay *r, rvt_packed_state *s);
 
 /* ---- The reference conversion of a spike run ---- */
 
@@ -251,14 +251,14 @@ int rvt_retire_relay_finish(rvt_retire_relay *r, rvt_packed_state *s);
  * trap that gave control to the host) is left out. Put it between the hart
  * model and anything that must equal the reference traces. */
 typedef struct rvt_ref_filter rvt_ref_filter;
-int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user);
-int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
-void rvt_ref_filter_free(rvt_ref_filter *f); /* drops the held final row */
+RVT_API int rvt_ref_filter_new(rvt_ref_filter **out, rvt_retire_sink next, void *next_user);
+RVT_API int rvt_ref_filter_sink(void *filter, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+RVT_API void rvt_ref_filter_free(rvt_ref_filter *f); /* drops the held final row */
 /* With multiple-retire blocks the final row is the last instruction of the
  * last block: given the code, rvt_ref_filter_finish passes the rest of that
  * block on, then frees the filter (without, it is rvt_ref_filter_free). */
-void rvt_ref_filter_set_code(rvt_ref_filter *f, rvt_code_fetch fetch, void *user);
-int rvt_ref_filter_finish(rvt_ref_filter *f);
+RVT_API void rvt_ref_filter_set_code(rvt_ref_filter *f, rvt_code_fetch fetch, void *user);
+RVT_API int rvt_ref_filter_finish(rvt_ref_filter *f);
 
 /* ---- Writers of the reference flow's per-row formats ---- */
 
@@ -274,30 +274,30 @@ enum rvt_row_format {
  * list derived from those rows (trapping instructions other than ecall and
  * ebreak, and rows marked with an interrupt, are left out). */
 typedef struct rvt_row_writer rvt_row_writer;
-int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format);
-int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+RVT_API int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format);
+RVT_API int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
 /* Writes the last buffered row and frees the writer; returns RVT_E_IO when
  * any write failed. */
-int rvt_row_writer_finish(rvt_row_writer *w);
+RVT_API int rvt_row_writer_finish(rvt_row_writer *w);
 
 /* ---- .rvti: our compact binary retirement stream (docs/formats.md) ---- */
 
 typedef struct rvt_rvti_writer rvt_rvti_writer;
 /* `blocks` records that the stream holds multiple-retire blocks. */
-int rvt_rvti_writer_new(rvt_rvti_writer **out, FILE *f, unsigned xlen, bool blocks);
-int rvt_rvti_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
-int rvt_rvti_writer_finish(rvt_rvti_writer *w); /* flushes and frees */
+RVT_API int rvt_rvti_writer_new(rvt_rvti_writer **out, FILE *f, unsigned xlen, bool blocks);
+RVT_API int rvt_rvti_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */
+RVT_API int rvt_rvti_writer_finish(rvt_rvti_writer *w); /* flushes and frees */
 
 typedef struct rvt_rvti_reader rvt_rvti_reader;
 /* Opens a .rvti file (plain or zstd-compressed). */
-int rvt_rvti_reader_open(rvt_rvti_reader **out, const char *path, rvt_diag *diag);
+RVT_API int rvt_rvti_reader_open(rvt_rvti_reader **out, const char *path, rvt_diag *diag);
 /* The same on a reader already open, which it takes (closed on failure). */
-int rvt_rvti_reader_open_z(rvt_rvti_reader **out, rvt_zreader *z, rvt_diag *diag);
-unsigned rvt_rvti_reader_xlen(const rvt_rvti_reader *r);
+RVT_API int rvt_rvti_reader_open_z(rvt_rvti_reader **out, rvt_zreader *z, rvt_diag *diag);
+RVT_API unsigned rvt_rvti_reader_xlen(const rvt_rvti_reader *r);
 /* Reads up to `max` records; returns the count, 0 at the end, or a negative
  * status with `diag` naming the byte offset and what was expected. */
-long rvt_rvti_read(rvt_rvti_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
-void rvt_rvti_reader_close(rvt_rvti_reader *r);
+RVT_API long rvt_rvti_read(rvt_rvti_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
+RVT_API void rvt_rvti_reader_close(rvt_rvti_reader *r);
 
 /* ---- Reading retirement streams made elsewhere ---- */
 
@@ -314,23 +314,23 @@ enum rvt_retire_format {
  * except from a block .rvti. `xlen` (32/64) is needed to classify compressed
  * jumps in the text formats; .rvti carries its own. */
 typedef struct rvt_retire_reader rvt_retire_reader;
-int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
+RVT_API int rvt_retire_reader_open(rvt_retire_reader **out, const char *path, enum rvt_retire_format format,
                            unsigned xlen, rvt_diag *diag);
 /* The same on a reader already open, which it takes (closed on failure):
  * the file is opened once, so a pipe or FIFO can be read. */
-int rvt_retire_reader_open_z(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format,
+RVT_API int rvt_retire_reader_open_z(rvt_retire_reader **out, rvt_zreader *z, enum rvt_retire_format format,
                              unsigned xlen, rvt_diag *diag);
-unsigned rvt_retire_reader_xlen(const rvt_retire_reader *r);
-enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r);
+RVT_API unsigned rvt_retire_reader_xlen(const rvt_retire_reader *r);
+RVT_API enum rvt_retire_format rvt_retire_reader_format(const rvt_retire_reader *r);
 /* Returns the number of records (0 at the end) or a negative status with the
  * file, line or byte offset and the problem in `diag`. */
-long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
-void rvt_retire_reader_close(rvt_retire_reader *r);
+RVT_API long rvt_retire_reader_read(rvt_retire_reader *r, rvt_retire *out, size_t max, rvt_diag *diag);
+RVT_API void rvt_retire_reader_close(rvt_retire_reader *r);
 
 /* The text after "exception " on a spike log line ("trap_illegal_instruction,
  * epc 0x..." or "interrupt #7, epc 0x..."): the cause (interrupt flag in bit
  * XLEN-1) and epc. False when the line is not one spike writes. */
-bool rvt_spike_parse_exception(const char *text, unsigned xlen, uint64_t *cause, uint64_t *epc, bool *interrupt);
+RVT_API bool rvt_spike_parse_exception(const char *text, unsigned xlen, uint64_t *cause, uint64_t *epc, bool *interrupt);
 
 #ifdef __cplusplus
 }

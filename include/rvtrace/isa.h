@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvtrace/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -138,20 +140,20 @@ typedef struct rvt_insn {
 
 /* Length in bytes of the instruction whose low 16 bits are `low16`, following
  * the base ISA's length encoding (2, 4, 6, 8, 10..22). */
-unsigned rvt_insn_length(uint16_t low16);
+RVT_API unsigned rvt_insn_length(uint16_t low16);
 
 /* Decode up to 32 instruction bits for XLEN 32 or 64. Always fills `out`
  * (op RVT_OP_ILLEGAL for encodings that are not valid on that XLEN) and returns
  * its length in bytes. Never fails or reads beyond `bits`. */
-unsigned rvt_decode(uint32_t bits, unsigned xlen, rvt_insn *out);
+RVT_API unsigned rvt_decode(uint32_t bits, unsigned xlen, rvt_insn *out);
 
-const char *rvt_op_name(unsigned op);
+RVT_API const char *rvt_op_name(unsigned op);
 
 /* Whether `in` is code a trace decoder can walk: a decoded instruction, or
  * one of an extension this decoder does not model whose major opcode never
  * transfers control (vector arithmetic, configuration, loads and stores;
  * the custom opcodes), so it runs on to the next. */
-bool rvt_insn_walkable(const rvt_insn *in);
+RVT_API bool rvt_insn_walkable(const rvt_insn *in);
 
 /* Control-flow helpers derived from the decoded fields. */
 static inline bool rvt_insn_is_branch(const rvt_insn *in) { return in->cf == RVT_CF_BRANCH; }
@@ -165,7 +167,7 @@ static inline bool rvt_insn_is_uninferable(const rvt_insn *in) {
  * E-Trace classifies jal x0 / c.j / jalr x0,rs as tail calls (10/11); N-Trace
  * says a hart cannot tell tail calls apart, so with `ntrace` set those come
  * out as other jumps (14/15), as in N-Trace's itype table. */
-unsigned rvt_itype(const rvt_insn *in, bool taken, unsigned width, bool ntrace);
+RVT_API unsigned rvt_itype(const rvt_insn *in, bool taken, unsigned width, bool ntrace);
 
 /* itype of an instruction that took a trap (1 exception, 2 interrupt). */
 static inline unsigned rvt_itype_trap(bool interrupt) {
@@ -175,11 +177,11 @@ static inline unsigned rvt_itype_trap(bool interrupt) {
 /* Sequentially inferable jump pairs (E-Trace): `prev` is lui, c.lui or auipc
  * writing the register that the jalr `jump` uses as rs1. Returns true and the
  * target when the pair qualifies. `prev_pc` is the address of `prev`. */
-bool rvt_seq_inferable_target(const rvt_insn *prev, uint64_t prev_pc, const rvt_insn *jump,
+RVT_API bool rvt_seq_inferable_target(const rvt_insn *prev, uint64_t prev_pc, const rvt_insn *jump,
                               unsigned xlen, uint64_t *target);
 
 /* Branch or direct jump target (pc + imm, truncated to XLEN). */
-uint64_t rvt_direct_target(const rvt_insn *in, uint64_t pc, unsigned xlen);
+RVT_API uint64_t rvt_direct_target(const rvt_insn *in, uint64_t pc, unsigned xlen);
 
 /* ---- Disassembly in objdump's syntax ---- */
 
@@ -206,12 +208,12 @@ typedef struct rvt_disasm_ctx {
     void *user;
 } rvt_disasm_ctx;
 
-void rvt_disasm_init(rvt_disasm_ctx *ctx, unsigned xlen, unsigned flags);
+RVT_API void rvt_disasm_init(rvt_disasm_ctx *ctx, unsigned xlen, unsigned flags);
 
 /* Format one instruction (mnemonic, a tab, operands, optional " # addr") into
  * `buf`. `len` bytes of the instruction are in `bytes` (needed for encodings
  * longer than 32 bits). Returns the text length. */
-size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
+RVT_API size_t rvt_disasm(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
                   char *buf, size_t cap);
 
 /* For callers that keep the text of instructions they list again (a trace
@@ -232,9 +234,9 @@ typedef struct rvt_disasm_dep {
     uint64_t value; /* SETS */
 } rvt_disasm_dep;
 
-size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
+RVT_API size_t rvt_disasm_split(rvt_disasm_ctx *ctx, const rvt_insn *in, const uint8_t *bytes, uint64_t pc,
                         char *buf, size_t cap, rvt_disasm_dep *dep);
-size_t rvt_disasm_note(rvt_disasm_ctx *ctx, const rvt_insn *in, uint64_t pc, char *buf, size_t cap);
+RVT_API size_t rvt_disasm_note(rvt_disasm_ctx *ctx, const rvt_insn *in, uint64_t pc, char *buf, size_t cap);
 
 /* What a RVT_DIS_SETS instruction does to ctx. */
 static inline void rvt_disasm_set(rvt_disasm_ctx *ctx, const rvt_disasm_dep *dep) {
@@ -243,13 +245,13 @@ static inline void rvt_disasm_set(rvt_disasm_ctx *ctx, const rvt_disasm_dep *dep
 }
 
 /* ABI register names as objdump prints them. */
-const char *rvt_gpr_name(unsigned reg);
-const char *rvt_fpr_name(unsigned reg);
+RVT_API const char *rvt_gpr_name(unsigned reg);
+RVT_API const char *rvt_fpr_name(unsigned reg);
 /* Name of a CSR, or NULL when the number has none. */
-const char *rvt_csr_name(unsigned csr);
+RVT_API const char *rvt_csr_name(unsigned csr);
 /* The privileged specification's name of a trap cause ("instruction page
  * fault", "machine timer interrupt"); a generic word for reserved codes. */
-const char *rvt_trap_cause_name(bool interrupt, uint64_t code);
+RVT_API const char *rvt_trap_cause_name(bool interrupt, uint64_t code);
 
 #ifdef __cplusplus
 }

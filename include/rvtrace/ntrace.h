@@ -132,11 +132,11 @@ static inline uint64_t rvt_nexus_get(const rvt_nexus_msg *m, rvt_nexus_field_id 
 static inline int rvt_nexus_has(const rvt_nexus_msg *m, rvt_nexus_field_id id) { return rvt_nexus_find(m, id) != NULL; }
 
 /* Name as printed in dumps ("ICNT", "FADDR", ...). */
-const char *rvt_nexus_field_name(rvt_nexus_field_id id);
+RVT_API const char *rvt_nexus_field_name(rvt_nexus_field_id id);
 /* Message name ("IndirectBranchHist"), or NULL for a TCODE N-Trace does not
  * define; rvt_nexus_dialect_tcode_name also knows the dialect's own. */
-const char *rvt_nexus_tcode_name(unsigned tcode);
-const char *rvt_nexus_dialect_tcode_name(unsigned dialect, unsigned tcode);
+RVT_API const char *rvt_nexus_tcode_name(unsigned tcode);
+RVT_API const char *rvt_nexus_dialect_tcode_name(unsigned dialect, unsigned tcode);
 
 /* Cursor over an MSEO byte stream held in memory. */
 typedef struct rvt_nexus_reader {
@@ -149,14 +149,14 @@ typedef struct rvt_nexus_reader {
     uint64_t idle;    /* idle bytes (0xFF between messages) */
 } rvt_nexus_reader;
 
-void rvt_nexus_reader_init(rvt_nexus_reader *r, const rvt_nexus_config *cfg, const void *data, size_t size);
+RVT_API void rvt_nexus_reader_init(rvt_nexus_reader *r, const rvt_nexus_config *cfg, const void *data, size_t size);
 
 /* Next message. Returns 1 with *m filled, 0 at the end of the stream, or
  * RVT_E_FORMAT with `d` naming the byte offset and the problem; the reader then
  * stands after the damaged message's end byte (the next byte with MSEO = 3), so
  * calling again resynchronises. A stream that starts in the middle of a message
  * is reported the same way. */
-int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
+RVT_API int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
 
 /* ---- What the encoder and the decoder know about an instruction ---- */
 
@@ -180,7 +180,7 @@ enum rvt_nexus_iflags {
 };
 
 /* Flags of a decoded instruction (without TAKEN, which only execution knows). */
-unsigned rvt_nexus_classify(const rvt_insn *in);
+RVT_API unsigned rvt_nexus_classify(const rvt_insn *in);
 
 /* One executed instruction of a pcseq file (NexRv's encoder input). */
 typedef struct rvt_nexus_step {
@@ -191,22 +191,22 @@ typedef struct rvt_nexus_step {
 /* Reader of pcseq text (`0xADDR,<T>[N][I]<S>` per line, T one of L B J C R),
  * plain or zstd-compressed. */
 typedef struct rvt_pcseq_reader rvt_pcseq_reader;
-int rvt_pcseq_reader_open(rvt_pcseq_reader **out, const char *path, rvt_diag *diag);
+RVT_API int rvt_pcseq_reader_open(rvt_pcseq_reader **out, const char *path, rvt_diag *diag);
 /* Returns the number of steps read (0 at the end) or RVT_E_FORMAT with the
  * file, line and the problem in diag. */
-long rvt_pcseq_read(rvt_pcseq_reader *r, rvt_nexus_step *out, size_t max, rvt_diag *diag);
-void rvt_pcseq_reader_close(rvt_pcseq_reader *r);
+RVT_API long rvt_pcseq_read(rvt_pcseq_reader *r, rvt_nexus_step *out, size_t max, rvt_diag *diag);
+RVT_API void rvt_pcseq_reader_close(rvt_pcseq_reader *r);
 /* True when the first line of `text` looks like pcseq. */
-bool rvt_pcseq_sniff(const char *text, size_t len);
+RVT_API bool rvt_pcseq_sniff(const char *text, size_t len);
 /* Whether the file at `path` (plain or zstd) starts like pcseq; 0 or an
  * error status with the file and the problem in diag. */
-int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag);
+RVT_API int rvt_pcseq_file(const char *path, bool *is_pcseq, rvt_diag *diag);
 /* Whether an open file starts like pcseq, its first bytes read and given
  * back (a pipe or FIFO is not opened twice); 0 or a negative status. */
-int rvt_pcseq_zreader_sniff(rvt_zreader *z, bool *is_pcseq, rvt_diag *diag);
+RVT_API int rvt_pcseq_zreader_sniff(rvt_zreader *z, bool *is_pcseq, rvt_diag *diag);
 /* rvt_pcseq_reader_open on a reader already open, which it takes (closed
  * on failure). */
-int rvt_pcseq_reader_open_z(rvt_pcseq_reader **out, rvt_zreader *z, rvt_diag *diag);
+RVT_API int rvt_pcseq_reader_open_z(rvt_pcseq_reader **out, rvt_zreader *z, rvt_diag *diag);
 
 /* ---- Encoder ---- */
 
@@ -252,24 +252,24 @@ typedef struct rvt_ntrace_stats {
 
 typedef struct rvt_ntrace_encoder rvt_ntrace_encoder;
 /* `xlen` classifies the instruction bits of retirement records. */
-int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
+RVT_API int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
                            rvt_nexus_byte_sink sink, void *user);
 /* One retired instruction, or a trap record (EXCEPTION/INTERRUPT flag, at the
  * address of the trapping instruction or of the next one to run). */
-int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s);
+RVT_API int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s);
 /* Retirement records (single-retire or blocks; traps as their own records),
  * with the 4-bit itype classification and the instruction bits (as the hart
  * model, .rvti, the spike CSV and spike logs give them). */
-int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n);
+RVT_API int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_t n);
 /* The program's code (rvt_code_fetch from flow.h): with a bounded I-CNT
  * (icnt_bits), a block whose count overflows before its last instruction
  * goes in as its instructions' own records, as single-retire records would
  * have given them. Without the code such a block fails the push with
  * RVT_E_UNSUPP (the overflow message would have no place). */
-void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user);
+RVT_API void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user);
 /* Sends what is pending (ProgTraceCorrelation when instructions are
  * unreported), fills *stats when not NULL and frees the encoder. */
-int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);
+RVT_API int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);
 
 /* ---- Decoder ---- */
 
@@ -325,16 +325,16 @@ typedef int (*rvt_sifive_file_fn)(void *user, const char *key, const char *value
 /* Reads the settings text `text` (from the file `name`, for messages): the
  * decoding parameters into *s, the files to `file` (may be NULL). Errors
  * name the file and the line. No 'rtd' line is an error. */
-int rvt_sifive_settings_parse(const char *text, size_t len, const char *name, rvt_sifive_settings *s,
+RVT_API int rvt_sifive_settings_parse(const char *text, size_t len, const char *name, rvt_sifive_settings *s,
                               rvt_sifive_file_fn file, void *user, rvt_diag *diag);
 
 /* Value of an F-ADDR or U-ADDR field as sent (address bits 63:1), with the
  * MSB extension applied when it is on: a field whose top wire bit is 1
  * stands for ones in every higher bit. */
-uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb);
+RVT_API uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb);
 
 typedef struct rvt_ntrace_decoder rvt_ntrace_decoder;
-int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
+RVT_API int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_options *o, unsigned xlen,
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user);
 /* The most one message may make the decoder walk, in 16-bit units (I-CNT's
  * unit; an instruction is one or two): its count, its history bits and, for
@@ -355,55 +355,55 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
  * take them, an uninferable jump before the count is used up, no code at an
  * address) returns RVT_E_FORMAT with the message offset and the address in
  * diag; the decoder then waits for the next message with a full address. */
-int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag);
+RVT_API int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *diag);
 /* Report the flow as runs of instructions to `block` instead of one address
  * at a time to the PC sink (same `user`). The decoder caches the straight
  * runs of the code it reads, so the code must not change while it decodes. */
-void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block);
+RVT_API void rvt_ntrace_decoder_set_block_sink(rvt_ntrace_decoder *d, rvt_block_sink block);
 /* With a block sink: the walks the decoder kept and hands out again go to
  * `walk` instead (same `user`); see rvt_walk_sink. */
-void rvt_ntrace_decoder_set_walk_sink(rvt_ntrace_decoder *d, rvt_walk_sink walk);
+RVT_API void rvt_ntrace_decoder_set_walk_sink(rvt_ntrace_decoder *d, rvt_walk_sink walk);
 /* Report straight runs to `run` (the rest still one address at a time to
  * the PC sink; same `user`). */
-void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run);
+RVT_API void rvt_ntrace_decoder_set_run_sink(rvt_ntrace_decoder *d, rvt_run_sink run);
 /* Also report traps (B-TYPE 2 and 3), with the same `user`. */
-void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
+RVT_API void rvt_ntrace_decoder_set_trap_sink(rvt_ntrace_decoder *d, rvt_trap_sink trap);
 /* Forget the path (after damage in the byte stream). */
-void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
+RVT_API void rvt_ntrace_decoder_resync(rvt_ntrace_decoder *d);
 /* Give `to` the path state of `from` (where the flow is, the return stack,
  * the message a RepeatBranch repeats, the process), keeping its own options,
  * sinks and counters: decoding goes on in `to` as it would have in `from`. */
-void rvt_ntrace_decoder_copy_state(rvt_ntrace_decoder *to, const rvt_ntrace_decoder *from);
+RVT_API void rvt_ntrace_decoder_copy_state(rvt_ntrace_decoder *to, const rvt_ntrace_decoder *from);
 /* Whether the same messages would decode the same way in both: a decoder
  * started afresh at a synchronising message and one that came to it from
  * the start of the trace agree when the message reset everything (parallel
  * decoding checks this where it split the trace). */
-bool rvt_ntrace_decoder_same_state(const rvt_ntrace_decoder *a, const rvt_ntrace_decoder *b);
+RVT_API bool rvt_ntrace_decoder_same_state(const rvt_ntrace_decoder *a, const rvt_ntrace_decoder *b);
 /* The address the flow continues at after the messages so far (NxtAddr in
  * SiFive's listings): RVT_NEXT_KNOWN with *addr, RVT_NEXT_NONE while the
  * decoder has no address, RVT_NEXT_PENDING when the flow ended on an
  * uninferable transfer whose target a later message brings. */
 enum { RVT_NEXT_NONE = 0, RVT_NEXT_KNOWN = 1, RVT_NEXT_PENDING = 2 };
-int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
+RVT_API int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The address of the in-circuit trace event of the message just decoded
  * (SiFive); false when it was none or had no address to decompress. */
-bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
+RVT_API bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The process (scontext of the last Ownership message) and privilege the
  * flow is in; false before the first Ownership message with a context. */
-bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
+RVT_API bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
 /* Whether the flow of that process is walked (options.pids). */
-bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d);
+RVT_API bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d);
 /* Messages that needed a path before the first full address (a capture
  * that starts in the middle of the flow, or of a message): lost. */
-uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d);
+RVT_API uint64_t rvt_ntrace_decoder_unplaced(const rvt_ntrace_decoder *d);
 /* Error messages (TCODE 8) seen. */
-uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
-void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
+RVT_API uint64_t rvt_ntrace_decoder_error_messages(const rvt_ntrace_decoder *d);
+RVT_API void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
 
 /* Decoding on several threads (rvt_decode_pool): the items are
  * rvt_nexus_msg; segments start at a sync message with a full address that
  * resets the return stack. */
-extern const rvt_pool_codec rvt_ntrace_pool_codec;
+extern RVT_API const rvt_pool_codec rvt_ntrace_pool_codec;
 
 /* ---- SiFive's trace tools: time stamps and ITC print ---- */
 
@@ -416,7 +416,7 @@ typedef struct rvt_sifive_clock {
     bool valid;
 } rvt_sifive_clock;
 /* The time of message `m` (false when it carries none). */
-bool rvt_sifive_time(rvt_sifive_clock *c, const rvt_nexus_msg *m, uint64_t *time);
+RVT_API bool rvt_sifive_time(rvt_sifive_clock *c, const rvt_nexus_msg *m, uint64_t *time);
 
 /* Text a program writes through the ITC stimulus registers (DataAcquisition
  * messages): channel 0 carries characters (1, 2 or 4 per write, IDTAG's low
@@ -425,9 +425,9 @@ bool rvt_sifive_time(rvt_sifive_clock *c, const rvt_nexus_msg *m, uint64_t *time
  * its arguments packed into the 32 data bits. Each line goes to `sink`. */
 typedef int (*rvt_text_sink)(void *user, const char *line);
 typedef struct rvt_itc_printer rvt_itc_printer;
-int rvt_itc_printer_new(rvt_itc_printer **out, rvt_image *img, rvt_text_sink sink, void *user);
-int rvt_itc_printer_message(rvt_itc_printer *p, const rvt_nexus_msg *m);
-int rvt_itc_printer_flush(rvt_itc_printer *p); /* a last line without its newline */
-void rvt_itc_printer_free(rvt_itc_printer *p);
+RVT_API int rvt_itc_printer_new(rvt_itc_printer **out, rvt_image *img, rvt_text_sink sink, void *user);
+RVT_API int rvt_itc_printer_message(rvt_itc_printer *p, const rvt_nexus_msg *m);
+RVT_API int rvt_itc_printer_flush(rvt_itc_printer *p); /* a last line without its newline */
+RVT_API void rvt_itc_printer_free(rvt_itc_printer *p);
 
 #endif

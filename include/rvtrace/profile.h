@@ -20,30 +20,30 @@ typedef struct rvt_profile rvt_profile;
 
 /* `img` names the code (symbols, lines, instruction kinds); it must outlive
  * the profile. */
-int rvt_profile_new(rvt_profile **out, rvt_image *img);
-void rvt_profile_free(rvt_profile *p);
+RVT_API int rvt_profile_new(rvt_profile **out, rvt_image *img);
+RVT_API void rvt_profile_free(rvt_profile *p);
 /* Where the profile reads instructions (their size, and whether they call,
  * return or branch) when the decoder sees code outside the image too (a
  * boot ROM): the decoder's own fetch. Default: the image. */
-void rvt_profile_set_fetch(rvt_profile *p, rvt_code_fetch fetch, void *user);
+RVT_API void rvt_profile_set_fetch(rvt_profile *p, rvt_code_fetch fetch, void *user);
 
 /* One retired instruction; an rvt_pc_sink. Calls (jal/jalr writing a link
  * register) and returns (jalr x0 through a link register) move the call
  * stack; a transfer to another function that is neither (a tail call, a
  * trap) replaces the innermost frame. Returns RVT_E_NOMEM when memory runs out. */
-int rvt_profile_pc(void *profile, uint64_t pc);
+RVT_API int rvt_profile_pc(void *profile, uint64_t pc);
 /* `n` instructions run in sequence from `start`; an rvt_block_sink. A run
  * seen before costs one lookup whatever its length. */
-int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n);
+RVT_API int rvt_profile_block(void *profile, uint64_t start, uint64_t end, uint32_t n);
 /* A walk a decoder kept, handed out again (an rvt_walk_sink but for the
  * instruction count): the same as its blocks one by one, but a walk that
  * after its first block stays in one function, without calls or returns,
  * costs one lookup the next times. */
-int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n);
+RVT_API int rvt_profile_walk(void *profile, uint64_t id, const rvt_block *blocks, uint32_t n);
 /* The same as an rvt_run_sink (the sizes come from the image). */
-int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide);
+RVT_API int rvt_profile_run(void *profile, uint64_t start, uint32_t n, uint64_t wide);
 
-uint64_t rvt_profile_total(const rvt_profile *p);
+RVT_API uint64_t rvt_profile_total(const rvt_profile *p);
 
 typedef struct rvt_profile_entry {
     const char *name; /* function symbol, or "?" outside every symbol */
@@ -54,34 +54,34 @@ typedef struct rvt_profile_entry {
 
 /* Functions by retired instructions, most first: fills up to `max` entries
  * and returns how many functions ran. */
-size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max);
+RVT_API size_t rvt_profile_functions(rvt_profile *p, rvt_profile_entry *out, size_t max);
 
 /* The `n` hottest functions: instructions, share, calls (as gprof shows
  * them: "N", or "N+M" when M more came from the function itself). */
-int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n);
+RVT_API int rvt_profile_write_top(rvt_profile *p, FILE *f, size_t n);
 /* One line per call stack, outermost first: `main;foo;bar COUNT` (the
  * instructions retired with exactly that stack). */
-int rvt_profile_write_folded(rvt_profile *p, FILE *f);
+RVT_API int rvt_profile_write_folded(rvt_profile *p, FILE *f);
 /* One CSV row per executed address, in address order:
  * `address,count,symbol+offset,file:line`. */
-int rvt_profile_write_coverage(rvt_profile *p, FILE *f);
+RVT_API int rvt_profile_write_coverage(rvt_profile *p, FILE *f);
 
 /* gprof's gmon.out: a histogram of retired instructions over the executed
  * part of each executable segment, one bin per 2 bytes, and one call-graph
  * arc per call site and target with its exact count; the histogram's unit
  * is "instructions" (beyond 256 x 65535 on one address, thousands of them
  * and so on, as its dimension says). Addresses as wide as the image's XLEN. */
-int rvt_profile_write_gmon(rvt_profile *p, FILE *f);
+RVT_API int rvt_profile_write_gmon(rvt_profile *p, FILE *f);
 /* callgrind's profile format: per instruction and source line the events
  * Ir (instructions retired), Bc (conditional branches) and Bct (taken), and
  * per call site its calls with counts and inclusive Ir. `command` goes in
  * the cmd: line. */
-int rvt_profile_write_callgrind(rvt_profile *p, FILE *f, const char *command);
+RVT_API int rvt_profile_write_callgrind(rvt_profile *p, FILE *f, const char *command);
 /* lcov's tracefile from the DWARF lines of every executable segment: FN and
  * FNDA (the times a function's entry ran), BRDA (each conditional branch
  * taken / not taken), DA (a line counts as often as its most executed
  * instruction; lines that never ran count 0). */
-int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name);
+RVT_API int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name);
 
 /* What a report says beside the profile: where the trace came from and how
  * it decoded. */
@@ -99,7 +99,7 @@ typedef struct rvt_report_info {
  * inline SVG; a small inline script zooms on click and searches), and the
  * hottest function's instructions with counts, disassembly and source
  * lines. */
-int rvt_profile_write_html(rvt_profile *p, FILE *f, const rvt_report_info *info);
+RVT_API int rvt_profile_write_html(rvt_profile *p, FILE *f, const rvt_report_info *info);
 
 #ifdef __cplusplus
 }

@@ -27,9 +27,9 @@ typedef struct rvt_tv_params {
 
 /* XLEN as given; FLEN 64 (our harts are RV..GC); MLEN 64 for RV64 and 34
  * for RV32 (the hart has S mode and Sv32). */
-void rvt_tv_params_default(rvt_tv_params *p, unsigned xlen);
+RVT_API void rvt_tv_params_default(rvt_tv_params *p, unsigned xlen);
 /* RVT_E_ARG with a message when a value is not one the protocol allows. */
-int rvt_tv_params_check(const rvt_tv_params *p, rvt_diag *diag);
+RVT_API int rvt_tv_params_check(const rvt_tv_params *p, rvt_diag *diag);
 
 /* ---- Records ---- */
 
@@ -95,45 +95,45 @@ typedef struct rvt_tv_record {
 
 /* Whether a memory request of `op` carries data (store, SC, AMOs), and
  * whether its response does (load, LR, AMOs, fetch). */
-bool rvt_tv_request_has_data(unsigned op);
-bool rvt_tv_response_has_data(unsigned op);
+RVT_API bool rvt_tv_request_has_data(unsigned op);
+RVT_API bool rvt_tv_response_has_data(unsigned op);
 
 /* Encodes one record into `out` (any of whose bytes it may write); returns
  * its length, or 0 (with diag) when a field does not fit the record or the
  * parameters. */
-size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out[RVT_TV_MAX_RECORD],
+RVT_API size_t rvt_tv_encode(const rvt_tv_params *p, const rvt_tv_record *r, uint8_t out[RVT_TV_MAX_RECORD],
                      rvt_diag *diag);
 
-const char *rvt_tv_opcode_name(unsigned opcode);
-const char *rvt_tv_state_name(unsigned id);
-const char *rvt_tv_memop_name(unsigned op);
+RVT_API const char *rvt_tv_opcode_name(unsigned opcode);
+RVT_API const char *rvt_tv_state_name(unsigned id);
+RVT_API const char *rvt_tv_memop_name(unsigned op);
 /* Debug-spec name of a register address: "x5/t0", "f7/ft7", "mstatus",
  * "csr0x7c0"; into buf. */
-const char *rvt_tv_reg_name(unsigned reg, char *buf, size_t size);
+RVT_API const char *rvt_tv_reg_name(unsigned reg, char *buf, size_t size);
 /* Inverse for command-line use: "t0", "x5", "ft7", "f7", "mstatus", "0x300". -1 if unknown. */
-int rvt_tv_reg_lookup(const char *name);
+RVT_API int rvt_tv_reg_lookup(const char *name);
 /* One line describing a record (no offset, no newline). */
-void rvt_tv_format_record(const rvt_tv_params *p, const rvt_tv_record *r, char *buf, size_t size);
+RVT_API void rvt_tv_format_record(const rvt_tv_params *p, const rvt_tv_record *r, char *buf, size_t size);
 
 /* ---- Streaming reader: feed chunks, take records ---- */
 
 typedef struct rvt_tv_reader rvt_tv_reader;
-int rvt_tv_reader_new(rvt_tv_reader **out, const rvt_tv_params *p, rvt_diag *diag);
-void rvt_tv_reader_free(rvt_tv_reader *r);
+RVT_API int rvt_tv_reader_new(rvt_tv_reader **out, const rvt_tv_params *p, rvt_diag *diag);
+RVT_API void rvt_tv_reader_free(rvt_tv_reader *r);
 /* Hands the reader the next bytes of the stream; they must stay valid until
  * rvt_tv_reader_next has returned 0. */
-void rvt_tv_reader_feed(rvt_tv_reader *r, const uint8_t *data, size_t len);
+RVT_API void rvt_tv_reader_feed(rvt_tv_reader *r, const uint8_t *data, size_t len);
 /* 1: a record in *rec; 0: all fed bytes used (feed more, or finish); <0: the
  * stream is invalid at the byte offset diag names (the reader stays failed). */
-int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag);
+RVT_API int rvt_tv_reader_next(rvt_tv_reader *r, rvt_tv_record *rec, rvt_diag *diag);
 /* Up to `max` records into recs[], ending after the first begin or end
  * group record (so that a caller collecting groups sees each boundary as the
  * last record of a call): the count (0: all fed bytes used), or <0 as
  * rvt_tv_reader_next when the stream is invalid before any record was read. */
-long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag);
+RVT_API long rvt_tv_reader_read(rvt_tv_reader *r, rvt_tv_record *recs, size_t max, rvt_diag *diag);
 /* At the end of the stream: RVT_E_TRUNC when a record was cut short. */
-int rvt_tv_reader_finish(rvt_tv_reader *r, rvt_diag *diag);
-uint64_t rvt_tv_reader_offset(const rvt_tv_reader *r); /* bytes consumed */
+RVT_API int rvt_tv_reader_finish(rvt_tv_reader *r, rvt_diag *diag);
+RVT_API uint64_t rvt_tv_reader_offset(const rvt_tv_reader *r); /* bytes consumed */
 
 /* ---- Writer fed by the hart model ---- */
 
@@ -153,8 +153,8 @@ enum rvt_tv_fields {
 };
 /* Parses a comma-separated list of field names ("gpr,csr,pc,insn"; "all";
  * a leading "-" removes: "all,-mem"). RVT_E_ARG with the bad name. */
-int rvt_tv_parse_fields(const char *list, unsigned *fields, rvt_diag *diag);
-extern const char *const rvt_tv_field_names; /* for --help */
+RVT_API int rvt_tv_parse_fields(const char *list, unsigned *fields, rvt_diag *diag);
+extern RVT_API const char *const rvt_tv_field_names; /* for --help */
 
 typedef struct rvt_tv_writer_options {
     unsigned fields;     /* enum rvt_tv_fields; 0 = all */
@@ -165,19 +165,19 @@ typedef struct rvt_tv_writer_options {
 typedef int (*rvt_tv_byte_sink)(void *user, const uint8_t *bytes, size_t len);
 
 typedef struct rvt_tv_writer rvt_tv_writer;
-int rvt_tv_writer_new(rvt_tv_writer **out, const rvt_tv_params *p, const rvt_tv_writer_options *opt,
+RVT_API int rvt_tv_writer_new(rvt_tv_writer **out, const rvt_tv_params *p, const rvt_tv_writer_options *opt,
                       rvt_tv_byte_sink sink, void *user, rvt_diag *diag);
 /* Appends one record (groups are the caller's business). */
-int rvt_tv_writer_put(rvt_tv_writer *w, const rvt_tv_record *r);
+RVT_API int rvt_tv_writer_put(rvt_tv_writer *w, const rvt_tv_record *r);
 /* Attaches the writer to machine `m` (single hart): writes the reset group
  * and the state-initialisation groups of the loaded program image, then one
  * group per retired instruction and trap while the machine runs. */
-int rvt_tv_writer_attach(rvt_tv_writer *w, rvt_machine *m, rvt_image *img);
+RVT_API int rvt_tv_writer_attach(rvt_tv_writer *w, rvt_machine *m, rvt_image *img);
 /* Flushes; returns the first error a write met (RVT_E_IO ...). */
-int rvt_tv_writer_finish(rvt_tv_writer *w);
-void rvt_tv_writer_free(rvt_tv_writer *w);
-uint64_t rvt_tv_writer_groups(const rvt_tv_writer *w);
-uint64_t rvt_tv_writer_bytes(const rvt_tv_writer *w);
+RVT_API int rvt_tv_writer_finish(rvt_tv_writer *w);
+RVT_API void rvt_tv_writer_free(rvt_tv_writer *w);
+RVT_API uint64_t rvt_tv_writer_groups(const rvt_tv_writer *w);
+RVT_API uint64_t rvt_tv_writer_bytes(const rvt_tv_writer *w);
 
 /* ---- Verifier: a trace against the hart model ---- */
 
@@ -201,15 +201,15 @@ typedef struct rvt_tv_verify_result {
 
 typedef struct rvt_tv_verifier rvt_tv_verifier;
 /* `m` is the reference model with the program loaded; the verifier steps it. */
-int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt_tv_verify_options *opt,
+RVT_API int rvt_tv_verifier_new(rvt_tv_verifier **out, const rvt_tv_params *p, const rvt_tv_verify_options *opt,
                         rvt_machine *m, rvt_image *img, rvt_diag *diag);
 /* Feeds trace bytes (copied); verification runs as groups complete, up to a
  * few pieces of 256 KiB behind, since a second thread reads ahead: results
  * and errors of the last pieces come with later feeds or with finish.
  * Returns 0, or <0 when the trace is unusable (diag names the byte offset). */
-int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag);
+RVT_API int rvt_tv_verifier_feed(rvt_tv_verifier *v, const uint8_t *data, size_t len, rvt_diag *diag);
 /* Ends the stream (the last group needs no end record). */
-int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag);
+RVT_API int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag);
 /* The whole stream (after anything fed) from `read`, which the reading
  * thread calls for the next bytes: their count, 0 at the end, or <0 (with
  * diag) when reading fails, which ends verification with that status. Ends
@@ -217,9 +217,9 @@ int rvt_tv_verifier_finish(rvt_tv_verifier *v, rvt_diag *diag);
  * stops at --max-errors. Faster than feeding: reading and decompressing run
  * beside verification, and nothing is copied. */
 typedef long (*rvt_tv_read_fn)(void *user, uint8_t *buf, size_t size, rvt_diag *diag);
-int rvt_tv_verifier_read_all(rvt_tv_verifier *v, rvt_tv_read_fn read, void *user, rvt_diag *diag);
-const rvt_tv_verify_result *rvt_tv_verifier_result(const rvt_tv_verifier *v);
-void rvt_tv_verifier_free(rvt_tv_verifier *v);
+RVT_API int rvt_tv_verifier_read_all(rvt_tv_verifier *v, rvt_tv_read_fn read, void *user, rvt_diag *diag);
+RVT_API const rvt_tv_verify_result *rvt_tv_verifier_result(const rvt_tv_verifier *v);
+RVT_API void rvt_tv_verifier_free(rvt_tv_verifier *v);
 
 /* ---- spike's commit log as a tandem trace ---- */
 
@@ -229,7 +229,7 @@ void rvt_tv_verifier_free(rvt_tv_verifier *v);
  * new privilege, from spike's exception line and the handler's first line).
  * spike does not log the mstatus changes of traps and FP instructions, so a
  * converted trace lacks them (verify it with mstatus absent). */
-int rvt_tv_convert_spike_log(const char *log_path, const rvt_tv_params *p, unsigned hart,
+RVT_API int rvt_tv_convert_spike_log(const char *log_path, const rvt_tv_params *p, unsigned hart,
                              rvt_tv_byte_sink sink, void *user, uint64_t *groups, rvt_diag *diag);
 
 #ifdef __cplusplus

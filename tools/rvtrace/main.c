@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "rvtrace/version.h"
 
 static const struct {
     const char *name;
@@ -49,7 +50,7 @@ int main(int argc, char **argv) {
         return finish_stdout(0);
     }
     if (!strcmp(argv[1], "--version")) {
-        puts("rvtrace 0.1.0");
+        printf("rvtrace %s\n", rvt_version_string());
         return finish_stdout(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
