@@ -349,6 +349,51 @@ static void test_host_tlb(void **state) {
     machine_down(&u);
 }
 
+/* The code blocks' refill after a miss: the entry where the access would
+ * go the whole way to RAM; NULL, with nothing taken, for what the general
+ * path must do (a fault, a walk that would read a device, a misaligned
+ * access, a table the run may not use). */
+static void test_host_tlb_refill(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    const uint64_t ad = PTE_V | PTE_A | PTE_D;
+    sv39_tables(&u, ad | PTE_R | PTE_W, 0x80600, ad | PTE_R);
+    h->priv = PRV_S;
+    forget_fetch_pages(h);
+    host_tlb_allow(h, true, true);
+    put(&u, 0x80200010, 0x0123456789abcdefull, 8);
+    const struct host_page *e = host_tlb_refill(h, 0x40203010, 8, ACC_LOAD); /* a walk: the TLB is empty */
+    assert_non_null(e);
+    assert_ptr_equal(e, host_page_at(h->htlb.load, 0x40203010, 8));
+    uint64_t v = 0;
+    memcpy(&v, host_address(e, 0x40203010), 8);
+    assert_int_equal(v, 0x0123456789abcdefull);
+    assert_null(host_tlb_refill(h, 0x40203011, 8, ACC_LOAD)); /* misaligned */
+    assert_null(host_tlb_refill(h, 0x40205000, 8, ACC_LOAD)); /* not mapped: the general path's page fault */
+    assert_null(host_tlb_refill(h, 0x40400000, 8, ACC_STORE)); /* read-only megapage */
+    assert_non_null(host_tlb_refill(h, 0x40203018, 8, ACC_STORE));
+    assert_int_equal(h->priv, PRV_S);
+    /* a next level outside RAM is not read: here the CLINT's page of
+     * mtimecmp, which the general path's walk reads as a valid leaf */
+    put(&u, LEVEL1 + 1 * 8, (0x2004000ull >> 12) << 10 | PTE_V, 8);
+    const uint64_t leaf = (0x80200000ull >> 12) << 10 | ad | PTE_R;
+    assert_true(phys_store(u.m, h, 0x2004000, &leaf, 8)); /* hart 0's mtimecmp: VA 0x40200000's entry */
+    forget_fetch_pages(h);
+    assert_null(host_tlb_refill(h, 0x40200010, 8, ACC_LOAD));
+    uint64_t pa = 0;
+    assert_true(mmu_translate(h, 0x40200010, ACC_LOAD, 8, &pa));
+    assert_int_equal(pa, 0x80200010);
+    /* translation off: the physical page */
+    h->priv = PRV_M;
+    forget_fetch_pages(h);
+    assert_non_null(host_tlb_refill(h, 0x80200010, 4, ACC_LOAD));
+    host_tlb_allow(h, true, false);
+    assert_null(host_tlb_refill(h, 0x80200010, 4, ACC_STORE));
+    machine_down(&u);
+}
+
 /* Decoded code follows every store into it, so that fence.i has nothing to
  * drop; a store gives its page alone a new id, which its code blocks no
  * longer hold under. */
@@ -852,7 +897,8 @@ int main(void) {
         cmocka_unit_test(test_sv39_walk),       cmocka_unit_test(test_sv39_accessed_dirty),
         cmocka_unit_test(test_sv39_permissions), cmocka_unit_test(test_sv39_pmp_on_walk),
         cmocka_unit_test(test_sv32_walk),       cmocka_unit_test(test_tlb),
-        cmocka_unit_test(test_host_tlb),        cmocka_unit_test(test_code_follows_stores),
+        cmocka_unit_test(test_host_tlb),
+        cmocka_unit_test(test_host_tlb_refill),        cmocka_unit_test(test_code_follows_stores),
         cmocka_unit_test(test_host_tlb_reservations),
         cmocka_unit_test(test_pmp_matching),
         cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
