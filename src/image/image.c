@@ -766,3 +766,44 @@ bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, uns
     *line = (unsigned)ln;
     return true;
 }
+
+bool rvt_image_has_source_lines(rvt_image *img) {
+    for (unsigned k = 0; k < img->nfiles; k++) {
+        img_file *f = &img->files[k];
+        if (!f->dwarf_tried) {
+            f->dwarf_tried = true;
+            f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
+            if (f->dwarf)
+                build_cu_ranges(f);
+        }
+        if (f->ncu_ranges)
+            return true;
+    }
+    return false;
+}
+
+bool rvt_image_gprof_text_end(const rvt_image *img, const char **last, uint64_t *last_addr, uint64_t *text_end) {
+    if (!img->nfiles)
+        return false;
+    const img_file *f = &img->files[0];
+    const img_symbol *best = NULL;
+    *text_end = 0;
+    for (size_t i = 1; i < f->nsections; i++)
+        if (!strcmp(f->sections[i].name, ".text")) {
+            *text_end = f->sections[i].addr + f->sections[i].size;
+            break;
+        }
+    for (size_t i = 0; i < f->nsymbols; i++) {
+        const img_symbol *s = &f->symbols[i];
+        if ((s->type != STT_FUNC && s->type != STT_NOTYPE) || s->shndx == SHN_UNDEF || s->shndx >= f->nsections ||
+            !(f->sections[s->shndx].flags & SHF_EXECINSTR) || !s->name[0] || strpbrk(s->name, ".$"))
+            continue;
+        if (!best || s->value > best->value)
+            best = s;
+    }
+    if (!best)
+        return false;
+    *last = best->name;
+    *last_addr = best->value;
+    return true;
+}
