@@ -5,9 +5,12 @@
 # (with a RISC-V GCC) a small program built with each of -gdwarf-2 to -gdwarf-5
 # and with -gsplit-dwarf.
 # An ELF with no line information at all (objdump heads nothing) is skipped.
-# usage: source_lines.sh SOURCE_LINES SHARED_DIR WORK_DIR [RISCV_GCC SOURCE.c]
+# Then each SiFive capture decoded with its ELF: every executed address that
+# objdump heads with a line has a source in --coverage, and --lcov has
+# source files.
+# usage: source_lines.sh SOURCE_LINES RVTRACE SHARED_DIR WORK_DIR [RISCV_GCC SOURCE.c]
 set -u
-CHECK=$1 SHARED=$2 WORK=$3 GCC=${4:-} SRC=${5:-}
+CHECK=$1 R=$2 SHARED=$3 WORK=$4 GCC=${5:-} SRC=${6:-}
 OBJDUMP=riscv64-linux-gnu-objdump
 command -v $OBJDUMP >/dev/null 2>&1 || { echo "no $OBJDUMP"; exit 77; }
 mkdir -p "$WORK" || exit 1
@@ -38,5 +41,27 @@ if [ -n "$GCC" ]; then
     done
 fi
 echo "$checked ELF files checked"
+decoded=0
+for dir in "$SHARED"/captures/sifive/*/; do
+    rtd=$(ls "$dir"*.rtd 2>/dev/null | head -1)
+    elf=$(ls "$dir"*.elf 2>/dev/null | head -1)
+    [ -n "$rtd" ] && [ -n "$elf" ] && [ -s "$WORK/$(basename "$elf").dl" ] || continue
+    bits=$(awk '$1 == "src-bits" { print $2 }' "$dir/options.txt")
+    name=$(basename "$dir")
+    "$R" decode --format sifive --src-bits "${bits:-0}" --elf "$elf" "$rtd" --coverage "$WORK/$name.cov" \
+        --lcov "$WORK/$name.info" -o /dev/null 2> "$WORK/$name.err"
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 3 ] || { echo "$name: decode exited $rc"; cat "$WORK/$name.err"; fail=1; continue; }
+    # the addresses objdump heads with a line
+    awk '/^[^ ].*:[0-9]+( \(discriminator [0-9]+\))?$/ && !/\(\):$/ { h = 1; next }
+         h && /^ *[0-9a-f]+:\t/ { a = $1; sub(/:$/, "", a); sub(/^0+/, "", a); print a; h = 0 }' \
+        "$WORK/$(basename "$elf").dl" | sort -u > "$WORK/$name.headed"
+    missing=$(tail -n +2 "$WORK/$name.cov" | awk -F, '$4 == "" { a = $1; sub(/^0+/, "", a); print a }' | sort -u \
+              | comm -12 - "$WORK/$name.headed" | head -3)
+    [ -z "$missing" ] || { echo "$name: executed addresses with a line in objdump but none in --coverage: $missing"; fail=1; }
+    grep -q '^SF:' "$WORK/$name.info" || { echo "$name: --lcov has no source file"; fail=1; }
+    decoded=$((decoded + 1))
+done
+echo "$decoded SiFive captures decoded with source lines"
 [ $checked -gt 0 ] || fail=1
 exit $fail
