@@ -98,14 +98,15 @@ RVT_API int rvt_profile_write_callgrind(rvt_profile *p, FILE *f, const char *com
  * taken / not taken), DA (a line counts as often as its most executed
  * instruction; lines that never ran count 0). */
 RVT_API int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name);
-/* The same tracefile, but for an image without DWARF line information (see
- * rvt_image_has_source_lines): an annotated disassembly of every function
- * that ran (symbol labels, address, bytes, instruction; one instruction a
- * line) is written to `listing`, and the tracefile gives coverage per
- * instruction against it, under the source name `listing_name` (the path
- * genhtml will read it from). `*listed` gets the number of instructions in
- * the listing (0, and `listing` untouched, when the image has lines: then
- * this is rvt_profile_write_lcov). */
+/* The same tracefile, but for an image without DWARF line information for
+ * its code (see rvt_image_has_source_lines; lines that cover no instruction
+ * count as none): an annotated disassembly of every function that ran
+ * (symbol labels, address, bytes, instruction; one instruction a line) is
+ * written to `listing`, and the tracefile gives coverage per instruction
+ * against it, under the source name `listing_name` (the path genhtml will
+ * read it from). `*listed` gets the number of instructions in the listing
+ * (0, and `listing` untouched, when the code has lines: then this is
+ * rvt_profile_write_lcov; also when `listing` is NULL). */
 RVT_API int rvt_profile_write_lcov_listing(rvt_profile *p, FILE *f, const char *test_name, FILE *listing,
                                            const char *listing_name, uint64_t *listed);
 

@@ -373,7 +373,10 @@ static lcov_item *lcov_items(rvt_profile *p, size_t *count, lcov_listing *listin
     return items;
 }
 
-static int write_lcov(rvt_profile *p, FILE *f, const char *test_name, lcov_listing *listing) {
+/* With `only_lines`, nothing is written when no instruction has a line
+ * (*empty says so). */
+static int write_lcov(rvt_profile *p, FILE *f, const char *test_name, lcov_listing *listing, bool only_lines,
+                      bool *empty) {
     size_t n = 0;
     rvt_profile_settle(p);
     lcov_item *items = lcov_items(p, &n, listing);
@@ -382,6 +385,12 @@ static int write_lcov(rvt_profile *p, FILE *f, const char *test_name, lcov_listi
     if (listing && listing->failed) {
         free(items);
         return RVT_E_IO;
+    }
+    if (empty)
+        *empty = n == 0;
+    if (only_lines && n == 0) {
+        free(items);
+        return 0;
     }
     int rc = 0;
     for (size_t i = 0; i < n && !rc;) {
@@ -442,18 +451,22 @@ static int write_lcov(rvt_profile *p, FILE *f, const char *test_name, lcov_listi
 }
 
 int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name) {
-    return write_lcov(p, f, test_name, NULL);
+    return write_lcov(p, f, test_name, NULL, false, NULL);
 }
 
 int rvt_profile_write_lcov_listing(rvt_profile *p, FILE *f, const char *test_name, FILE *listing,
                                    const char *listing_name, uint64_t *listed) {
     *listed = 0;
-    if (rvt_image_has_source_lines(p->img))
-        return write_lcov(p, f, test_name, NULL);
+    bool empty = true;
+    int rc;
+    /* (lines that cover none of the code, say of another build, are as good as none) */
+    if (rvt_image_has_source_lines(p->img) &&
+        ((rc = write_lcov(p, f, test_name, NULL, listing != NULL, &empty)) != 0 || !empty || !listing))
+        return rc;
     lcov_listing l = {.out = listing, .name = listing_name};
     if (!listing_init(p, &l))
         return RVT_E_NOMEM;
-    int rc = write_lcov(p, f, test_name, &l);
+    rc = write_lcov(p, f, test_name, &l, false, NULL);
     free(l.hot);
     *listed = l.listed;
     return rc;

@@ -1256,16 +1256,19 @@ static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_prof
     return output_close("rvtrace decode", f, !rc) | (rc != 0);
 }
 
-/* The lcov tracefile; for a program without DWARF lines, also the annotated
- * disassembly it refers to, written beside it as PATH.dis (under its
- * absolute name, which genhtml reads). */
+/* The lcov tracefile; for a program without DWARF lines for its code, also
+ * the annotated disassembly it refers to, written beside it as PATH.dis
+ * (under its absolute name, which genhtml reads; dropped when not needed). */
 static int write_lcov(const char *path, rvt_profile *p, rvt_image *img, const char *program) {
-    if (rvt_image_has_source_lines(img))
+    /* standard output and devices have no "beside" */
+    if (!strcmp(path, "-") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)) {
+        if (!rvt_image_has_source_lines(img)) {
+            fprintf(stderr, "rvtrace decode: --lcov %s: %s has no DWARF line information, so the tracefile refers "
+                            "to an annotated disassembly written beside it; give --lcov the name of a file\n", path,
+                    program);
+            return 1;
+        }
         return write_report(path, p, write_lcov_plain);
-    if (!strcmp(path, "-")) {
-        fprintf(stderr, "rvtrace decode: --lcov -: %s has no DWARF line information, so the tracefile refers to "
-                        "an annotated disassembly written beside it; give --lcov a file name\n", program);
-        return 1;
     }
     char cwd[PATH_MAX] = "";
     if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) {
@@ -1284,10 +1287,10 @@ static int write_lcov(const char *path, rvt_profile *p, rvt_image *img, const ch
     if (l && rc)
         fprintf(stderr, "rvtrace decode: %s: write failed\n", path);
     int status = (f ? output_close("rvtrace decode", f, !rc && l) : 1) |
-                 (l ? output_close("rvtrace decode", l, !rc) : 1) | (rc != 0);
-    if (!status)
-        fprintf(stderr, "rvtrace decode: %s: warning: %s has no DWARF line information (built without -g?): "
-                        "coverage is per instruction, against the annotated disassembly %s (%" PRIu64
+                 (l ? output_close("rvtrace decode", l, !rc && listed) : 1) | (rc != 0);
+    if (!status && listed)
+        fprintf(stderr, "rvtrace decode: %s: warning: %s has no DWARF line information for its code (built "
+                        "without -g?): coverage is per instruction, against the annotated disassembly %s (%" PRIu64
                         " instructions of the functions that ran)\n", path, program, listing_path, listed);
     free(listing_path);
     return status;
