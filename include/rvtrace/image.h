@@ -87,6 +87,19 @@ RVT_API bool rvt_image_symbol_addr(const rvt_image *img, const char *name, uint6
  * has no line information for it. */
 RVT_API bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, unsigned *line);
 
+/* Whether the image has DWARF line information for any of its code (a unit
+ * with an address range); false for a program built without -g. */
+RVT_API bool rvt_image_has_source_lines(rvt_image *img);
+
+/* What GNU gprof reads from the first ELF file of the image as the end of
+ * the program text: its last function (the highest-addressed function or
+ * untyped symbol of an executable section whose name has no '.' or '$') and
+ * the end of the section named .text (gprof's "text section"; 0 when there
+ * is none). gprof credits that function with no histogram samples, and
+ * takes it to end where .text ends. False when there is no such function. */
+RVT_API bool rvt_image_gprof_text_end(const rvt_image *img, const char **last, uint64_t *last_addr,
+                                      uint64_t *text_end);
+
 /* Write the listing `objdump -d [-M no-aliases]` prints for file `index`, from
  * the first "Disassembly of section" line on. `flags` takes RVT_DIS_*. */
 RVT_API int rvt_image_write_objdump(const rvt_image *img, unsigned index, unsigned flags, FILE *out);

@@ -72,6 +72,22 @@ RVT_API int rvt_profile_write_coverage(rvt_profile *p, FILE *f);
  * is "instructions" (beyond 256 x 65535 on one address, thousands of them
  * and so on, as its dimension says). Addresses as wide as the image's XLEN. */
 RVT_API int rvt_profile_write_gmon(rvt_profile *p, FILE *f);
+/* What gprof will not show of the gmon.out of this profile (see
+ * rvt_image_gprof_text_end): the instructions it credits to no function
+ * (those at and after the last function of the text: gprof gives that one
+ * no samples) and the calls it drops (an arc whose call site or target lies
+ * in no function of gprof's, i.e. at or after both the last function and the
+ * end of .text). */
+typedef struct rvt_gmon_losses {
+    const char *function; /* gprof's last function of the text */
+    uint64_t addr;        /* its address */
+    uint64_t text_end;    /* the end of .text */
+    uint64_t instructions;
+    uint64_t calls;
+} rvt_gmon_losses;
+/* True when gprof will lose instructions or calls of this profile; `out`
+ * says which. */
+RVT_API bool rvt_profile_gmon_losses(rvt_profile *p, rvt_gmon_losses *out);
 /* callgrind's profile format: per instruction and source line the events
  * Ir (instructions retired), Bc (conditional branches) and Bct (taken), and
  * per call site its calls with counts and inclusive Ir. `command` goes in
@@ -82,6 +98,17 @@ RVT_API int rvt_profile_write_callgrind(rvt_profile *p, FILE *f, const char *com
  * taken / not taken), DA (a line counts as often as its most executed
  * instruction; lines that never ran count 0). */
 RVT_API int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name);
+/* The same tracefile, but for an image without DWARF line information for
+ * its code (see rvt_image_has_source_lines; lines that cover no instruction
+ * count as none): an annotated disassembly of every function that ran
+ * (symbol labels, address, bytes, instruction; one instruction a line) is
+ * written to `listing`, and the tracefile gives coverage per instruction
+ * against it, under the source name `listing_name` (the path genhtml will
+ * read it from). `*listed` gets the number of instructions in the listing
+ * (0, and `listing` untouched, when the code has lines: then this is
+ * rvt_profile_write_lcov; also when `listing` is NULL). */
+RVT_API int rvt_profile_write_lcov_listing(rvt_profile *p, FILE *f, const char *test_name, FILE *listing,
+                                           const char *listing_name, uint64_t *listed);
 
 /* What a report says beside the profile: where the trace came from and how
  * it decoded. */

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <stdio.h>
+
 #include "image_internal.h"
 
 #ifndef EM_RISCV
@@ -40,6 +43,10 @@ int rvt_image_new(rvt_image **out) {
 static void file_release(img_file *f) {
     if (f->dwarf)
         dwarf_end(f->dwarf);
+    free(f->cu_ranges);
+    for (size_t i = 0; i < f->nsrc_names; i++)
+        free(f->src_names[i].shown);
+    free(f->src_names);
     if (f->elf)
         elf_end(f->elf);
     free(f->sections);
@@ -608,6 +615,129 @@ bool rvt_image_symbol_addr(const rvt_image *img, const char *name, uint64_t *add
     return false;
 }
 
+static int cmp_cu_range(const void *x, const void *y) {
+    const img_cu_range *a = x, *b = y;
+    return a->lo != b->lo ? (a->lo < b->lo ? -1 : 1) : (a->cu != b->cu ? (a->cu < b->cu ? -1 : 1) : 0);
+}
+
+static bool add_cu_range(img_file *f, size_t *cap, uint64_t lo, uint64_t hi, Dwarf_Off cu) {
+    if (hi <= lo)
+        return true;
+    if (f->ncu_ranges == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        img_cu_range *n = realloc(f->cu_ranges, ncap * sizeof *n);
+        if (!n)
+            return false;
+        f->cu_ranges = n;
+        *cap = ncap;
+    }
+    f->cu_ranges[f->ncu_ranges++] = (img_cu_range){lo, hi, hi, cu};
+    return true;
+}
+
+/* Which unit covers which addresses, read from every unit's own DIE.
+ * dwarf_addrdie would use .debug_aranges, which libdw rejects as a whole
+ * when one set is padded the way old GNU toolchains wrote it (Freedom
+ * Studio's GCC 8: DWARF 3), and which a unit need not have at all. */
+static void build_cu_ranges(img_file *f) {
+    size_t cap = 0;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dwarf_nextcu(f->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die die;
+        if (dwarf_offdie(f->dwarf, off + hsize, &die)) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t r = 0;
+            while ((r = dwarf_ranges(&die, r, &base, &lo, &hi)) > 0)
+                if (!add_cu_range(f, &cap, lo, hi, off + hsize))
+                    break;
+        }
+        off = next;
+    }
+    if (!f->ncu_ranges)
+        return;
+    qsort(f->cu_ranges, f->ncu_ranges, sizeof *f->cu_ranges, cmp_cu_range);
+    for (size_t i = 1; i < f->ncu_ranges; i++)
+        if (f->cu_ranges[i - 1].max_hi > f->cu_ranges[i].max_hi)
+            f->cu_ranges[i].max_hi = f->cu_ranges[i - 1].max_hi;
+}
+
+/* The unit whose ranges hold `a` (the one starting last, when ranges of
+ * discarded code overlap). */
+static bool unit_of(const img_file *f, uint64_t a, Dwarf_Die *cu) {
+    size_t lo = 0, hi = f->ncu_ranges;
+    while (lo < hi) { /* first range with lo > a */
+        size_t mid = (lo + hi) / 2;
+        if (f->cu_ranges[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && f->cu_ranges[i].max_hi > a;)
+        if (a < f->cu_ranges[i].hi)
+            return dwarf_offdie(f->dwarf, f->cu_ranges[i].cu, cu) != NULL;
+    return false;
+}
+
+/* Where a Windows-absolute directory or name ("C:/...", "C:\\...") starts in
+ * a path libdw joined (it knows only "/" as absolute and so prefixes the
+ * compilation directory); -1 when it holds none. The last one wins: it is
+ * the one the joining put in front of. */
+static ptrdiff_t windows_root(const char *s) {
+    ptrdiff_t at = -1;
+    for (size_t i = 0; s[i]; i++) {
+        bool starts = i == 0 || s[i - 1] == '/' || s[i - 1] == '\\';
+        unsigned char c = (unsigned char)s[i];
+        if (starts && ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && s[i + 1] == ':' &&
+            (s[i + 2] == '/' || s[i + 2] == '\\'))
+            at = (ptrdiff_t)i;
+    }
+    return at;
+}
+
+/* The name shown for a libdw source name of unit `cu`: a path written on
+ * Windows from its drive letter on, with "/" separators; a relative one
+ * (libdw joins only "/"-rooted compilation directories) under the unit's
+ * compilation directory; any other as libdw gives it. NULL only when out of
+ * memory. */
+static const char *shown_name(img_file *f, Dwarf_Die *cu, const char *dw) {
+    for (size_t i = f->nsrc_names; i-- > 0;)
+        if (f->src_names[i].dw == dw)
+            return f->src_names[i].shown ? f->src_names[i].shown : dw;
+    char *shown = NULL;
+    Dwarf_Attribute at;
+    const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+    if (dw[0] != '/' && windows_root(dw) != 0 && comp_dir && comp_dir[0]) {
+        size_t n = strlen(comp_dir) + strlen(dw) + 2;
+        if (!(shown = malloc(n)))
+            return NULL;
+        snprintf(shown, n, "%s/%s", comp_dir, dw);
+    }
+    const char *name = shown ? shown : dw;
+    ptrdiff_t root = windows_root(name);
+    if (root >= 0) {
+        char *w = strdup(name + root);
+        free(shown);
+        if (!(shown = w))
+            return NULL;
+        for (char *c = shown; *c; c++)
+            if (*c == '\\')
+                *c = '/';
+    }
+    if (f->nsrc_names == f->src_names_cap) {
+        size_t ncap = f->src_names_cap ? f->src_names_cap * 2 : 32;
+        img_src_name *n = realloc(f->src_names, ncap * sizeof *n);
+        if (!n) {
+            free(shown);
+            return NULL;
+        }
+        f->src_names = n;
+        f->src_names_cap = ncap;
+    }
+    f->src_names[f->nsrc_names++] = (img_src_name){dw, shown};
+    return shown ? shown : dw;
+}
+
 bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, unsigned *line) {
     img_segment *s = find_segment(img, addr);
     if (!s)
@@ -616,21 +746,64 @@ bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, uns
     if (!f->dwarf_tried) {
         f->dwarf_tried = true;
         f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL; /* raw files have none */
+        if (f->dwarf)
+            build_cu_ranges(f);
     }
     if (!f->dwarf)
         return false;
     Dwarf_Die cu;
     uint64_t a = addr - f->offset;
-    if (!dwarf_addrdie(f->dwarf, a, &cu))
+    if (!unit_of(f, a, &cu))
         return false;
     Dwarf_Line *l = dwarf_getsrc_die(&cu, a);
     if (!l)
         return false;
     int ln = 0;
     const char *src = dwarf_linesrc(l, NULL, NULL);
-    if (!src || dwarf_lineno(l, &ln) != 0)
+    if (!src || dwarf_lineno(l, &ln) != 0 || !(src = shown_name(f, &cu, src)))
         return false;
     *file = src;
     *line = (unsigned)ln;
+    return true;
+}
+
+bool rvt_image_has_source_lines(rvt_image *img) {
+    for (unsigned k = 0; k < img->nfiles; k++) {
+        img_file *f = &img->files[k];
+        if (!f->dwarf_tried) {
+            f->dwarf_tried = true;
+            f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
+            if (f->dwarf)
+                build_cu_ranges(f);
+        }
+        if (f->ncu_ranges)
+            return true;
+    }
+    return false;
+}
+
+bool rvt_image_gprof_text_end(const rvt_image *img, const char **last, uint64_t *last_addr, uint64_t *text_end) {
+    if (!img->nfiles)
+        return false;
+    const img_file *f = &img->files[0];
+    const img_symbol *best = NULL;
+    *text_end = 0;
+    for (size_t i = 1; i < f->nsections; i++)
+        if (!strcmp(f->sections[i].name, ".text")) {
+            *text_end = f->sections[i].addr + f->sections[i].size;
+            break;
+        }
+    for (size_t i = 0; i < f->nsymbols; i++) {
+        const img_symbol *s = &f->symbols[i];
+        if ((s->type != STT_FUNC && s->type != STT_NOTYPE) || s->shndx == SHN_UNDEF || s->shndx >= f->nsections ||
+            !(f->sections[s->shndx].flags & SHF_EXECINSTR) || !s->name[0] || strpbrk(s->name, ".$"))
+            continue;
+        if (!best || s->value > best->value)
+            best = s;
+    }
+    if (!best)
+        return false;
+    *last = best->name;
+    *last_addr = best->value;
     return true;
 }

@@ -35,6 +35,19 @@ typedef struct img_segment {
                       * segments; len 0 = not decoded yet */
 } img_segment;
 
+/* One address range of a compilation unit (DW_AT_low_pc/high_pc or
+ * DW_AT_ranges), file-relative addresses. */
+typedef struct img_cu_range {
+    uint64_t lo, hi, max_hi; /* max_hi: the largest hi of this and every earlier range */
+    Dwarf_Off cu;            /* the unit DIE's offset in .debug_info */
+} img_cu_range;
+
+/* A source file name as libdw joined it, and as we show it. */
+typedef struct img_src_name {
+    const char *dw;
+    char *shown; /* NULL when the same as dw */
+} img_src_name;
+
 typedef struct img_file {
     char *path;
     uint8_t *buf;
@@ -42,6 +55,11 @@ typedef struct img_file {
     Elf *elf;
     Dwarf *dwarf;
     bool dwarf_tried;
+    img_cu_range *cu_ranges; /* sorted by lo; built from the units themselves, so a
+                              * damaged or odd .debug_aranges does not hide lines */
+    size_t ncu_ranges;
+    img_src_name *src_names;
+    size_t nsrc_names, src_names_cap;
     unsigned xlen;
     uint64_t offset, entry;
     img_section *sections;

@@ -128,6 +128,25 @@ int rvt_profile_write_gmon(rvt_profile *p, FILE *f) {
     return ok ? 0 : RVT_E_IO;
 }
 
+bool rvt_profile_gmon_losses(rvt_profile *p, rvt_gmon_losses *out) {
+    *out = (rvt_gmon_losses){0};
+    if (!rvt_image_gprof_text_end(p->img, &out->function, &out->addr, &out->text_end) || !out->text_end)
+        return false;
+    size_t n;
+    const addr_slot **v = rvt_profile_sorted_slots(p, &n);
+    if (!v)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (v[i]->addr >= out->addr)
+            out->instructions += v[i]->count;
+    free(v);
+    uint64_t unmapped = out->addr > out->text_end ? out->addr : out->text_end;
+    for (size_t i = 0; i < p->narcs; i++)
+        if (p->arcs[i].site >= unmapped || p->arcs[i].target >= unmapped)
+            out->calls += p->arcs[i].count;
+    return out->instructions || out->calls;
+}
+
 /* ---- callgrind -------------------------------------------------------- */
 
 static const char *source_of(rvt_profile *p, uint64_t addr, unsigned *line) {
@@ -231,9 +250,80 @@ static int by_file_line(const void *x, const void *y) {
     return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-/* Every instruction of the executable segments with a source line becomes
- * an item (executed or not), so the tracefile also shows what never ran. */
-static lcov_item *lcov_items(rvt_profile *p, size_t *count) {
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Where an image has no line information, the tracefile's "source" is an
+ * annotated disassembly of the functions that ran, written as the items are
+ * made: one instruction a line, so that a line's count is its
+ * instruction's. */
+typedef struct lcov_listing {
+    FILE *out;
+    const char *name;
+    unsigned line;          /* lines written so far */
+    uint64_t *hot;          /* start addresses of the functions that ran, sorted */
+    size_t nhot;
+    const char *sym;        /* the function of the last line written */
+    uint64_t listed;
+    rvt_disasm_ctx dis;
+    bool failed;
+} lcov_listing;
+
+static bool listing_init(rvt_profile *p, lcov_listing *l) {
+    size_t n;
+    const addr_slot **v = rvt_profile_sorted_slots(p, &n);
+    if (!v)
+        return false;
+    l->hot = malloc((n ? n : 1) * sizeof *l->hot);
+    if (!l->hot) {
+        free(v);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = 0;
+        l->hot[l->nhot++] = rvt_image_symbolize(p->img, v[i]->addr, &off) ? v[i]->addr - off : v[i]->addr;
+    }
+    free(v);
+    qsort(l->hot, l->nhot, sizeof *l->hot, cmp_u64);
+    rvt_disasm_init(&l->dis, rvt_image_xlen(p->img), 0);
+    l->failed = fprintf(l->out, "# Annotated disassembly of the functions that ran, written by rvtrace beside its\n"
+                                "# lcov tracefile: the program has no DWARF line information, so coverage is\n"
+                                "# given per instruction, each line of this file being one instruction.\n") < 0;
+    l->line = 3;
+    return true;
+}
+
+/* The listing line of the instruction at addr (0: not listed, its function
+ * never ran). */
+static unsigned listing_line(rvt_profile *p, lcov_listing *l, uint64_t addr, const rvt_insn *in) {
+    uint64_t off = 0;
+    const char *sym = rvt_image_symbolize(p->img, addr, &off);
+    uint64_t start = sym ? addr - off : addr;
+    if (!bsearch(&start, l->hot, l->nhot, sizeof *l->hot, cmp_u64))
+        return 0;
+    unsigned digits = rvt_image_xlen(p->img) == 32 ? 8 : 16;
+    if (sym && (sym != l->sym || off == 0)) {
+        l->failed |= fprintf(l->out, "\n%0*" PRIx64 " <%s>:\n", digits, start, sym) < 0;
+        l->line += 2;
+    }
+    l->sym = sym;
+    uint8_t b[8] = {0};
+    size_t got = rvt_image_read(p->img, addr, b, in->len <= sizeof b ? in->len : sizeof b);
+    char bytes[24] = "", text[200];
+    for (size_t i = got; i-- > 0;)
+        snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes), "%02x", b[i]);
+    rvt_disasm(&l->dis, in, b, addr, text, sizeof text);
+    l->failed |= fprintf(l->out, "    %8" PRIx64 ":\t%-20s\t%s\n", addr, bytes, text) < 0;
+    l->listed++;
+    return ++l->line;
+}
+
+/* Every instruction of the executable segments with a source line (or, with
+ * a listing, every instruction of a function that ran) becomes an item
+ * (executed or not), so the tracefile also shows what never ran. */
+static lcov_item *lcov_items(rvt_profile *p, size_t *count, lcov_listing *listing) {
     rvt_segment_info seg[64];
     size_t nseg = rvt_image_segments(p->img, seg, 64), n = 0, cap = 1024;
     lcov_item *items = malloc(cap * sizeof *items);
@@ -245,16 +335,24 @@ static lcov_item *lcov_items(rvt_profile *p, size_t *count) {
         for (uint64_t addr = seg[s].vaddr; addr - seg[s].vaddr < seg[s].memsz && items;) {
             const rvt_insn *in = rvt_image_insn(p->img, addr);
             unsigned len = in ? in->len : HIST_BIN;
-            const char *file;
-            unsigned line;
-            if (in && rvt_image_source_line(p->img, addr, &file, &line)) {
+            const char *file = NULL;
+            unsigned line = 0;
+            if (in && listing) {
+                if ((line = listing_line(p, listing, addr, in)) != 0)
+                    file = listing->name;
+            } else if (in && !rvt_image_source_line(p->img, addr, &file, &line)) {
+                file = NULL;
+            }
+            if (file) {
                 const addr_slot *hit = rvt_profile_find(p, addr);
                 uint64_t off = 1;
                 const char *sym = rvt_image_symbolize(p->img, addr, &off);
                 if (n + 3 > cap) {
                     lcov_item *grown = realloc(items, 2 * cap * sizeof *items);
-                    if (!grown)
-                        break;
+                    if (!grown) {
+                        free(items);
+                        return NULL;
+                    }
                     items = grown;
                     cap *= 2;
                 }
@@ -275,12 +373,25 @@ static lcov_item *lcov_items(rvt_profile *p, size_t *count) {
     return items;
 }
 
-int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name) {
+/* With `only_lines`, nothing is written when no instruction has a line
+ * (*empty says so). */
+static int write_lcov(rvt_profile *p, FILE *f, const char *test_name, lcov_listing *listing, bool only_lines,
+                      bool *empty) {
     size_t n = 0;
     rvt_profile_settle(p);
-    lcov_item *items = lcov_items(p, &n);
+    lcov_item *items = lcov_items(p, &n, listing);
     if (!items)
         return RVT_E_NOMEM;
+    if (listing && listing->failed) {
+        free(items);
+        return RVT_E_IO;
+    }
+    if (empty)
+        *empty = n == 0;
+    if (only_lines && n == 0) {
+        free(items);
+        return 0;
+    }
     int rc = 0;
     for (size_t i = 0; i < n && !rc;) {
         const char *file = items[i].file;
@@ -337,4 +448,26 @@ int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name) {
     }
     free(items);
     return rc ? RVT_E_IO : 0;
+}
+
+int rvt_profile_write_lcov(rvt_profile *p, FILE *f, const char *test_name) {
+    return write_lcov(p, f, test_name, NULL, false, NULL);
+}
+
+int rvt_profile_write_lcov_listing(rvt_profile *p, FILE *f, const char *test_name, FILE *listing,
+                                   const char *listing_name, uint64_t *listed) {
+    *listed = 0;
+    bool empty = true;
+    int rc;
+    /* (lines that cover none of the code, say of another build, are as good as none) */
+    if (rvt_image_has_source_lines(p->img) &&
+        ((rc = write_lcov(p, f, test_name, NULL, listing != NULL, &empty)) != 0 || !empty || !listing))
+        return rc;
+    lcov_listing l = {.out = listing, .name = listing_name};
+    if (!listing_init(p, &l))
+        return RVT_E_NOMEM;
+    rc = write_lcov(p, f, test_name, &l, false, NULL);
+    free(l.hot);
+    *listed = l.listed;
+    return rc;
 }

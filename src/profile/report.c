@@ -149,8 +149,12 @@ static int write_hot_listing(rvt_profile *p, FILE *f, const char *name) {
         if (s && s->count > hottest)
             hottest = s->count;
     }
-    int rc = fputs("<table class=\"listing\"><tr><th>count</th><th>address</th><th>instruction</th><th>source</th></tr>\n",
-                   f) == EOF;
+    int rc = 0;
+    if (!rvt_image_has_source_lines(p->img))
+        rc |= fputs("<p>The program has no DWARF line information (built without -g?): the instructions are "
+                    "shown without source lines.</p>\n", f) == EOF;
+    rc |= fputs("<table class=\"listing\"><tr><th>count</th><th>address</th><th>instruction</th><th>source</th></tr>\n",
+                f) == EOF;
     for (unsigned k = 0; k < MAX_LISTED && !rc && (in = insn_in(p, name, addr)) != NULL; k++) {
         const addr_slot *s = rvt_profile_find(p, addr);
         uint64_t c = s ? s->count : 0;

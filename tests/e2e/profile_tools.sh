@@ -115,7 +115,9 @@ check_case() { # name elf decode-args...
         fi
     fi
 
-    if have genhtml && grep -q '^SF:' "$w/lcov.info"; then
+    # (a program without line information has its coverage per instruction
+    # of a listing beside the tracefile: profile_no_debug.sh checks that)
+    if have genhtml && grep -q '^SF:' "$w/lcov.info" && ! grep -qx "SF:$w/lcov.info.dis" "$w/lcov.info"; then
         missing=$(sed -n 's/^SF://p' "$w/lcov.info" | while read -r f; do [ -f "$f" ] || echo "$f"; done)
         opt=
         [ -n "$missing" ] && opt=--no-source # sources not on this machine: the summary pages only

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
@@ -53,10 +54,12 @@ static void decode_usage(FILE *out) {
             "                     (`main;foo;bar COUNT` per line)\n"
             "  --coverage FILE    CSV: address,count,symbol+offset,file:line per executed address\n"
             "  --gmon FILE        gprof's gmon.out (instruction histogram, call arcs with counts):\n"
-            "                     riscv64-linux-gnu-gprof PROGRAM.elf FILE\n"
+            "                     riscv64-linux-gnu-gprof PROGRAM.elf FILE (a warning names what\n"
+            "                     gprof itself will drop: its last function of the text)\n"
             "  --callgrind FILE   callgrind profile (Ir, branches, calls with inclusive cost) for\n"
             "                     callgrind_annotate and KCachegrind\n"
-            "  --lcov FILE        lcov tracefile (functions, lines, branches) for genhtml\n"
+            "  --lcov FILE        lcov tracefile (functions, lines, branches) for genhtml; a program\n"
+            "                     without -g: per instruction of a disassembly written as FILE.dis\n"
             "  --report DIR       DIR/index.html: summary, hottest functions, flame graph and the\n"
             "                     hottest function's listing in one self-contained page\n"
             "  --traps FILE       one line per trap: at,xcause,interrupt,tval,handler (hex;\n"
@@ -1242,6 +1245,9 @@ static bool outputs_not_programs(const char *const *elfs, int nelf, const char *
     return true;
 }
 
+static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_profile *, FILE *));
+static int write_lcov_plain(rvt_profile *p, FILE *f) { return rvt_profile_write_lcov(p, f, "rvtrace"); }
+
 static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_profile *, FILE *)) {
     FILE *f = output_open("rvtrace decode", path, false);
     if (!f)
@@ -1252,7 +1258,61 @@ static int write_report(const char *path, rvt_profile *p, int (*writer)(rvt_prof
     return output_close("rvtrace decode", f, !rc) | (rc != 0);
 }
 
-static int write_lcov(rvt_profile *p, FILE *f) { return rvt_profile_write_lcov(p, f, "rvtrace"); }
+/* The lcov tracefile; for a program without DWARF lines for its code, also
+ * the annotated disassembly it refers to, written beside it as PATH.dis
+ * (under its absolute name, which genhtml reads; dropped when not needed). */
+static int write_lcov(const char *path, rvt_profile *p, rvt_image *img, const char *program) {
+    /* standard output and devices have no "beside" */
+    if (!strcmp(path, "-") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)) {
+        if (!rvt_image_has_source_lines(img)) {
+            fprintf(stderr, "rvtrace decode: --lcov %s: %s has no DWARF line information, so the tracefile refers "
+                            "to an annotated disassembly written beside it; give --lcov the name of a file\n", path,
+                    program);
+            return 1;
+        }
+        return write_report(path, p, write_lcov_plain);
+    }
+    char cwd[PATH_MAX] = "";
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        fprintf(stderr, "rvtrace decode: the current directory: %s\n", strerror(errno));
+        return 1;
+    }
+    size_t len = strlen(cwd) + strlen(path) + sizeof "/.dis";
+    char *listing_path = malloc(len);
+    if (!listing_path)
+        return 1;
+    snprintf(listing_path, len, "%s%s%s.dis", cwd, cwd[0] ? "/" : "", path);
+    FILE *f = output_open("rvtrace decode", path, false);
+    FILE *l = f ? output_open("rvtrace decode", listing_path, false) : NULL;
+    uint64_t listed = 0;
+    int rc = l ? rvt_profile_write_lcov_listing(p, f, "rvtrace", l, listing_path, &listed) : 1;
+    if (l && rc)
+        fprintf(stderr, "rvtrace decode: %s: write failed\n", path);
+    int status = (f ? output_close("rvtrace decode", f, !rc && l) : 1) |
+                 (l ? output_close("rvtrace decode", l, !rc && listed) : 1) | (rc != 0);
+    if (!status && listed)
+        fprintf(stderr, "rvtrace decode: %s: warning: %s has no DWARF line information for its code (built "
+                        "without -g?): coverage is per instruction, against the annotated disassembly %s (%" PRIu64
+                        " instructions of the functions that ran)\n", path, program, listing_path, listed);
+    free(listing_path);
+    return status;
+}
+
+/* gprof's own reading of the program loses some of the profile: say what. */
+static void warn_gmon(const char *path, rvt_profile *p) {
+    rvt_gmon_losses l;
+    if (!rvt_profile_gmon_losses(p, &l))
+        return;
+    uint64_t total = rvt_profile_total(p);
+    fprintf(stderr, "rvtrace decode: %s: warning: gprof will not show all of it: it credits no instructions to the "
+                    "last function of the program text, %s at %#" PRIx64 ", or after it (%" PRIu64 " instructions, "
+                    "%.1f %%)", path, l.function, l.addr, l.instructions,
+            total ? 100.0 * (double)l.instructions / (double)total : 0.0);
+    if (l.calls)
+        fprintf(stderr, ", and, as that function starts at or after the end of .text (%#" PRIx64 "), where gprof ends it, "
+                        "it drops the %" PRIu64 " calls made from or to there", l.text_end, l.calls);
+    fprintf(stderr, "; --profile and --callgrind have them\n");
+}
 
 /* callgrind's cmd: line is the command that made the profile. */
 static int write_callgrind(const char *path, rvt_profile *p, int argc, char **argv) {
@@ -1607,15 +1667,20 @@ done:
             status = 1;
         if (gmon && write_report(gmon, c.prof, rvt_profile_write_gmon))
             status = 1;
+        else if (gmon)
+            warn_gmon(gmon, c.prof);
         if (callgrind && write_callgrind(callgrind, c.prof, argc, argv))
             status = 1;
-        if (lcov && write_report(lcov, c.prof, write_lcov))
+        if (lcov && write_lcov(lcov, c.prof, c.img, elfs_text[0] ? elfs_text : "the program"))
             status = 1;
         if (report_dir) {
             rvt_report_info info = {elfs_text, trace, sifive ? "SiFive Nexus" : ntrace ? "N-Trace" : "E-Trace",
                                     c.bytes, c.packets, c.losses};
             if (write_html_report("rvtrace decode", report_dir, c.prof, &info))
                 status = 1;
+            else if (!rvt_image_has_source_lines(c.img))
+                fprintf(stderr, "rvtrace decode: %s: warning: %s has no DWARF line information (built without -g?): "
+                                "the report's listing has no source lines\n", report_dir, info.program);
         }
     }
     rvt_profile_free(c.prof);
