@@ -17,8 +17,8 @@ isa) max_len=1024 ;;
 nexus | etrace_packets | rv_tracer | scf_ucf) max_len=4096 ;;
 settings) max_len=8192 ;;
 etrace_decode | ntrace_decode | pool) max_len=4096 ;;
-sifive | tandem | pcseq | elf | program) max_len=16384 ;;
-retire) max_len=73728 ;;
+sifive | tandem | elf | program) max_len=16384 ;;
+retire | pcseq) max_len=73728 ;;
 *)
     echo "$0: no fuzz target $target" >&2
     exit 2
