@@ -60,7 +60,7 @@ bench: build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DRVT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
-	cmake --build build-fuzz -j $(JOBS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_all
 	mkdir -p build-fuzz/corpus-sifive build-fuzz/corpus-rv_tracer
 	# the hardware captures of ../shared seed these two (copied into the build only)
 	-cp ../shared/captures/sifive/*/*.rtd build-fuzz/corpus-sifive/ 2>/dev/null
