@@ -66,16 +66,14 @@ bench: build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DRVT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
-	cmake --build build-fuzz -j $(JOBS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_all
 	mkdir -p build-fuzz/corpus-sifive build-fuzz/corpus-rv_tracer
 	# the hardware captures of ../shared seed these two (copied into the build only)
 	-cp ../shared/captures/sifive/*/*.rtd build-fuzz/corpus-sifive/ 2>/dev/null
 	-for d in ../shared/captures/rv_tracer/*/; do cp $$d/packets.bin build-fuzz/corpus-rv_tracer/$$(basename $$d).bin; done 2>/dev/null
 	for t in isa elf retire etrace_packets etrace_decode nexus ntrace_decode sifive rv_tracer tandem pool \
 	         settings scf_ucf pcseq program; do \
-	  mkdir -p build-fuzz/corpus-$$t fuzz/corpus/$$t && \
-	  ./build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=131072 \
-	    build-fuzz/corpus-$$t fuzz/corpus/$$t || exit 1; \
+	  fuzz/run.sh build-fuzz $$t $(FUZZ_SECONDS) build-fuzz/corpus-$$t || exit 1; \
 	done
 
 clean:

@@ -11,7 +11,7 @@
 
 #define CODE_BASE 0x80000000u
 #define CODE_WORDS 2048u
-#define PC_LIMIT (1u << 20)
+#define PC_LIMIT (1u << 16)
 
 static uint32_t fuzz_words[CODE_WORDS];
 

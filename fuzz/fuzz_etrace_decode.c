@@ -31,7 +31,7 @@ static bool fetch(void *user, uint64_t addr, rvt_insn *out) {
 
 /* Packets may legitimately ask for walks of millions of instructions (a
  * branch count of 2^32); one input stops after PC_LIMIT addresses. */
-#define PC_LIMIT (1ul << 18)
+#define PC_LIMIT (1ul << 16)
 
 static uint64_t by_pc[PC_LIMIT], by_block[PC_LIMIT], by_run[PC_LIMIT];
 
