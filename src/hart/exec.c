@@ -330,8 +330,7 @@ static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va
     return load(h, va, out, len);
 }
 
-/* A store to the page of decoded code from before (a store's page holds
- * that of the instruction that ends in its first halfword) drops what it
+/* A store that meets decoded code (host_store_meets_code) drops what it
  * overwrites at `to`, the host TLB's address. */
 static __attribute__((noinline)) void drop_code_at(hart *h, const uint8_t *to, unsigned len) {
     uint64_t off = 0;
@@ -346,7 +345,7 @@ static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t v
         uint8_t *to = host_address(e, va);
         if (__builtin_expect(h->m->observer != NULL, 0))
             note_fast(h, RVT_ACCESS_STORE, va, to, in, len, to);
-        if (__builtin_expect(*e->code != NULL || !(va & 0xffe), 0))
+        if (__builtin_expect(host_store_meets_code(e, va), 0))
             drop_code_at(h, to, len); /* (before the code changes) */
         copy_small(to, in, len);
         return true;

@@ -312,6 +312,12 @@ static inline struct host_page *host_page_at(struct host_page *table, uint64_t v
     struct host_page *e = &table[(va >> 12) % HOST_TLB_ENTRIES];
     return e->tag == (va & (~0xfffull | (nbytes - 1))) ? e : NULL;
 }
+/* A store at `va` through `e` may overwrite decoded code: its page has some,
+ * or it is in the page's first halfword, where an instruction of the page
+ * before may end. */
+static inline bool host_store_meets_code(const struct host_page *e, uint64_t va) {
+    return *e->code != NULL || !(va & 0xffe);
+}
 static inline uint8_t *host_address(const struct host_page *e, uint64_t va) {
     return (uint8_t *)(uintptr_t)(va + e->addend);
 }

@@ -50,13 +50,25 @@ void host_tlb_clear(hart *h) {
     h->htlb_nfilled = 0;
 }
 
+/* The host TLB's table for loads or for stores. */
+static struct host_page *host_table(hart *h, enum access acc) {
+    return acc == ACC_STORE ? h->htlb.store : h->htlb.load;
+}
+
+/* The TLB's entry where `va` goes (NULL: the hart has no TLB), and whether
+ * it holds va's translation now. */
+static struct tlb_entry *tlb_slot(hart *h, uint64_t va, enum access acc) {
+    return h->tlb ? &h->tlb->e[acc][(va >> 12) % TLB_ENTRIES] : NULL;
+}
+static bool tlb_holds(const hart *h, const struct tlb_entry *e, uint64_t va) {
+    return e && e->gen == h->tlb_gen && e->vpn == va >> 12;
+}
+
 void host_tlb_allow(hart *h, bool loads, bool stores) {
-    for (unsigned i = 0; i < HOST_TLB_ENTRIES && (h->htlb_loads > loads || h->htlb_stores > stores); i++) {
-        if (!loads)
-            h->htlb.load[i].tag = ~0ull;
-        if (!stores)
-            h->htlb.store[i].tag = ~0ull;
-    }
+    for (unsigned i = 0; !loads && h->htlb_loads && i < HOST_TLB_ENTRIES; i++)
+        h->htlb.load[i].tag = ~0ull;
+    for (unsigned i = 0; !stores && h->htlb_stores && i < HOST_TLB_ENTRIES; i++)
+        h->htlb.store[i].tag = ~0ull;
     h->htlb_loads = loads;
     h->htlb_stores = stores;
 }
@@ -75,7 +87,7 @@ void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
         h->htlb_filled[h->htlb_nfilled] = (uint16_t)k;
     if (h->htlb_nfilled <= HOST_TLB_FILLED)
         h->htlb_nfilled++;
-    struct host_page *e = &(acc == ACC_STORE ? h->htlb.store : h->htlb.load)[k % HOST_TLB_ENTRIES];
+    struct host_page *e = &host_table(h, acc)[k % HOST_TLB_ENTRIES];
     e->tag = va & ~0xfffull;
     e->addend = (uint64_t)(uintptr_t)(r->data + (page - r->base)) - (va & ~0xfffull);
     e->code = &r->icache[(page - r->base) >> 12];
@@ -89,15 +101,15 @@ struct host_page *host_tlb_refill(hart *h, uint64_t va, unsigned nbytes, enum ac
         return NULL;
     /* (PMP is the fill's: over the whole page) */
     uint64_t pa;
-    const struct tlb_entry *hit = h->tlb ? &h->tlb->e[acc][(va >> 12) % TLB_ENTRIES] : NULL;
+    const struct tlb_entry *hit = tlb_slot(h, va, acc);
     if (data_priv(h) == PRV_M || satp_mode(h) == 0)
         pa = va;
-    else if (hit && hit->gen == h->tlb_gen && hit->vpn == va >> 12)
+    else if (tlb_holds(h, hit, va))
         pa = hit->pa_page | (va & 0xfff);
     else if (!translate(h, va, acc, nbytes, &pa, true))
         return NULL;
     host_tlb_fill(h, acc, va, pa);
-    return host_page_at(acc == ACC_STORE ? h->htlb.store : h->htlb.load, va, nbytes);
+    return host_page_at(host_table(h, acc), va, nbytes);
 }
 
 bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa) {
@@ -113,8 +125,8 @@ static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint6
         *pa = mask_xlen(h, va);
         goto check_pmp;
     }
-    struct tlb_entry *hit = h->tlb ? &h->tlb->e[acc][(va >> 12) % TLB_ENTRIES] : NULL;
-    if (hit && hit->gen == h->tlb_gen && hit->vpn == va >> 12) {
+    struct tlb_entry *hit = tlb_slot(h, va, acc);
+    if (tlb_holds(h, hit, va)) {
         *pa = hit->pa_page | (va & 0xfff);
         if (hit->pmp_whole)
             return true;
@@ -183,7 +195,7 @@ static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint6
             /* The host TLB holds no translation this TLB has let go of:
              * what its entry in the same place had goes with it. */
             if (acc != ACC_FETCH)
-                (acc == ACC_STORE ? h->htlb.store : h->htlb.load)[(va >> 12) % HOST_TLB_ENTRIES].tag = ~0ull;
+                host_table(h, acc)[(va >> 12) % HOST_TLB_ENTRIES].tag = ~0ull;
         }
         goto check_pmp;
     }

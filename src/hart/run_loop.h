@@ -307,7 +307,7 @@ general: {
         const struct host_page *e_ = host_page_at(h->htlb.store, va, nbytes_);                                         \
         if (__builtin_expect(!e_, 0) && !(e_ = host_tlb_refill(h, va, nbytes_, ACC_STORE)))                            \
             goto op_leave;                                                                                             \
-        if (*e_->code || !(va & 0xffe) || va == e_->watch)                                                             \
+        if (host_store_meets_code(e_, va) || va == e_->watch)                                                          \
             goto op_leave;                                                                                             \
         copy_small(host_address(e_, va), &x[op->rs2], nbytes_);                                                        \
     } while (0)
