@@ -90,6 +90,8 @@ static void decode_usage(FILE *out) {
             "                     one source, else each source is decoded on its own\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
+            "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
+            "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
             "  --no-implicit-return  every return's target is in the trace (SiFive NoOpt modes;\n"
             "                     a settings file's teinstruction says so)\n"
             "  -h, --help         show this help\n"
@@ -1417,6 +1419,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.no_implicit_return = true;
         } else if (!strcmp(a, "--seq-jump")) {
             nopt.seq_jump = true;
+        } else if (!strcmp(a, "--all-jumps")) {
+            nopt.all_jumps = true;
         } else if (!strcmp(a, "--settings") && i + 1 < argc) {
             settings_path = argv[++i];
         } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {

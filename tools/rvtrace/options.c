@@ -202,6 +202,8 @@ bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) 
         no->timestamps = true;
     } else if (!strcmp(a, "--seq-jump")) {
         no->seq_jump = true;
+    } else if (!strcmp(a, "--all-jumps")) {
+        no->all_jumps = true;
     } else if (!strcmp(a, "--icnt-bits") && value) {
         no->icnt_bits = (unsigned)option_number(a, argv[++*i], 32);
         if (no->icnt_bits == 1) {
@@ -235,6 +237,8 @@ const char *const ntrace_option_help =
     "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
     "  --seq-jump           sequential jump optimisation (not from pcseq, which has no\n"
     "                       instruction bits)\n"
+    "  --all-jumps          every direct jump reported as a taken branch (trTeInstEn-\n"
+    "                       AllJumps: a DirectBranch message in BTM, a history bit in HTM)\n"
     "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
     "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n";
 
