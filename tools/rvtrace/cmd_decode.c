@@ -1445,14 +1445,12 @@ int cmd_decode(int argc, char **argv) {
         } else if (!trace) {
             trace = a;
         } else {
-            fprintf(stderr, "rvtrace decode: one trace at a time: got '%s' and '%s'\n", trace, a);
-            return 2;
+            return usage_error("rvtrace decode", decode_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
-    if ((!trace || (!nelf && !nraw)) && !settings_path) {
-        decode_usage(stderr);
-        return 2;
-    }
+    if ((!trace || (!nelf && !nraw)) && !settings_path)
+        return usage_error("rvtrace decode", decode_usage,
+                           !trace ? "no trace given" : "no program given: --elf PROGRAM.elf (or --image, or --settings)");
     bool sifive = !strcmp(format, "sifive");
     bool ntrace = sifive || !strcmp(format, "ntrace");
     nopt.sifive = sifive;
@@ -1460,10 +1458,9 @@ int cmd_decode(int argc, char **argv) {
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||
         (!pcs && !listing && !profiling && !side_output && !traps)) {
-        fprintf(stderr, "rvtrace decode: give --format etrace, ntrace or sifive, and --pcs or --listing and/or "
-                        "--profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report, --traps, "
-                        "--messages, --itc-print\n");
-        return 2;
+        return usage_error("rvtrace decode", decode_usage,
+                           "give --format etrace, ntrace or sifive, and --pcs or --listing and/or --profile, --folded, "
+                           "--coverage, --gmon, --callgrind, --lcov, --report, --traps, --messages, --itc-print");
     }
     rvt_etrace_params p;
     rvt_etrace_options o;

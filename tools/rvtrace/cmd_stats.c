@@ -133,10 +133,8 @@ int cmd_stats(int argc, char **argv) {
             return 2;
         }
     }
-    if (!trace) {
-        stats_usage(stderr);
-        return 2;
-    }
+    if (!trace)
+        return usage_error("rvtrace stats", stats_usage, "no trace given");
     if (!strcmp(format, "ntrace"))
         return stats_ntrace(trace, input, src_bits);
     if (strcmp(format, "etrace") != 0) {
