@@ -89,6 +89,8 @@ static void decode_usage(FILE *out) {
             "  --src-bits N       N-Trace: width of the SRC field; --source N (or --src-id) keeps\n"
             "                     one source, else each source is decoded on its own\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
+            "  --v1               E-Trace 1.0 packet layout (default: the ratified 2.0 layout),\n"
+            "                     as encode --v1 and dump --v1 take it\n"
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
             "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
             "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
@@ -1339,6 +1341,7 @@ static int write_callgrind(const char *path, rvt_profile *p, int argc, char **ar
 
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
+    bool v1 = false; /* E-Trace 1.0 packet layout */
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
@@ -1363,6 +1366,8 @@ int cmd_decode(int argc, char **argv) {
             return 0;
         } else if (parse_transport_option(argc, argv, &i, &tc)) {
             continue;
+        } else if (!strcmp(a, "--v1")) {
+            v1 = true;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -1472,6 +1477,7 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
+    o.v1_layout = v1;
     if (settings_path) {
         if (sifive_settings_load(settings_path, sysroot, &settings, c.img, &d)) {
             fprintf(stderr, "rvtrace decode: %s\n", d.msg);
