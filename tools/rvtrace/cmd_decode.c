@@ -1339,6 +1339,68 @@ static int write_callgrind(const char *path, rvt_profile *p, int argc, char **ar
     return f ? output_close("rvtrace decode", f, !rc) | (rc != 0) : 1;
 }
 
+/* After a decode that lost much of its trace: whether the trace's first
+ * 64 KiB read as each format without an error, to say which one it may be in
+ * (the wrong --format), or, when it reads as the one given, that the code
+ * may be the wrong program's. Only a file can be read again (not a pipe). */
+enum { HINT_BYTES = 64 << 10, HINT_UNITS = 8 };
+
+static uint64_t clean_units(const uint8_t *b, size_t n, const char *format, const rvt_etrace_params *p,
+                            const rvt_etrace_options *o, unsigned src_bits) {
+    rvt_diag d = {{0}};
+    uint64_t units = 0;
+    if (!strcmp(format, "etrace")) {
+        rvt_te_raw_cursor c = {.data = b, .size = n};
+        rvt_te_inst pkt;
+        int rc;
+        while ((rc = rvt_te_raw_next(&c, p, o, &pkt, NULL, &d)) == 1)
+            units++;
+        return rc < 0 && c.pos + 64 < n ? 0 : units; /* (a packet cut by the 64 KiB is no error) */
+    }
+    rvt_nexus_config cfg = {.src_bits = src_bits, .dialect = !strcmp(format, "sifive") ? RVT_NEXUS_SIFIVE : 0};
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, &cfg, b, n);
+    rvt_nexus_msg m;
+    int rc;
+    while ((rc = rvt_nexus_next(&r, &m, &d)) > 0)
+        units++;
+    return rc < 0 && m.offset + 64 < n ? 0 : units;
+}
+
+static void hint_lost_trace(const char *trace, const char *format, const rvt_etrace_params *p,
+                            const rvt_etrace_options *o, unsigned src_bits, const char *elfs) {
+    struct stat st;
+    rvt_zreader *z = NULL;
+    rvt_diag d = {{0}};
+    uint8_t *b = malloc(HINT_BYTES);
+    if (!b || stat(trace, &st) || !S_ISREG(st.st_mode) || rvt_zreader_open(&z, trace, &d)) {
+        free(b);
+        return;
+    }
+    long n = rvt_zreader_read(z, b, HINT_BYTES, &d);
+    rvt_zreader_close(z);
+    if (n > 0) {
+        static const char *const formats[] = {"etrace", "ntrace", "sifive"};
+        char others[160] = "";
+        size_t at = 0;
+        bool as_given = clean_units(b, (size_t)n, format, p, o, src_bits) >= HINT_UNITS;
+        for (size_t k = 0; k < 3 && !as_given; k++) {
+            uint64_t units = strcmp(formats[k], format) ? clean_units(b, (size_t)n, formats[k], p, o, src_bits) : 0;
+            if (units >= HINT_UNITS && at < sizeof others)
+                at += (size_t)snprintf(others + at, sizeof others - at, "%s--format %s (%" PRIu64 " %s)",
+                                       at ? ", " : "", formats[k], units, k ? "messages" : "packets");
+        }
+        if (as_given)
+            fprintf(stderr, "rvtrace decode: hint: %s reads as %s without an error, but much of it does not follow "
+                            "the code of %s: is that the program that ran (and at its addresses)?\n",
+                    trace, format, elfs);
+        else if (at)
+            fprintf(stderr, "rvtrace decode: hint: %s is not read as %s; its first %ld bytes read without an error "
+                            "as %s\n", trace, format, n, others);
+    }
+    free(b);
+}
+
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
     bool v1 = false; /* E-Trace 1.0 packet layout */
@@ -1656,6 +1718,8 @@ done:
     if (c.losses)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
                 c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
+    if (c.losses && (c.listed == 0 || (c.losses >= 16 && c.losses * 32 > c.packets)) && !settings_path)
+        hint_lost_trace(trace, format, &p, &o, ntrace ? nopt.src_bits : 0, elfs_text[0] ? elfs_text : "the program");
     if (status == 0 && c.bytes == 0) /* (a capture that failed, likelier than one of nothing) */
         fprintf(stderr, "rvtrace decode: %s: warning: the trace is empty: nothing to decode\n", trace);
     rvt_etrace_decoder_free(dec);
