@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <libfdt.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 enum { PTE_V = 1, PTE_R = 2, PTE_W = 4, PTE_X = 8, PTE_U = 16, PTE_G = 32, PTE_A = 64, PTE_D = 128 };
 enum { PMP_R = 1, PMP_W = 2, PMP_X = 4, PMP_TOR = 0x08, PMP_NA4 = 0x10, PMP_NAPOT = 0x18, PMP_L = 0x80 };
@@ -640,21 +640,21 @@ static void test_clint(void **state) {
     assert_true(dev_store(&u, CLINT_BASE, 0, 4));
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_SOFT), 0);
     /* mtimecmp in two halves; the timer line follows mtime >= mtimecmp */
-    u.m->mtime = 1000;
+    u.m->core.mtime = 1000;
     assert_true(dev_store(&u, CLINT_BASE + 0x4000, 1010, 4));
     assert_true(dev_store(&u, CLINT_BASE + 0x4004, 0, 4));
     v = 0;
     assert_true(dev_load(&u, CLINT_BASE + 0x4000, &v, 8));
     assert_int_equal(v, 1010);
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
-    u.m->mtime = 1010;
+    u.m->core.mtime = 1010;
     machine_time_moved(u.m);
     assert_true(h->irq_lines & (1ull << IRQ_M_TIMER));
     /* mtime is the machine's; a write of it moves the time */
     assert_true(dev_load(&u, CLINT_BASE + 0xbff8, &v, 8));
     assert_int_equal(v, 1010);
     assert_true(dev_store(&u, CLINT_BASE + 0xbff8, 5, 8));
-    assert_int_equal(u.m->mtime, 5);
+    assert_int_equal(u.m->core.mtime, 5);
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
     /* the host's stores reach its registers (the tandem verifier's) */
     v = 3;
@@ -841,14 +841,14 @@ static void test_finisher(void **state) {
     assert_true(dev_load(&u, FINISHER_BASE, &v, 4));
     assert_int_equal(v, 0);
     assert_true(dev_store(&u, FINISHER_BASE, 0x1234, 4)); /* not a command */
-    assert_false(u.m->stop);
+    assert_false(u.m->core.stop);
     assert_true(dev_store(&u, FINISHER_BASE, 0x3333 | 42u << 16, 4));
-    assert_true(u.m->stop);
-    assert_int_equal(u.m->stop_reason, RVT_STOP_EXIT);
+    assert_true(u.m->core.stop);
+    assert_int_equal(u.m->core.stop_reason, RVT_STOP_EXIT);
     assert_int_equal(u.m->exit_code, 42);
-    u.m->stop = false;
+    u.m->core.stop = false;
     assert_true(dev_store(&u, FINISHER_BASE, 0x5555, 2)); /* OpenSBI's 16-bit store */
-    assert_true(u.m->stop);
+    assert_true(u.m->core.stop);
     assert_int_equal(u.m->exit_code, 0);
     machine_down(&u);
 }
