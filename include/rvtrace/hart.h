@@ -112,6 +112,10 @@ typedef struct rvt_run_result {
 } rvt_run_result;
 
 RVT_API int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag);
+/* The limit of the runs that follow (0: none), as the configuration's
+ * max_insns: instructions retired and traps taken since the machine was made.
+ * A run that stopped at its limit goes on with a higher one. */
+RVT_API void rvt_machine_set_max_insns(rvt_machine *m, uint64_t max_insns);
 
 /* Whether a hart stored an exit code to tohost (the program ended, though
  * the run may have stopped before the host saw it). */

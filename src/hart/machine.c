@@ -31,6 +31,12 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
 
 bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
 
+void rvt_machine_set_max_insns(rvt_machine *m, uint64_t max_insns) {
+    m->core.max_insns = max_insns;
+    if (m->core.stop && m->core.stop_reason == RVT_STOP_MAX_INSNS)
+        m->core.stop = false;
+}
+
 enum { PROGRESS_PERIOD = 1 << 24 };
 
 void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user) {

@@ -52,6 +52,12 @@ typedef struct converter {
     const char *path;
     uint64_t line;
     mem_page *pages[MEM_BUCKETS];
+    /* What decides whether a load or store is translated, as far as the log
+     * shows it: satp and mstatus as written, MPP and MPRV as traps and
+     * returns change them (spike does not log that). */
+    uint64_t satp;
+    unsigned mpp, spp;
+    bool mprv;
 } converter;
 
 static mem_page *page_of(converter *c, uint64_t addr, bool create) {
@@ -147,6 +153,61 @@ static unsigned log2u(unsigned bytes) { return bytes == 1 ? 0 : bytes == 2 ? 1 :
 
 static void put(converter *c, rvt_tv_record r) { rvt_tv_writer_put(c->w, &r); }
 
+/* Whether the group's loads and stores go through the page tables: spike
+ * logs their effective addresses, which are then not physical ones. */
+static bool translated(const converter *c, const pending *g) {
+    unsigned priv = g->priv == 3 && c->mprv ? c->mpp : g->priv;
+    uint64_t mode = c->p.xlen == 32 ? c->satp >> 31 : c->satp >> 60;
+    return priv != 3 && mode != 0;
+}
+
+/* The group's effect on what `translated` reads: its CSR writes, then its
+ * trap or return. */
+static void follow_translation(converter *c, const pending *g, const rvt_insn *in, unsigned next_priv) {
+    bool mstatus_logged = false; /* (spike logs it for returns, not for traps) */
+    for (unsigned i = 0; i < g->nregs; i++) {
+        if (g->reg[i] == 0x180) {
+            c->satp = g->val[i];
+        } else if (g->reg[i] == 0x300) {
+            c->mpp = (unsigned)(g->val[i] >> 11) & 3;
+            c->mprv = (g->val[i] >> 17) & 1;
+            c->spp = (unsigned)(g->val[i] >> 8) & 1;
+            mstatus_logged = true;
+        } else if (g->reg[i] == 0x100) {
+            c->spp = (unsigned)(g->val[i] >> 8) & 1;
+            mstatus_logged = true;
+        }
+    }
+    if (g->trap) {
+        if (next_priv == 3)
+            c->mpp = g->priv;
+        else if (next_priv == 1)
+            c->spp = g->priv;
+    } else if (mstatus_logged) {
+        return;
+    } else if (in->op == RVT_OP_MRET) {
+        if (c->mpp != 3)
+            c->mprv = false;
+        c->mpp = 0; /* the least privileged mode: the hart has U */
+    } else if (in->op == RVT_OP_SRET) {
+        c->mprv = false;
+        c->spp = 0;
+    }
+}
+
+/* The privilege after the pending group, when the log does not say: an
+ * xRET whose first instruction at the return address trapped on fetch has
+ * no commit line of its own after it. */
+static unsigned priv_after(const converter *c, const pending *g) {
+    if (g->valid && !g->trap && g->len == 4) {
+        if (g->insn == 0x30200073) /* mret */
+            return c->mpp;
+        if (g->insn == 0x10200073) /* sret */
+            return c->spp;
+    }
+    return g->priv;
+}
+
 /* spike does not log what its host (HTIF) writes to memory, nor load data,
  * but a load's destination register shows what memory held. Where that is
  * not what the log's own stores and loads left there, something outside the
@@ -178,7 +239,10 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
     g->valid = false;
     rvt_insn in;
     rvt_decode(g->insn, c->p.xlen, &in);
-    if (!g->trap)
+    /* A translated access's address is effective: it is given as such, and
+     * nothing is said of the physical memory behind it. */
+    bool virt = !g->trap && g->nmem && translated(c, g);
+    if (!g->trap && !virt)
         note_loaded_memory(c, g, &in);
     c->groups++;
     put(c, (rvt_tv_record){.opcode = RVT_TV_BEGIN});
@@ -218,7 +282,7 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
             if (g->nmem)
                 put(c, (rvt_tv_record){.opcode = RVT_TV_MEM_REQ, .memop = (uint8_t)amo_op(&in),
                                        .size = (uint8_t)log2u(bytes), .addr = g->mem_addr[0], .value = operand});
-            for (unsigned i = 0; i < g->nmem; i++)
+            for (unsigned i = 0; i < g->nmem && !virt; i++)
                 if (g->mem_bytes[i])
                     mem_note(c, g->mem_addr[i], g->mem_data[i], g->mem_bytes[i]);
         } else {
@@ -230,10 +294,12 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
                                        .memop = store ? (sc ? RVT_TV_SC : RVT_TV_STORE) : (lr ? RVT_TV_LR : RVT_TV_LOAD),
                                        .size = (uint8_t)log2u(bytes), .addr = g->mem_addr[i],
                                        .value = store ? g->mem_data[i] : 0});
-                if (store)
+                if (store && !virt)
                     mem_note(c, g->mem_addr[i], g->mem_data[i], bytes);
             }
         }
+        if (virt)
+            put(c, (rvt_tv_record){.opcode = RVT_TV_STATE, .id = RVT_TV_EADDR, .value = g->mem_addr[0]});
         if (have_next && next_priv != g->priv)
             put(c, (rvt_tv_record){.opcode = RVT_TV_STATE, .id = RVT_TV_PRIV, .value = next_priv});
         for (unsigned i = 0; i < g->nregs; i++)
@@ -241,6 +307,7 @@ static void emit(converter *c, bool have_next, uint64_t next_pc, unsigned next_p
                 c->x[g->reg[i] - RVT_TV_REG_GPR] = g->val[i];
     }
     put(c, (rvt_tv_record){.opcode = RVT_TV_END});
+    follow_translation(c, g, &in, have_next ? next_priv : g->priv);
 }
 
 static int bad(converter *c, rvt_diag *diag, const char *what) {
@@ -325,8 +392,8 @@ static int take_line(converter *c, const char *line, unsigned hart, rvt_diag *di
         if (!rvt_spike_parse_exception(p + 10, c->p.xlen, &cause, &epc, &interrupt))
             return bad(c, diag, "unrecognised exception line");
         epc &= xmask(c);
-        emit(c, true, epc, c->cur.priv);
-        unsigned priv = c->cur.priv;
+        unsigned priv = priv_after(c, &c->cur);
+        emit(c, true, epc, priv);
         memset(&c->cur, 0, sizeof c->cur);
         c->cur.valid = c->cur.trap = true;
         c->cur.interrupt = interrupt;

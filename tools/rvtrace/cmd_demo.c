@@ -310,6 +310,11 @@ int cmd_demo(int argc, char **argv) {
         else
             printf("\n== Report: %s/index.html (open it in a web browser)\n", report_dir);
     }
+    if (res.reason == RVT_STOP_MAX_INSNS) { /* last: it runs the machine on past what was decoded */
+        fprintf(stderr, "rvtrace demo: why %s did not end:\n", program);
+        report_spin(stderr, m, img, &res);
+        report_machine(stderr, &cfg);
+    }
 done:
     rvt_etrace_decoder_free(dec);
     rvt_ntrace_decoder_free(ndec);

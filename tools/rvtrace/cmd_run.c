@@ -28,7 +28,11 @@ static void run_usage(FILE *out) {
             "reported on standard error and the exit is 1. A run that does not end stops\n"
             "with the hart's pc and its last trap: exit 124 at --max-insns, exit 1 when a\n"
             "hart takes 1000 traps in a row without retiring an instruction (a trap\n"
-            "handler that cannot run). The outputs are written whole or not at all.\n"
+            "handler that cannot run). At --max-insns the machine then runs on 64 Ki\n"
+            "instructions, writing nothing, to say whether hart 0 is in a loop (where,\n"
+            "and whether a pass leaves its registers unchanged) or was about to end,\n"
+            "and the machine's options are spelled out. The outputs are written whole\n"
+            "or not at all.\n"
             "The program file is at most 1 GiB; --firmware and --initrd at most the RAM.\n"
             "The model and where it can differ from spike: docs/hart.md.\n"
             "\n"
@@ -760,6 +764,8 @@ int cmd_run(int argc, char **argv) {
                 "(raise the limit with --max-insns)\n",
                 program, res.instret);
         report_where(&res, rvt_image_xlen(img));
+        report_spin(stderr, m, img, &res);
+        report_machine(stderr, cfg);
         status = 124;
         break;
     case RVT_STOP_NO_PROGRESS:

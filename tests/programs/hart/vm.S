@@ -1,7 +1,8 @@
 /* Virtual memory from S-mode: Sv39 on RV64, Sv32 on RV32. Page-table walks
  * through pointer and leaf entries, superpages, page faults with their
  * mtval, and Svade: the hardware never sets A or D, an access that needs
- * them raises a page fault (spike without Svadu). */
+ * them raises a page fault (spike without Svadu). Then M-mode loads and
+ * stores through the same tables with MPRV. */
 #include "test_macros.h"
 
 #if __riscv_xlen == 64
@@ -158,7 +159,28 @@ m_handler:
     csrw mepc, t4
     mret
 from_s_ecall:
-    j fail
+    /* 10-11: M-mode loads and stores through S's page tables: MPRV with
+     * MPP = S, as the ecall from S left it (W is given back to the data
+     * page first: test 9 took it) */
+    la t0, level0
+    LREG t1, 0(t0)
+    ori t1, t1, PTE_W
+    SREG t1, 0(t0)
+    sfence.vma
+    li t0, 1 << 17
+    csrs mstatus, t0
+    li s3, 0x40000000
+    LREG t1, 8(s3)
+    li t2, 0x77
+    SREG t2, 24(s3)
+    li t0, 1 << 17
+    csrc mstatus, t0
+    la t2, data_page
+    LREG t3, 8(t2)
+    CHECK_EQ_REG(10, t1, t3)
+    LREG t3, 24(t2)
+    CHECK_EQ(11, t3, 0x77)
+    j pass
 
     EXIT_ROUTINES
 
