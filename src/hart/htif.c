@@ -57,7 +57,8 @@ static void htif_syscall(rvt_machine *m, uint64_t addr) {
         ret = (int64_t)done;
         break;
     }
-    case 93: case 94: /* exit, exit_group */
+    case 93: case 94: /* exit, exit_group: the program ends (rvt_machine_exited) */
+        m->exit_seen = true;
         machine_power_off(m, (int)mm[1]);
         return;
     default:

@@ -419,4 +419,14 @@ void rvt_machine_step(rvt_machine *m, bool interrupt) {
     h->interrupts_held = !interrupt;
     hart_step_from(h, 1, interrupt);
     h->interrupts_held = false;
+    /* The host answers tohost after a step as after a quantum of a run
+     * (rvt_machine_run), so that a program that waits for a proxied system
+     * call, or ends through one, goes on. A step observer follows a trace
+     * (tandem verification), which says what the host wrote: the host then
+     * leaves tohost and fromhost to it. */
+    if (!m->observer) {
+        htif_poll(m);
+        if (!m->core.stop)
+            htif_deliver(m);
+    }
 }
