@@ -240,7 +240,7 @@ typedef struct hart {
     bool misa_restricted;      /* misa has an extension of RV64GC switched off */
     /* fence.i: the run ends, interrupts are not sampled for it. Decoded code
      * needs no flush: every store into it drops what it overwrites
-     * (region_invalidate_code), so decoded code never differs from memory. */
+     * (code_drop), so decoded code never differs from memory. */
     bool fence_i_pending;
     bool asleep;               /* in WFI until (mip & mie) != 0 (hart_env.wfi_sleeps) */
     uint64_t traps_in_a_row;   /* traps since the last retired instruction */
