@@ -42,7 +42,7 @@ static int count_pc(void *user, uint64_t pc) {
     uint64_t offset;
     const char *name = rvt_image_symbolize(p->img, pc, &offset);
     if (!name)
-        name = "(no symbol)";
+        name = "?"; /* outside the program's code (a boot ROM), as rvtrace decode --profile says */
     p->total++;
     /* The last function found is the likeliest one again. */
     for (size_t i = p->nfuncs; i-- > 0;)

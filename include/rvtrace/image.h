@@ -76,8 +76,10 @@ RVT_API const rvt_insn *rvt_image_insn(rvt_image *img, uint64_t addr);
  * rvt_image_insn only reads, and several threads may call it at once. */
 RVT_API int rvt_image_decode_all(rvt_image *img);
 
-/* Nearest function (or, failing that, any) symbol at or before `addr` in the
- * file that contains it; NULL when none. `*offset` gets addr - symbol. */
+/* Nearest symbol that names code (a function, or an untyped label in a
+ * section of instructions) at or before `addr` in the file whose segment
+ * holds it; NULL when none, or when no file holds `addr`. `*offset` gets
+ * addr - symbol. */
 RVT_API const char *rvt_image_symbolize(const rvt_image *img, uint64_t addr, uint64_t *offset);
 
 /* Address of a symbol by name (first file that defines it). */

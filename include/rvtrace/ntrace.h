@@ -240,6 +240,8 @@ typedef struct rvt_ntrace_options {
                              (2..32; 0 = unbounded, as NexRv): when the flag sets,
                              IndirectBranchHistSync with SYNC 4 if history is
                              pending, else ResourceFull RCODE 0 */
+    bool all_jumps;       /* trTeInstEnAllJumps: every direct jump is a taken branch
+                             (a DirectBranch message in BTM, a history bit 1 in HTM) */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32
@@ -299,6 +301,7 @@ typedef struct rvt_ntrace_decoder_options {
     /* Another decoder of the same program whose cache of straight runs this
      * one shares (one decoder per trace source); it must outlive this one */
     const struct rvt_ntrace_decoder *share_runs_of;
+    bool all_jumps; /* as the encoder's: direct jumps were reported as taken branches */
 } rvt_ntrace_decoder_options;
 
 /* ---- SiFive trace-tool settings files ---- */

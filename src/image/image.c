@@ -90,6 +90,18 @@ static bool is_mapping_symbol(const char *n) {
     return n[0] == '$' && (n[1] == 'x' || n[1] == 'd') && (n[2] == 0 || n[2] == 'r' || n[2] == '.');
 }
 
+/* Whether a symbol names code: a function or an untyped label in a section
+ * of instructions. Data, TLS (whose values are offsets, not addresses) and
+ * section or file symbols name no instruction, and a profile that charged
+ * code to them would mislead. */
+static bool names_code(const img_file *f, const img_symbol *s) {
+    if (s->type != STT_FUNC && s->type != STT_NOTYPE)
+        return false;
+    if (s->shndx == SHN_UNDEF || s->shndx >= f->nsections || !(f->sections[s->shndx].flags & SHF_EXECINSTR))
+        return false;
+    return !is_mapping_symbol(s->name);
+}
+
 static int load_symbols(img_file *f, rvt_diag *diag) {
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
@@ -128,11 +140,8 @@ static int load_symbols(img_file *f, rvt_diag *diag) {
         return RVT_E_NOMEM;
     for (size_t i = 0; i < f->nsymbols; i++) {
         img_symbol *s = &f->symbols[i];
-        if (s->shndx == SHN_UNDEF || s->shndx == SHN_ABS || s->shndx >= SHN_LORESERVE)
-            continue;
-        if (s->type == STT_SECTION || s->type == STT_FILE || is_mapping_symbol(s->name))
-            continue;
-        f->by_addr[f->nby_addr++] = s;
+        if (names_code(f, s))
+            f->by_addr[f->nby_addr++] = s;
     }
     qsort(f->by_addr, f->nby_addr, sizeof *f->by_addr, cmp_sym_addr);
     return RVT_OK;
@@ -575,13 +584,9 @@ int rvt_image_decode_all(rvt_image *img) {
     return RVT_OK;
 }
 
-static const img_file *file_of(const rvt_image *img, uint64_t addr) {
-    img_segment *s = find_segment(img, addr);
-    return s ? &img->files[s->file] : (img->nfiles ? &img->files[0] : NULL);
-}
-
 const char *rvt_image_symbolize(const rvt_image *img, uint64_t addr, uint64_t *offset) {
-    const img_file *f = file_of(img, addr);
+    const img_segment *seg = find_segment(img, addr);
+    const img_file *f = seg ? &img->files[seg->file] : NULL; /* (no file's code: no name) */
     if (!f || !f->nby_addr)
         return NULL;
     size_t lo = 0, hi = f->nby_addr;
@@ -598,6 +603,9 @@ const char *rvt_image_symbolize(const rvt_image *img, uint64_t addr, uint64_t *o
     uint64_t at = f->by_addr[i]->value;
     while (i > 0 && f->by_addr[i - 1]->value == at)
         i--; /* the preferred symbol sorts first among equals */
+    const img_section *sec = &f->sections[f->by_addr[i]->shndx];
+    if (addr - sec->addr >= sec->size)
+        return NULL; /* past the end of its section: data, or code no symbol covers */
     *offset = addr - at;
     return f->by_addr[i]->name;
 }

@@ -357,15 +357,22 @@ static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
 
 /* The instruction at d->pc and its flags; `r` is the run just passed (or
  * empty), which usually knows it already. */
+/* trTeInstEnAllJumps: the encoder reported a direct jump as a taken branch. */
+static unsigned as_reported(const rvt_ntrace_decoder *d, unsigned flags) {
+    if (d->o.all_jumps && (flags & (RVT_NXI_JUMP | RVT_NXI_INDIRECT)) == RVT_NXI_JUMP)
+        flags |= RVT_NXI_BRANCH;
+    return flags;
+}
+
 static bool insn_at(rvt_ntrace_decoder *d, const rvt_run *r, rvt_insn *in, unsigned *flags) {
     if (r->has_end && d->pc == r->end) {
         *in = r->end_insn;
-        *flags = r->end_class;
+        *flags = as_reported(d, r->end_class);
         return true;
     }
     if (!fetch_at(d, in))
         return false;
-    *flags = rvt_nexus_classify(in);
+    *flags = as_reported(d, rvt_nexus_classify(in));
     return true;
 }
 
@@ -430,6 +437,8 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
         return true;
     }
     if (flags & RVT_NXI_BRANCH) {
+        if (!taken && (flags & RVT_NXI_JUMP))
+            return fail(d, "the direct jump at %#" PRIx64 " is not reported as taken (all-jumps mode)", at);
         d->pc = taken ? rvt_direct_target(in, at, d->xlen) : next;
     } else if (flags & RVT_NXI_INDIRECT) {
         uint64_t ret;
@@ -542,8 +551,11 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
         d->prev_pc = d->pc;
         if (kind == FINAL_TAKEN) {
             if (!(flags & RVT_NXI_BRANCH))
-                return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not a conditional branch", icnt,
-                            d->pc);
+                return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not a conditional branch%s", icnt,
+                            d->pc, (flags & RVT_NXI_JUMP) && !(flags & RVT_NXI_INDIRECT)
+                                       ? " (a direct jump: was the trace made in all-jumps mode?)" : "");
+            if (flags & RVT_NXI_CALL) /* all-jumps mode: a direct call */
+                stack_push(d, xlen_mask(d, d->pc + in.len));
             d->pc = rvt_direct_target(&in, d->pc, d->xlen);
         } else {
             if (!(flags & RVT_NXI_INDIRECT))

@@ -570,6 +570,22 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         send_ownership(e, rec->priv, rec->context, rec->time);
 }
 
+/* trTeInstEnAllJumps: a direct jump is reported as a taken branch. */
+static inline unsigned as_reported(const rvt_ntrace_encoder *e, unsigned flags) {
+    if (e->o.all_jumps && (flags & (RVT_NXI_JUMP | RVT_NXI_INDIRECT)) == RVT_NXI_JUMP)
+        flags |= RVT_NXI_BRANCH | RVT_NXI_TAKEN;
+    return flags;
+}
+
+/* The messages that end the trace (at its end, or a halt or reset): a full
+ * history register may only have joined a repeat count in the first, then
+ * the closing message is still due. */
+static void close_trace(rvt_ntrace_encoder *e) {
+    before(e, e->last_iaddr, true, NULL);
+    if (!e->status && (e->icnt > 0 || e->rep_bits != 0))
+        before(e, e->last_iaddr, true, NULL);
+}
+
 /* A branch retired: its history bit (HTM), or the message a taken one
  * decides (BTM). */
 static inline __attribute__((always_inline)) void note_branch(rvt_ntrace_encoder *e, bool taken) {
@@ -620,7 +636,7 @@ int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
     if (e->status)
         return e->status;
     before(e, s->addr, false, NULL);
-    after(e, s->addr, s->flags, (s->flags & RVT_NXI_SIZE4) ? 2 : 1);
+    after(e, s->addr, as_reported(e, s->flags), (s->flags & RVT_NXI_SIZE4) ? 2 : 1);
     e->last_iaddr = s->addr;
     return e->status;
 }
@@ -671,15 +687,15 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
              * of branches miss the cache's lines) */
             flags |= RVT_NXI_BRANCH;
         } else if (r->itype != RVT_ITYPE_NONE) {
-            flags = classified(e, r->insn)->flags;
+            flags = as_reported(e, classified(e, r->insn)->flags);
             if (flags & (RVT_NXI_INDIRECT | RVT_NXI_EXCEPTION | RVT_NXI_INTERRUPT))
                 break;
         }
         e->icnt += r->iretire;
         e->stats.insns += r->ninsns;
         if (flags & RVT_NXI_BRANCH)
-            note_branch(e, r->itype == RVT_ITYPE_BRANCH_TAKEN);
-        else if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
+            note_branch(e, r->itype == RVT_ITYPE_BRANCH_TAKEN || (flags & RVT_NXI_TAKEN));
+        if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
             nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
         note_icnt(e);
     }
@@ -737,11 +753,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
                 if (e->pending != PENDING_ICNT_OVERFLOW && e->pending != RVT_NX_RESOURCE_FULL)
                     e->pending = 0;
                 e->check_ret = 1;
-                before(e, e->last_iaddr, true, NULL);
-                /* A full history register may only have joined a repeat
-                 * count: then the closing message is still due. */
-                if (!e->status && (e->icnt > 0 || e->rep_bits != 0))
-                    before(e, e->last_iaddr, true, NULL);
+                close_trace(e);
             }
             e->started = false;
             e->start_sync = (r->sideband & RVT_SIDEBAND_RESET) ? 1 : 3;
@@ -786,7 +798,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             }
             if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
                 flags |= RVT_NXI_TAKEN;
-            after(e, rvt_retire_last_iaddr(r), flags, r->iretire);
+            after(e, rvt_retire_last_iaddr(r), as_reported(e, flags), r->iretire);
             e->stats.insns += r->ninsns - 1;
         }
         e->last_iaddr = r->ninsns ? rvt_retire_last_iaddr(r) : r->iaddr;
@@ -798,7 +810,7 @@ int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats) {
     if (!e)
         return RVT_E_ARG;
     if (e->started && !e->status)
-        before(e, e->last_iaddr, true, NULL);
+        close_trace(e);
     int status = e->status;
     if (stats)
         *stats = e->stats;

@@ -129,8 +129,11 @@ static int put_text(rvt_itc_printer *p, const char *s) {
     return 0;
 }
 
-/* One printf conversion of a no-load string, with its argument. */
-static void format_one(char *out, size_t cap, const char *spec, size_t spec_len, char conv, uint32_t arg) {
+/* One printf conversion of a no-load string, with its argument, a field
+ * `width` bits wide: a signed conversion reads the field as two's
+ * complement of that width (an 8-bit 0xff is -1), as SiFive's decoder does. */
+static void format_one(char *out, size_t cap, const char *spec, size_t spec_len, char conv, uint32_t arg,
+                       unsigned width) {
     char f[32];
     size_t n = 0;
     f[n++] = '%';
@@ -140,7 +143,11 @@ static void format_one(char *out, size_t cap, const char *spec, size_t spec_len,
     f[n++] = conv;
     f[n] = 0;
     switch (conv) {
-    case 'd': case 'i': snprintf(out, cap, f, (int)(int32_t)arg); break;
+    case 'd': case 'i': {
+        uint32_t sign = width >= 32 ? 0 : 1u << (width - 1);
+        snprintf(out, cap, f, sign ? (int)(int32_t)((arg ^ sign) - sign) : (int)(int32_t)arg);
+        break;
+    }
     case 'c': snprintf(out, cap, f, (int)(arg & 0xff)); break;
     case 'u': case 'x': case 'X': case 'o': snprintf(out, cap, f, (unsigned)arg); break;
     default: snprintf(out, cap, "%.*s", (int)spec_len + 1, spec); break; /* %s, %f, %p: not from 32 bits */
@@ -187,7 +194,8 @@ static int print_nls(rvt_itc_printer *p, const char *fmt, uint32_t data) {
         if (!*c)
             break;
         char piece[64];
-        format_one(piece, sizeof piece, spec, (size_t)(c - spec), *c, next < 4 ? args[next] : 0);
+        format_one(piece, sizeof piece, spec, (size_t)(c - spec), *c, next < 4 ? args[next] : 0,
+                   next < 4 && nargs ? widths[nargs][next] : 32);
         next++;
         if (put_text(p, piece))
             return RVT_E_IO;

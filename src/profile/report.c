@@ -251,8 +251,10 @@ int rvt_profile_write_html(rvt_profile *p, FILE *f, const rvt_report_info *info)
     rc |= fprintf(f, "<tr><th>trace losses</th><td class=\"n\">%" PRIu64 "%s</td></tr>\n</table>\n", info->losses,
                   info->losses ? " (the decoder resumed at the next synchronisation; see its messages)" : "") < 0;
 
-    rc |= fputs("<h2>Hottest functions</h2>\n<table>\n<tr><th>instructions</th><th>share</th><th></th><th>calls</th>"
-                "<th>function</th></tr>\n",
+    rc |= fputs("<h2>Hottest functions</h2>\n", f) == EOF;
+    if (nfun > TOP)
+        rc |= fprintf(f, "<p>The %d of %zu functions that retired the most instructions.</p>\n", TOP, nfun) < 0;
+    rc |= fputs("<table>\n<tr><th>instructions</th><th>share</th><th></th><th>calls</th><th>function</th></tr>\n",
                 f) == EOF;
     for (size_t i = 0; i < nfun && i < TOP; i++) {
         double share = p->total ? 100.0 * (double)top[i].count / (double)p->total : 0.0;

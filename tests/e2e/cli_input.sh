@@ -96,5 +96,24 @@ if [ -f "$log" ] && mkfifo "$W/pipe.tv"; then
     [ -L "$W/link.tv" ] && cmp -s "$W/file.tv" "$W/named.tv" ||
         { echo "convert to a tandem trace through a symbolic link: the link replaced or the file not written"; fail=1; }
 fi
+# A usage error is the message, the command's synopsis and where its help is
+# (issue 74): not the whole help, and the same shape for every command.
+for cmd in run decode encode dump stats convert verify disasm demo; do
+    "$R" $cmd --no-such-option > /dev/null 2> "$W/usage.err"
+    rc=$?
+    first=$(head -n 1 "$W/usage.err")
+    last=$(tail -n 1 "$W/usage.err")
+    [ $rc -eq 2 ] && [ "$first" = "rvtrace $cmd: unknown option '--no-such-option'" ] &&
+        sed -n 2p "$W/usage.err" | grep -q "^usage: rvtrace $cmd" && [ "$last" = "see rvtrace $cmd --help" ] &&
+        [ "$(wc -l < "$W/usage.err")" -le 8 ] ||
+        { echo "rvtrace $cmd --no-such-option: exit $rc, not message, synopsis, see --help:"; head -12 "$W/usage.err"; fail=1; }
+done
+for cmd in run decode encode dump stats convert verify disasm; do
+    "$R" $cmd > /dev/null 2> "$W/usage.err"
+    rc=$?
+    [ $rc -eq 2 ] && head -n 1 "$W/usage.err" | grep -q "^rvtrace $cmd: no " &&
+        [ "$(tail -n 1 "$W/usage.err")" = "see rvtrace $cmd --help" ] ||
+        { echo "rvtrace $cmd without arguments: exit $rc, not what is missing, synopsis, see --help:"; head -12 "$W/usage.err"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail

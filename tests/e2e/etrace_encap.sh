@@ -25,6 +25,14 @@ for name in dhrystone median embench-crc32; do
     if ! cmp -s "$out.csv" "$out.golden.csv"; then
         echo "$name: encapsulated packets differ from the golden ones"; fail=$((fail + 1))
     fi
+    # stats counts the encapsulated stream's packets as the golden raw stream's
+    # shellcheck disable=SC2086
+    "$R" stats --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" $ENCAP "$out.enc" > "$out.stats" &&
+    "$R" stats --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" "$G/$name.te_inst_raw" > "$out.golden.stats" ||
+        { echo "$name: stats failed"; fail=$((fail + 1)); }
+    [ "$(sed -n 's/.*, \([0-9]*\) packets$/\1/p' "$out.stats")" = "$(sed -n 's/.*, \([0-9]*\) packets$/\1/p' "$out.golden.stats")" ] &&
+        [ "$(sed -n 2p "$out.stats")" = "$(sed -n 2p "$out.golden.stats")" ] && grep -q "bytes (encapsulated)" "$out.stats" ||
+        { echo "$name: stats of the encapsulated stream: $(head -2 "$out.stats" | tr '\n' ' ') vs $(head -2 "$out.golden.stats" | tr '\n' ' ')"; fail=$((fail + 1)); }
     "$R" convert "$SHARED/corpus/spike/$name.csv.zst" "$out.want"
     # shellcheck disable=SC2086
     if ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" $ENCAP --elf "$elf" "$out.enc" --pcs \

@@ -45,6 +45,11 @@ static const struct {
     {"btm 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6}, false},
     {"htm sequential jumps", {.call_stack = 8, .repeat = 3, .seq_jump = true, .sync_max = 2}, false},
     {"btm sequential jumps, 7-bit I-CNT", {.btm = true, .seq_jump = true, .icnt_bits = 7}, false},
+    {"btm all jumps", {.btm = true, .all_jumps = true}, false},
+    {"htm all jumps, stack 8, repeated history", {.call_stack = 8, .repeat = 3, .all_jumps = true}, false},
+    {"btm all jumps, stack 4, 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6, .all_jumps = true}, false},
+    {"htm all jumps, sequential jumps, 8-bit I-CNT",
+     {.call_stack = 8, .seq_jump = true, .icnt_bits = 8, .all_jumps = true}, false},
     {"htm stack 8 repeated history, halts and resets", {.call_stack = 8, .repeat = 2}, true},
     {"btm, halts and resets", {.btm = true}, true},
 };
@@ -184,7 +189,8 @@ int main(int argc, char **argv) {
                                                .src_bits = sets[s].o.src_bits,
                                                .src_id = sets[s].o.src_bits ? (int)sets[s].o.src_id : -1,
                                                .extend_addr_msb = sets[s].o.extend_addr_msb,
-                                               .seq_jump = sets[s].o.seq_jump};
+                                               .seq_jump = sets[s].o.seq_jump,
+                                               .all_jumps = sets[s].o.all_jumps};
             rvt_ntrace_decoder *dec;
             if (rvt_ntrace_decoder_new(&dec, &dopt, rvt_image_xlen(img), fetch, pc_sink, &dc))
                 return 1;

@@ -24,6 +24,15 @@ grep -q "<th>instructions</th><td class=\"n\">$total</td>" "$page" || { echo "su
 hottest=$(sed -n 2p "$W/top" | awk '{ print $4 }')
 grep -q "<h2>Hottest function: $hottest</h2>" "$page" || { echo "the listing is not of $hottest"; fail=1; }
 grep -q '<table class="listing">' "$page" || { echo "no annotated listing"; fail=1; }
+# the function table says when it shows only the hottest 25 of those run
+nfun=$(head -1 "$W/top" | awk '{ print $4 }')
+rows=$(sed -n '/<h2>Hottest functions<\/h2>/,/<\/table>/p' "$page" | grep -c '<tr><td class="n">')
+[ "$rows" -eq $((nfun < 25 ? nfun : 25)) ] || { echo "$rows function rows for $nfun functions"; fail=1; }
+if [ "$nfun" -gt 25 ]; then
+    grep -q "The 25 of $nfun functions" "$page" || { echo "the table of 25 does not say it is 25 of $nfun"; fail=1; }
+elif grep -q "The [0-9]* of [0-9]* functions" "$page"; then
+    echo "the table of all $nfun functions says it is a part"; fail=1
+fi
 if command -v tidy > /dev/null; then
     tidy -q -e "$page" > "$W/tidy.log" 2>&1 || { echo "tidy:"; head -5 "$W/tidy.log"; fail=1; }
 fi

@@ -47,6 +47,15 @@ fi
 if [ -f "$DIR/expected.itc" ]; then
     "$CMP" text "$W/itc" "$DIR/expected.itc"
 fi
+# stats --format sifive counts the messages options.txt lists (a cut-off
+# last message is damage, not a message)
+tcodes=$(awk '$1 == "tcodes-in-capture"' "$DIR/options.txt")
+if [ -n "$tcodes" ] && [ -n "$(opt capture)" ]; then
+    want=$(echo "$tcodes" | tr ' ,' '\n\n' | sed -n 's/^x\([0-9]*\)$/\1/p' | awk '{ n += $1 } END { print n }')
+    "$R" stats --format sifive --src-bits "$(opt src-bits)" "$DIR/$(opt capture)" > "$W/stats" 2> /dev/null || true
+    got=$(sed -n 's/^Stat: [0-9]* bytes, \([0-9]*\) messages.*/\1/p' "$W/stats")
+    [ "$got" = "$want" ] || { echo "stats --format sifive: '$got' messages, options.txt lists $want"; exit 1; }
+fi
 # a loss (a cut-off last message, code in no image) shows in the exit status
 status=$(cat "$W/all.status")
 if grep -q "incomplete\|failed" "$DIR/expected.diag" 2>/dev/null; then

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "rvtrace/common.h"
 #include "rvtrace/image.h"
 
 static char path_buf[4096];
@@ -222,8 +223,51 @@ static void test_decode_all_as_on_demand(void **state) {
         rvt_image_free(img[k]);
 }
 
+/* Code is named by code symbols only: every function objdump labels in a
+ * corpus program's disassembly is named at its address, while the boot ROM
+ * (no file holds it) and a data symbol's address (tohost) get no name, not
+ * a TLS or data symbol (_tbss_end named spike's boot ROM before). */
+static void test_symbols_name_code_only(void **state) {
+    (void)state;
+    static const char *const programs[] = {"dhrystone.riscv", "embench-crc32.riscv", "coremark.riscv"};
+    for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++) {
+        rvt_image *img = load(programs[k]);
+        uint64_t off = 0, tohost;
+        assert_null(rvt_image_symbolize(img, 0x1000, &off));
+        assert_true(rvt_image_symbol_addr(img, "tohost", &tohost));
+        assert_null(rvt_image_symbolize(img, tohost, &off));
+        char path[4096];
+        const char *shared = getenv("RVT_SHARED");
+        size_t stem = strlen(programs[k]) - strlen(".riscv");
+        snprintf(path, sizeof path, "%s/corpus/objdump/%.*s.aliases.txt.zst", shared ? shared : "../shared", (int)stem,
+                 programs[k]);
+        rvt_line_reader *lr = NULL;
+        rvt_diag d = {{0}};
+        if (rvt_line_reader_open(&lr, path, &d))
+            fail_msg("%s", d.msg);
+        char *line;
+        unsigned labels = 0;
+        while (rvt_line_next(lr, &line, &d) == 1) {
+            unsigned long long addr;
+            char name[256];
+            if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2)
+                continue;
+            labels++;
+            const char *ours = rvt_image_symbolize(img, addr, &off);
+            uint64_t at;
+            if (!ours || off != 0 || (strcmp(ours, name) && !(rvt_image_symbol_addr(img, name, &at) && at == addr)))
+                fail_msg("%s: objdump's <%s> at %llx, ours %s+%llu", programs[k], name, addr, ours ? ours : "(none)",
+                         (unsigned long long)off);
+        }
+        rvt_line_reader_close(lr);
+        assert_true(labels > 10);
+        rvt_image_free(img);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_symbols_name_code_only),
         cmocka_unit_test(test_rv32_program),
         cmocka_unit_test(test_load_offset_and_two_files),
         cmocka_unit_test(test_bad_input),

@@ -148,14 +148,11 @@ int cmd_convert(int argc, char **argv) {
         } else if (!out_path) {
             out_path = a;
         } else {
-            convert_usage(stderr);
-            return 2;
+            return usage_error("rvtrace convert", convert_usage, "one INPUT and one OUTPUT: '%s' is a third", a);
         }
     }
-    if (!in_path || !out_path) {
-        convert_usage(stderr);
-        return 2;
-    }
+    if (!in_path || !out_path)
+        return usage_error("rvtrace convert", convert_usage, in_path ? "no OUTPUT given" : "no INPUT and OUTPUT given");
     const char *inputs[] = {in_path, elf};
     if (!outputs_not_inputs("rvtrace convert", inputs, sizeof inputs / sizeof *inputs, &out_path, 1))
         return 2;

@@ -89,7 +89,11 @@ static void decode_usage(FILE *out) {
             "  --src-bits N       N-Trace: width of the SRC field; --source N (or --src-id) keeps\n"
             "                     one source, else each source is decoded on its own\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
+            "  --v1               E-Trace 1.0 packet layout (default: the ratified 2.0 layout),\n"
+            "                     as encode --v1 and dump --v1 take it\n"
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
+            "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
+            "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
             "  --no-implicit-return  every return's target is in the trace (SiFive NoOpt modes;\n"
             "                     a settings file's teinstruction says so)\n"
             "  -h, --help         show this help\n"
@@ -1337,6 +1341,7 @@ static int write_callgrind(const char *path, rvt_profile *p, int argc, char **ar
 
 int cmd_decode(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *trace = NULL, *output = NULL, *format = "etrace";
+    bool v1 = false; /* E-Trace 1.0 packet layout */
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
@@ -1361,6 +1366,8 @@ int cmd_decode(int argc, char **argv) {
             return 0;
         } else if (parse_transport_option(argc, argv, &i, &tc)) {
             continue;
+        } else if (!strcmp(a, "--v1")) {
+            v1 = true;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -1417,6 +1424,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.no_implicit_return = true;
         } else if (!strcmp(a, "--seq-jump")) {
             nopt.seq_jump = true;
+        } else if (!strcmp(a, "--all-jumps")) {
+            nopt.all_jumps = true;
         } else if (!strcmp(a, "--settings") && i + 1 < argc) {
             settings_path = argv[++i];
         } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {
@@ -1441,14 +1450,12 @@ int cmd_decode(int argc, char **argv) {
         } else if (!trace) {
             trace = a;
         } else {
-            fprintf(stderr, "rvtrace decode: one trace at a time: got '%s' and '%s'\n", trace, a);
-            return 2;
+            return usage_error("rvtrace decode", decode_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
-    if ((!trace || (!nelf && !nraw)) && !settings_path) {
-        decode_usage(stderr);
-        return 2;
-    }
+    if ((!trace || (!nelf && !nraw)) && !settings_path)
+        return usage_error("rvtrace decode", decode_usage,
+                           !trace ? "no trace given" : "no program given: --elf PROGRAM.elf (or --image, or --settings)");
     bool sifive = !strcmp(format, "sifive");
     bool ntrace = sifive || !strcmp(format, "ntrace");
     nopt.sifive = sifive;
@@ -1456,10 +1463,9 @@ int cmd_decode(int argc, char **argv) {
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||
         (!pcs && !listing && !profiling && !side_output && !traps)) {
-        fprintf(stderr, "rvtrace decode: give --format etrace, ntrace or sifive, and --pcs or --listing and/or "
-                        "--profile, --folded, --coverage, --gmon, --callgrind, --lcov, --report, --traps, "
-                        "--messages, --itc-print\n");
-        return 2;
+        return usage_error("rvtrace decode", decode_usage,
+                           "give --format etrace, ntrace or sifive, and --pcs or --listing and/or --profile, --folded, "
+                           "--coverage, --gmon, --callgrind, --lcov, --report, --traps, --messages, --itc-print");
     }
     rvt_etrace_params p;
     rvt_etrace_options o;
@@ -1471,6 +1477,7 @@ int cmd_decode(int argc, char **argv) {
         fprintf(stderr, "rvtrace decode: %s\n", d.msg);
         goto done;
     }
+    o.v1_layout = v1;
     if (settings_path) {
         if (sifive_settings_load(settings_path, sysroot, &settings, c.img, &d)) {
             fprintf(stderr, "rvtrace decode: %s\n", d.msg);

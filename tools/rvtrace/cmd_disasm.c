@@ -53,10 +53,8 @@ int cmd_disasm(int argc, char **argv) {
         files[nfiles++] = a;
     }
     (void)first;
-    if (!nfiles) {
-        disasm_usage(stderr);
-        return 2;
-    }
+    if (!nfiles)
+        return usage_error("rvtrace disasm", disasm_usage, "no file given");
     int status = 0;
     for (int k = 0; k < nfiles; k++) {
         rvt_image *img;

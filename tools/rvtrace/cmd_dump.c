@@ -223,14 +223,11 @@ int cmd_dump(int argc, char **argv) {
         } else if (!trace) {
             trace = a;
         } else {
-            dump_usage(stderr);
-            return 2;
+            return usage_error("rvtrace dump", dump_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
-    if (!trace) {
-        dump_usage(stderr);
-        return 2;
-    }
+    if (!trace)
+        return usage_error("rvtrace dump", dump_usage, "no trace given");
     if (!strcmp(format, "ntrace") || !strcmp(format, "sifive"))
         return dump_nexus(trace, (unsigned)src_bits, !strcmp(format, "sifive") ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE);
     if (!strcmp(format, "tandem"))

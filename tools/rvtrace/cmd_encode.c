@@ -273,14 +273,11 @@ int cmd_encode(int argc, char **argv) {
         } else if (!input) {
             input = a;
         } else {
-            encode_usage(stderr);
-            return 2;
+            return usage_error("rvtrace encode", encode_usage, "one INPUT at a time: got '%s' and '%s'", input, a);
         }
     }
-    if (!input || !output) {
-        encode_usage(stderr);
-        return 2;
-    }
+    if (!input || !output)
+        return usage_error("rvtrace encode", encode_usage, !input ? "no INPUT given" : "no output given (-o OUT)");
     const char *inputs[] = {input, elf, scf, ucf};
     if (!outputs_not_inputs("rvtrace encode", inputs, sizeof inputs / sizeof *inputs, &output, 1))
         return 2;

@@ -525,14 +525,11 @@ int cmd_run(int argc, char **argv) {
         } else if (!program) {
             program = a;
         } else {
-            fprintf(stderr, "rvtrace run: only one program can be run, got '%s' and '%s'\n", program, a);
-            return 2;
+            return usage_error("rvtrace run", run_usage, "only one program can be run, got '%s' and '%s'", program, a);
         }
     }
-    if (!program) {
-        run_usage(stderr);
-        return 2;
-    }
+    if (!program)
+        return usage_error("rvtrace run", run_usage, "no program given");
     if (machine_options_finish("rvtrace run", &mo))
         return 2;
     if (sample_period && !sample_path) {

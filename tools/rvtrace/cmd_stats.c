@@ -11,12 +11,15 @@
 
 static void stats_usage(FILE *out) {
     fprintf(out,
-            "usage: rvtrace stats --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--input RETIRE] TRACE\n"
-            "       rvtrace stats --format ntrace [--src-bits N] [--input PCSEQ|RETIRE] TRACE.nex\n"
+            "usage: rvtrace stats --format etrace [--scf HW.scf] [--ucf ENC.ucf] [--v1] [--encap...]\n"
+            "                     [--input RETIRE] TRACE\n"
+            "       rvtrace stats --format ntrace|sifive [--src-bits N] [--input PCSEQ|RETIRE] TRACE.nex\n"
             "\n"
             "Count the packets of a raw E-Trace stream by format and its bytes (payload and\n"
             "headers). With --input, the retirement stream the trace was made from (any\n"
             "format rvtrace encode reads), also the instructions and bits per instruction.\n"
+            "--v1: the E-Trace 1.0 packet layout; --encap...: a stream in the spec's example\n"
+            "encapsulation or rv_tracer's records (see encode --help), counted whole.\n"
             "\n"
             "For N-Trace it prints NexRv's Stat line: bytes, messages, Error messages,\n"
             "bytes per message and, with --input (the pcseq file or retirement stream the\n"
@@ -68,9 +71,9 @@ static int count_instructions(const char *input, uint64_t *insns, rvt_diag *d) {
  * however big the capture (a message longer than it is read as damaged). */
 #define STATS_WINDOW ((size_t)2 << 20)
 
-static int stats_ntrace(const char *trace, const char *input, unsigned src_bits) {
+static int stats_ntrace(const char *trace, const char *input, unsigned src_bits, unsigned dialect) {
     rvt_diag d = {{0}};
-    rvt_nexus_config cfg = {.src_bits = src_bits};
+    rvt_nexus_config cfg = {.src_bits = src_bits, .dialect = dialect};
     nexus_window nw;
     if (nexus_window_open(&nw, trace, &cfg, STATS_WINDOW, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
@@ -109,11 +112,17 @@ static int stats_ntrace(const char *trace, const char *input, unsigned src_bits)
 int cmd_stats(int argc, char **argv) {
     const char *scf = NULL, *ucf = NULL, *input = NULL, *trace = NULL, *format = "etrace";
     unsigned src_bits = 0;
+    transport_choice tc = {0};
+    bool v1 = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             stats_usage(stdout);
             return 0;
+        } else if (parse_transport_option(argc, argv, &i, &tc)) {
+            continue;
+        } else if (!strcmp(a, "--v1")) {
+            v1 = true;
         } else if (!strcmp(a, "--scf") && i + 1 < argc) {
             scf = argv[++i];
         } else if (!strcmp(a, "--ucf") && i + 1 < argc) {
@@ -129,30 +138,26 @@ int cmd_stats(int argc, char **argv) {
         } else if (!trace) {
             trace = a;
         } else {
-            fprintf(stderr, "rvtrace stats: one trace at a time: got '%s' and '%s'\n", trace, a);
-            return 2;
+            return usage_error("rvtrace stats", stats_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
-    if (!trace) {
-        stats_usage(stderr);
-        return 2;
-    }
-    if (!strcmp(format, "ntrace"))
-        return stats_ntrace(trace, input, src_bits);
-    if (strcmp(format, "etrace") != 0) {
-        fprintf(stderr, "rvtrace stats: unknown --format %s (etrace or ntrace)\n", format);
-        return 2;
-    }
+    if (!trace)
+        return usage_error("rvtrace stats", stats_usage, "no trace given");
+    if (!strcmp(format, "ntrace") || !strcmp(format, "sifive"))
+        return stats_ntrace(trace, input, src_bits, !strcmp(format, "sifive") ? RVT_NEXUS_SIFIVE : RVT_NEXUS_NTRACE);
+    if (strcmp(format, "etrace") != 0)
+        return usage_error("rvtrace stats", stats_usage, "unknown --format %s (etrace, ntrace or sifive)", format);
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
     capture_window w = {0};
-    if (rvt_etrace_load_config(scf, ucf, &p, &o, &d) || capture_window_open(&w, trace, STATS_WINDOW, &d)) {
+    if (load_etrace_config(scf, ucf, &tc, &p, &o, &d) || capture_window_open(&w, trace, STATS_WINDOW, &d)) {
         fprintf(stderr, "rvtrace stats: %s\n", d.msg);
         return 1;
     }
+    o.v1_layout = v1;
     unsigned long long by_format[4][4] = {{0}}, packets = 0;
-    rvt_te_raw_cursor c = {0};
+    rvt_te_raw_cursor c = {.t = tc.enabled ? &tc.t : NULL};
     rvt_te_inst pkt;
     uint64_t off;
     int rc;
@@ -166,8 +171,11 @@ int cmd_stats(int argc, char **argv) {
         fprintf(stderr, "rvtrace stats: %s: %s\n", trace, d.msg);
         return 1;
     }
-    printf("%s: %llu bytes (%llu payload + %llu headers), %llu packets\n", trace, size,
-           size - packets, packets, packets);
+    if (tc.enabled) /* (an encapsulation's headers are its own: only the whole is counted) */
+        printf("%s: %llu bytes (encapsulated), %llu packets\n", trace, size, packets);
+    else
+        printf("%s: %llu bytes (%llu payload + %llu headers), %llu packets\n", trace, size, size - packets, packets,
+               packets);
     printf("  format 0: %llu, format 1: %llu, format 2: %llu, format 3: %llu sync, %llu trap, %llu context, "
            "%llu support\n",
            by_format[0][0], by_format[1][0], by_format[2][0], by_format[3][0], by_format[3][1], by_format[3][2],
@@ -189,9 +197,13 @@ int cmd_stats(int argc, char **argv) {
             fprintf(stderr, "rvtrace stats: %s\n", d.msg);
             return 1;
         }
-        printf("  %llu instructions retired: %.3f bits/instr (payload), %.3f bits/instr (with headers)\n", insns,
-               insns ? (double)(size - packets) * 8 / (double)insns : 0.0,
-               insns ? (double)size * 8 / (double)insns : 0.0);
+        if (tc.enabled)
+            printf("  %llu instructions retired: %.3f bits/instr (with the encapsulation)\n", insns,
+                   insns ? (double)size * 8 / (double)insns : 0.0);
+        else
+            printf("  %llu instructions retired: %.3f bits/instr (payload), %.3f bits/instr (with headers)\n", insns,
+                   insns ? (double)(size - packets) * 8 / (double)insns : 0.0,
+                   insns ? (double)size * 8 / (double)insns : 0.0);
     }
     return 0;
 }

@@ -129,14 +129,11 @@ int cmd_verify(int argc, char **argv) {
         } else if (!trace) {
             trace = a;
         } else {
-            verify_usage(stderr);
-            return 2;
+            return usage_error("rvtrace verify", verify_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
-    if (!program || !trace) {
-        verify_usage(stderr);
-        return 2;
-    }
+    if (!program || !trace)
+        return usage_error("rvtrace verify", verify_usage, !program ? "no program given (--elf PROGRAM)" : "no trace given");
     if (p.xlen) /* one --xlen here: a Linux Image's XLEN is its trace's */
         mo.payload_xlen = p.xlen;
     if (mo.cfg.nharts != 1) {

@@ -71,6 +71,10 @@ uint64_t option_number(const char *opt, const char *text, uint64_t max);
 /* An option argv[i] no parser took: "needs a value" when it is the last
  * argument and `usage` shows it with one, else unknown. Returns 2. */
 int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *));
+/* A usage error: "TOOL: message", the synopsis of `usage`'s help and "see
+ * TOOL --help" on standard error; returns the usage exit status (2). */
+int usage_error(const char *tool, void (*usage)(FILE *), const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The machine options rvtrace run and rvtrace verify share
  * (machine_options.c): the parsed options, then the files they name. */

@@ -1,6 +1,8 @@
 /* Command-line options more than one subcommand takes. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,8 @@ bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) 
         no->timestamps = true;
     } else if (!strcmp(a, "--seq-jump")) {
         no->seq_jump = true;
+    } else if (!strcmp(a, "--all-jumps")) {
+        no->all_jumps = true;
     } else if (!strcmp(a, "--icnt-bits") && value) {
         no->icnt_bits = (unsigned)option_number(a, argv[++*i], 32);
         if (no->icnt_bits == 1) {
@@ -235,6 +239,8 @@ const char *const ntrace_option_help =
     "  --extend-addr-msb    F-ADDR/U-ADDR with MSB extension (leading ones dropped too)\n"
     "  --seq-jump           sequential jump optimisation (not from pcseq, which has no\n"
     "                       instruction bits)\n"
+    "  --all-jumps          every direct jump reported as a taken branch (trTeInstEn-\n"
+    "                       AllJumps: a DirectBranch message in BTM, a history bit in HTM)\n"
     "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
     "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n";
 
@@ -251,18 +257,51 @@ static bool help_shows_value(const char *help, const char *opt) {
     return false;
 }
 
-int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *)) {
+/* The help text `usage` writes, in memory (NULL when that fails). */
+static char *help_text(void (*usage)(FILE *)) {
     char *help = NULL;
     size_t len = 0;
-    FILE *mem = last ? open_memstream(&help, &len) : NULL;
-    if (mem) {
-        usage(mem);
-        fclose(mem);
+    FILE *mem = open_memstream(&help, &len);
+    if (!mem)
+        return NULL;
+    usage(mem);
+    if (fclose(mem)) {
+        free(help);
+        return NULL;
     }
-    if (help && help_shows_value(help, opt))
+    return help;
+}
+
+/* After a usage error's message: the synopsis (the help's lines up to its
+ * first empty one) and where the rest is. */
+static void usage_hint(const char *tool, const char *help) {
+    if (help) {
+        const char *end = strstr(help, "\n\n");
+        fprintf(stderr, "%.*s\n", (int)(end ? end - help : (ptrdiff_t)strlen(help)), help);
+    }
+    fprintf(stderr, "see %s --help\n", tool);
+}
+
+int usage_error(const char *tool, void (*usage)(FILE *), const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", tool);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    char *help = help_text(usage);
+    usage_hint(tool, help);
+    free(help);
+    return EXIT_USAGE;
+}
+
+int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *)) {
+    char *help = help_text(usage);
+    if (last && help && help_shows_value(help, opt))
         fprintf(stderr, "%s: option %s needs a value\n", tool, opt);
     else
-        fprintf(stderr, "%s: unknown option '%s' (%s --help lists them)\n", tool, opt, tool);
+        fprintf(stderr, "%s: unknown option '%s'\n", tool, opt);
+    usage_hint(tool, help);
     free(help);
     return EXIT_USAGE;
 }
