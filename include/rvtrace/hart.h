@@ -117,8 +117,9 @@ RVT_API int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag)
  * A run that stopped at its limit goes on with a higher one. */
 RVT_API void rvt_machine_set_max_insns(rvt_machine *m, uint64_t max_insns);
 
-/* Whether a hart stored an exit code to tohost (the program ended, though
- * the run may have stopped before the host saw it). */
+/* Whether the program ended: a hart stored an exit code to tohost (though
+ * the run may have stopped before the host saw it), or the host took its
+ * exit call through HTIF's syscall proxy. */
 RVT_API bool rvt_machine_exited(const rvt_machine *m);
 
 /* Low-level access for tests and tools. */
@@ -318,7 +319,10 @@ RVT_API void rvt_machine_reset_hart(rvt_machine *m);
 
 /* Steps hart 0 once: executes one instruction (or takes its exception) without
  * sampling interrupts, or, with `interrupt`, takes the highest-priority
- * pending interrupt if there is one (else executes). The observer sees it. */
+ * pending interrupt if there is one (else executes). The observer sees it.
+ * After it the host answers HTIF (tohost, fromhost) as after a quantum of
+ * rvt_machine_run, unless a step observer is attached (it follows a trace,
+ * which says what the host wrote). */
 RVT_API void rvt_machine_step(rvt_machine *m, bool interrupt);
 /* The same steps as rvt_machine_step(m, false) over and over, without
  * returning between them: the observer sees each, and the run ends after the

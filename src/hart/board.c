@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 /* ---- the device tree */
 

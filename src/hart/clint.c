@@ -1,13 +1,13 @@
 /* SiFive's core-local interruptor as spike maps it: msip per hart at 0,
  * mtimecmp per hart at 0x4000, mtime at 0xbff8. It drives each hart's
  * machine software and timer interrupt lines; mtime is the machine's
- * timebase (rvt_machine.mtime), which the scheduler moves on. */
+ * timebase (hart_machine.mtime), which the scheduler moves on. */
 #include <libfdt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 typedef struct clint {
     device dev;
@@ -34,7 +34,7 @@ static void *clint_register(clint *c, uint64_t off, uint64_t *reg_off, unsigned 
     if (off < 0xc000) {
         *reg_off = 0xbff8;
         *width = 8;
-        return &m->mtime;
+        return &m->core.mtime;
     }
     return NULL;
 }
@@ -75,8 +75,8 @@ static void clint_tick(device *d) {
     clint *c = (clint *)d;
     rvt_machine *m = d->m;
     for (unsigned i = 0; i < m->nharts; i++) {
-        hart_set_irq_line(&m->harts[i], IRQ_M_TIMER, m->mtime >= c->mtimecmp[i]);
-        hart_set_irq_line(&m->harts[i], IRQ_M_SOFT, c->msip[i] & 1);
+        machine_set_irq_line(m, &m->harts[i], IRQ_M_TIMER, m->core.mtime >= c->mtimecmp[i]);
+        machine_set_irq_line(m, &m->harts[i], IRQ_M_SOFT, c->msip[i] & 1);
     }
 }
 

@@ -124,7 +124,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_MHARTID: v = h->id; break;
     default:
         if (csr >= CSR_PMPCFG0 && csr <= CSR_PMPCFG15) {
-            if (h->m->cfg.pmp_regions == 0 || (!rv32 && (csr & 1))) return -1;
+            if (h->m->pmp_regions == 0 || (!rv32 && (csr & 1))) return -1;
             unsigned first = (csr - CSR_PMPCFG0) * 4, n = h->xlen / 8;
             v = 0;
             for (unsigned i = 0; i < n; i++)
@@ -132,7 +132,7 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
             break;
         }
         if (csr >= CSR_PMPADDR0 && csr <= CSR_PMPADDR63) {
-            if (h->m->cfg.pmp_regions == 0) return -1;
+            if (h->m->pmp_regions == 0) return -1;
             v = h->pmpaddr[csr - CSR_PMPADDR0];
             break;
         }
@@ -305,11 +305,11 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     case CSR_TDATA3: case CSR_TINFO: break; /* no context matching; tinfo is read-only */
     default:
         if (csr >= CSR_PMPCFG0 && csr <= CSR_PMPCFG15) {
-            if (h->m->cfg.pmp_regions == 0 || (!rv32 && (csr & 1))) return -1;
+            if (h->m->pmp_regions == 0 || (!rv32 && (csr & 1))) return -1;
             unsigned first = (csr - CSR_PMPCFG0) * 4, n = h->xlen / 8;
             for (unsigned i = 0; i < n; i++) {
                 unsigned idx = first + i;
-                if (idx >= h->m->cfg.pmp_regions || (h->pmpcfg[idx] & 0x80))
+                if (idx >= h->m->pmp_regions || (h->pmpcfg[idx] & 0x80))
                     continue; /* absent or locked */
                 uint8_t cfg = (uint8_t)(val >> (8 * i)) & 0x9f;
                 if ((cfg & 3) == 2) /* W without R is reserved */
@@ -321,8 +321,8 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
         }
         if (csr >= CSR_PMPADDR0 && csr <= CSR_PMPADDR63) {
             unsigned idx = csr - CSR_PMPADDR0;
-            if (h->m->cfg.pmp_regions == 0) return -1;
-            if (idx < h->m->cfg.pmp_regions && !pmp_addr_locked(h, idx))
+            if (h->m->pmp_regions == 0) return -1;
+            if (idx < h->m->pmp_regions && !pmp_addr_locked(h, idx))
                 h->pmpaddr[idx] = rv32 ? (uint32_t)val : val & ((1ull << 54) - 1);
             pmp_changed(h);
             break;

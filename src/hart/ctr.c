@@ -492,10 +492,9 @@ void ctr_free(hart *h) {
 
 bool ctr_depth_valid(unsigned depth) { return depth >= 16 && depth <= CTR_ENTRIES && !(depth & (depth - 1)); }
 
-int rvt_machine_ctr_enable(rvt_machine *m, unsigned index, unsigned modes, unsigned depth, rvt_diag *diag) {
-    if (index >= m->nharts || !m->harts[index].ctr)
+int ctr_enable(hart *h, unsigned modes, unsigned depth, rvt_diag *diag) {
+    if (!h->ctr)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "the machine has no control transfer records (--ctr)");
-    hart *h = &m->harts[index];
     ctr_state *c = h->ctr;
     if (depth && (!ctr_depth_valid(depth) || depth < c->min_depth || depth > c->max_depth))
         return rvt_diag_set(diag, RVT_E_UNSUPP, "CTR depth %u is not supported (%u..%u, a power of two)", depth,
@@ -543,18 +542,11 @@ static size_t decode_entries(const ctr_entry *entries, unsigned wrptr, unsigned 
     return n;
 }
 
-size_t rvt_machine_ctr_read(rvt_machine *m, unsigned index, rvt_ctr_record *out, size_t cap) {
-    if (index >= m->nharts || !m->harts[index].ctr)
+size_t ctr_read(const hart *h, rvt_ctr_record *out, size_t cap, bool at_exit) {
+    const ctr_state *c = h->ctr;
+    if (!c)
         return 0;
-    const ctr_state *c = m->harts[index].ctr;
+    if (at_exit && c->exit_depth)
+        return decode_entries(c->exit_e, c->exit_wrptr, c->exit_depth, out, cap);
     return decode_entries(c->e, c->wrptr, c->depth, out, cap);
-}
-
-size_t rvt_machine_ctr_read_at_exit(rvt_machine *m, unsigned index, rvt_ctr_record *out, size_t cap) {
-    if (index >= m->nharts || !m->harts[index].ctr)
-        return 0;
-    const ctr_state *c = m->harts[index].ctr;
-    if (!c->exit_depth)
-        return rvt_machine_ctr_read(m, index, out, cap);
-    return decode_entries(c->exit_e, c->exit_wrptr, c->exit_depth, out, cap);
 }

@@ -2,7 +2,7 @@
  * devices beside its RAM and ROM regions; a physical access that no memory
  * region holds goes to the device whose window holds it, as an offset into
  * that window. A device drives interrupt lines of the harts
- * (hart_set_irq_line) from its own state, whenever that state or mtime
+ * (machine_set_irq_line) from its own state, whenever that state or mtime
  * changes. A new device is a file with its operations and a constructor, and
  * one line where the machine is built (machine.c). A device is one
  * allocation, which the machine frees. */
@@ -63,6 +63,10 @@ void machine_tick_devices(struct rvt_machine *m);
 /* A device's interrupt line into the machine's interrupt controller (the
  * PLIC's source `source`); nothing when the machine has none. */
 void machine_set_source(struct rvt_machine *m, unsigned source, bool level);
+/* A device drives hart h's interrupt line `irq` (a bit of mip) to `level`
+ * (hart_set_irq_line), unless the host holds the lines
+ * (rvt_machine_hold_device_lines). */
+void machine_set_irq_line(struct rvt_machine *m, struct hart *h, unsigned irq, bool level);
 
 /* For describe: the node `kind`@base under `soc`, with its `compatible`
  * (`len` bytes: a list of strings) and its window as `reg`: the node's

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-void hart_reset(hart *h, rvt_machine *m, unsigned id) {
+void hart_reset(hart *h, hart_machine *m, unsigned id) {
     ctr_state *ctr = h->ctr; /* allocated once, reset with the hart */
     struct tlb *tlb = h->tlb; /* likewise (its entries end with tlb_gen) */
     uint64_t tlb_gen = h->tlb_gen;
@@ -33,7 +33,7 @@ void hart_reset(hart *h, rvt_machine *m, unsigned id) {
         h->mstatus = (2ull << 32) | (2ull << 34); /* UXL = SXL = 64 */
     h->frm = 0;
     trigger_reset(h);
-    if (m->cfg.pmp_regions) {
+    if (m->pmp_regions) {
         /* spike opens all of memory through entry 0 at reset, for software
          * that does not know PMP. */
         h->pmpaddr[0] = h->xlen == 64 ? (1ull << 54) - 1 : 0xffffffffull;
@@ -50,7 +50,7 @@ static uint64_t xlen_msb(const hart *h) { return 1ull << (h->xlen - 1); }
 
 /* A record word where the stream's state is the hart's at mtime
  * (machine_sync_record_state), once room was made. */
-static inline __attribute__((always_inline)) void write_record_word_now(rvt_machine *m, const hart *h,
+static inline __attribute__((always_inline)) void write_record_word_now(hart_machine *m, const hart *h,
                                                                         uint64_t iaddr, uint64_t word) {
     assert(m->port.record_state.time == m->mtime && m->port.record_state.hart_group == h->id >> 2);
     (void)h;
@@ -77,7 +77,7 @@ void hart_flush_block(hart *h) {
  * retirement stream's trap record and the exception or interrupt event
  * of the privilege it came from. */
 void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
-    rvt_machine *m = h->m;
+    hart_machine *m = h->m;
     bool interrupt = (cause & xlen_msb(h)) != 0;
     hart_flush_block(h);
     m->traps++;
@@ -103,7 +103,7 @@ void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
 }
 
 void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
-    rvt_machine *m = h->m;
+    hart_machine *m = h->m;
     unsigned priv_before = h->priv;
     forget_fetch_pages(h);
     bool interrupt = (cause & xlen_msb(h)) != 0;
@@ -155,7 +155,7 @@ void hart_take_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc) {
 
 /* Another hart holds a reservation (LR) that a store of this one may break. */
 static bool others_reserved(const hart *h) {
-    const rvt_machine *m = h->m;
+    const hart_machine *m = h->m;
     for (unsigned i = 0; i < m->nharts; i++)
         if (&m->harts[i] != h && m->harts[i].resv_valid)
             return true;
@@ -196,7 +196,7 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
     uint64_t pa;
     if (!mmu_translate(h, va, ACC_LOAD, len, &pa))
         return false;
-    if (!phys_load(h->m, pa, out, len)) {
+    if (!bus_load(h->m, pa, out, len)) {
         h->exc_cause = CAUSE_LOAD_ACCESS;
         h->exc_tval = va;
         return false;
@@ -234,9 +234,9 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         return false;
     uint64_t old = 0;
     mem_region *ram;
-    if (h->m->observer && (ram = phys_region(h->m, pa, len))) /* (a device's load may have effects) */
+    if (h->m->observer && (ram = bus_region(h->m, pa, len))) /* (a device's load may have effects) */
         copy_small(&old, ram->data + (pa - ram->base), len);
-    if (!phys_store(h->m, h, pa, in, len)) {
+    if (!bus_store(h->m, h, pa, in, len)) {
         h->exc_cause = CAUSE_STORE_ACCESS;
         h->exc_tval = va;
         return false;
@@ -312,7 +312,7 @@ static __attribute__((noinline)) void note_fast(hart *h, int kind, uint64_t va, 
     if (old_at)
         memcpy(&old, old_at, len);
     uint64_t off = 0;
-    const mem_region *r = region_of_host(h->m, host, &off);
+    const mem_region *r = bus_region_of_host(h->m, host, &off);
     note_access(h, kind, va, r ? r->base + off : 0, len, data, old);
 }
 
@@ -334,9 +334,9 @@ static inline __attribute__((always_inline)) bool load_fast(hart *h, uint64_t va
  * overwrites at `to`, the host TLB's address. */
 static __attribute__((noinline)) void drop_code_at(hart *h, const uint8_t *to, unsigned len) {
     uint64_t off = 0;
-    mem_region *r = region_of_host(h->m, to, &off);
+    mem_region *r = bus_region_of_host(h->m, to, &off);
     if (r)
-        region_invalidate_code(h->m, r, off, len);
+        code_drop(h->m, r, off, len);
 }
 
 static inline __attribute__((always_inline)) bool store_fast(hart *h, uint64_t va, const void *in, unsigned len) {
@@ -395,7 +395,7 @@ static const rvt_insn *fetch_translated(hart *h) {
     if (!mmu_translate(h, h->pc, ACC_FETCH, 2, &pa))
         return NULL;
     h->fetch_pa = pa;
-    const rvt_insn *in = phys_fetch(h->m, pa);
+    const rvt_insn *in = bus_fetch(h->m, pa);
     if (pa != h->pc)
         h->m->port.left_code = true; /* (see rvt_machine_watch_code) */
     if (!in) {
@@ -419,7 +419,7 @@ static const rvt_insn *fetch_translated(hart *h) {
             h->m->port.left_code = true;
             static _Thread_local rvt_insn split;
             uint8_t b[4];
-            if (!phys_load(h->m, pa, b, 2) || !phys_load(h->m, pa2, b + 2, 2)) {
+            if (!bus_load(h->m, pa, b, 2) || !bus_load(h->m, pa2, b + 2, 2)) {
                 h->exc_cause = CAUSE_FETCH_ACCESS;
                 h->exc_tval = h->pc;
                 return NULL;
@@ -533,7 +533,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             return EXEC_TRAP;
         }
         uint64_t old = 0;
-        if (!phys_load(h->m, pa, &old, size)) {
+        if (!bus_load(h->m, pa, &old, size)) {
             h->exc_cause = CAUSE_STORE_ACCESS;
             h->exc_tval = addr;
             return EXEC_TRAP;
@@ -552,7 +552,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
         case RVT_OP_AMOMINU_W: r = (d ? a : (uint32_t)a) < (d ? b : (uint32_t)b) ? a : b; break;
         default: r = (d ? a : (uint32_t)a) > (d ? b : (uint32_t)b) ? a : b; break;
         }
-        if (!phys_store(h->m, h, pa, &r, size)) {
+        if (!bus_store(h->m, h, pa, &r, size)) {
             h->exc_cause = CAUSE_STORE_ACCESS;
             h->exc_tval = addr;
             return EXEC_TRAP;
@@ -562,7 +562,7 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             rvt_mem_access acc = {.vaddr = addr, .paddr = pa, .data = old & mask, .stored = r & mask,
                                   .operand = b & mask, .old = old & mask, .kind = RVT_ACCESS_AMO,
                                   .len = (uint8_t)size};
-            observe_access(h->m, &acc);
+            hart_observe_access(h, &acc);
         }
         wr(h, in->rd, a);
     }
@@ -891,7 +891,7 @@ from_hart: /* the handlers that work on the hart's own pc */
 /* `priv`: the privilege the instruction executed in (an xret's record
  * carries the one it returned from, as spike's commit log does). */
 static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64_t next_pc, unsigned priv) {
-    rvt_machine *m = h->m;
+    hart_machine *m = h->m;
     bool taken = in->cf == RVT_CF_BRANCH && next_pc != pc + in->len;
     unsigned itype = in->cf == RVT_CF_NONE ? RVT_ITYPE_NONE : rvt_itype(in, taken, 4, false);
     port_make_room(&m->port);
@@ -901,7 +901,7 @@ static inline void emit_retired(hart *h, const rvt_insn *in, uint64_t pc, uint64
 /* Whether `in`, about to execute, may write over decoded code: a store or
  * AMO to a page that holds some. A record block ends before it, so that
  * the records of the code it may overwrite are passed on while that code is
- * in memory (region_invalidate_code). Addresses are taken as physical: with
+ * in memory (code_drop). Addresses are taken as physical: with
  * translation on, code is read from elsewhere anyway (rvt_machine_left_code). */
 static bool may_write_code(const hart *h, const rvt_insn *in) {
     uint64_t va = h->x[in->rs1];
@@ -918,7 +918,7 @@ static bool may_write_code(const hart *h, const rvt_insn *in) {
     }
     if (h->xlen == 32)
         va = (uint32_t)va;
-    const mem_region *r = phys_region(h->m, va, 1);
+    const mem_region *r = bus_region(h->m, va, 1);
     return r && r->icache[(va - r->base) >> 12] != NULL;
 }
 
@@ -963,7 +963,7 @@ static void pair_operations(struct code_op *ops, uint32_t n, const void *const *
     }
 }
 
-const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t limit,
+const struct code_block *code_block_make(hart_machine *m, const rvt_insn *page, uint64_t page_base, uint64_t limit,
                                          uint64_t pc, const void *const *dispatch) {
     uint32_t slot = code_slot_of(pc);
     uint16_t entry = m->code_slots[slot];
@@ -985,7 +985,7 @@ const struct code_block *code_block_make(rvt_machine *m, const rvt_insn *page, u
     uint64_t at = pc, from = pc;
     while (n < CODE_BLOCK_MAX && at - page_base < limit) {
         const rvt_insn *in = &page[(at - page_base) >> 1];
-        if (!in->len && !(in = phys_fetch(m, page_pa + (at - page_base)))) /* decodes into the same page */
+        if (!in->len && !(in = bus_fetch(m, page_pa + (at - page_base)))) /* decodes into the same page */
             break;
         unsigned role = in->op < RVT_OP_COUNT ? code_block_role[in->op] : 0;
         if (!role || in->imm != (int32_t)in->imm)
@@ -1136,7 +1136,7 @@ static void take_fetch_stage_trap(hart *h, uint64_t cause, uint64_t tval) {
 void hart_step(hart *h, uint64_t n) { hart_step_from(h, n, true); }
 
 void hart_step_from(hart *h, uint64_t n, bool sample_first) {
-    rvt_machine *m = h->m;
+    hart_machine *m = h->m;
     /* Interrupts are sampled where spike samples them: when the step starts
      * and after an instruction that serialises. */
     bool sample_interrupts = sample_first;
@@ -1182,7 +1182,7 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             limit = h->hpm_until_check;
         uint64_t done;
         int st;
-        bool blocks = m->port.sink && m->cfg.merge_blocks && !m->observer;
+        bool blocks = m->port.sink && m->merge_blocks && !m->observer;
         bool emit = m->port.sink || m->observer;
         bool count = h->hpm_counting;
         uint64_t pc_before = h->pc;
@@ -1202,7 +1202,7 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
             h->traps_in_a_row = 0;
         if (m->sample_fn && m->instret_total >= m->sample_next) {
             m->sample_next += m->sample_period;
-            m->sample_fn(m->sample_user, m, m->instret_total);
+            m->sample_fn(m->sample_user, m->self, m->instret_total);
         }
         bool sfenced = h->sfence_pending, flushed = h->fence_i_pending || sfenced;
         h->sfence_pending = h->fence_i_pending = false;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 static bool finisher_load(device *d, uint64_t off, void *data, unsigned len) {
     (void)d, (void)off;

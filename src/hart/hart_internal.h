@@ -1,5 +1,11 @@
-/* Internal state of the hart model, shared by the interpreter, the CSR file,
- * the FPU and the machine (memory map, devices, scheduling). */
+/* The hart model's core: the hart's state and what works on it (the
+ * interpreter, CSRs, FP, PMP, triggers, CTR, the counters, address
+ * translation, decoded code), shared by the core's files. The core reaches
+ * the machine it is in only through what the platform gives it when it
+ * builds the harts (struct hart_machine: the bus to memory and devices, the
+ * hooks of hart_env and hart_observer, the run's shared state): nothing here
+ * includes or names the platform (machine.h), which includes this. The core
+ * writes its records into the trace port (trace_port.h). */
 #ifndef RVTRACE_HART_INTERNAL_H
 #define RVTRACE_HART_INTERNAL_H
 
@@ -8,13 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "device.h"
 #include "trace_port.h"
 #include "rvtrace/hart.h"
 
-#define RVT_MAX_HARTS 64
-#define RVT_INTERLEAVE 5000        /* spike's INTERLEAVE: steps per hart per quantum */
-#define RVT_INSNS_PER_RTC_TICK 100 /* spike: mtime advances once per 100 steps */
 #define RVT_STUCK_TRAPS 1000       /* traps in a row without a retired instruction: no progress */
 
 #define PRV_U 0u
@@ -77,12 +79,15 @@ enum exec_status {
                        * trap taken and returned from at once, the ecall does not retire */
 };
 
+/* A memory of the platform's (RAM, or the boot ROM) as the bus hands it to
+ * the core (hart_bus.region): the platform allocates it and `icache`, one
+ * word per 4 KiB page, which is the core's: it keeps the page's decoded
+ * code there (mem.c), and frees that (hart_machine_free). */
 typedef struct mem_region {
     uint64_t base, size;
     uint8_t *data;
     rvt_insn **icache;    /* per 4 KiB page: NULL, or one decoded slot per halfword
                            * (len 0 = not decoded yet); allocated on first fetch */
-    uint8_t *listed;      /* per page: in the machine's list of decoded pages */
     bool rom;
 } mem_region;
 
@@ -92,10 +97,12 @@ typedef struct mem_region {
 struct code_page {
     uint64_t pa; /* the physical page it decodes */
     /* Whenever decoded code here is dropped, a number no page had before
-     * (rvt_machine.code_ids): code blocks made from the page hold while it
+     * (hart_machine.code_ids): code blocks made from the page hold while it
      * is the one they were made under, which also says they were made from
      * this page (a virtual pc may be code of several). */
     uint64_t id;
+    struct code_page *next; /* the one allocated before it (hart_machine.code_pages) */
+    bool listed;            /* in the list of decoded pages (hart_machine.decoded) */
     rvt_insn slot[2048];
 };
 #define CODE_PAGE_NO_ID (~0ull) /* no page's: the run loop's empty page */
@@ -103,7 +110,7 @@ static inline struct code_page *code_page_of(const rvt_insn *slots) {
     return (struct code_page *)(uintptr_t)((const char *)slots - offsetof(struct code_page, slot));
 }
 
-struct rvt_machine;
+struct hart_machine;
 struct hart;
 
 /* What the platform tells the core when it builds a hart, so that the core
@@ -125,6 +132,32 @@ typedef struct hart_env {
     uint64_t watched_store;
     void (*store_watched)(struct hart *h);
 } hart_env;
+
+/* The bus: how the core reaches the machine's memory and devices (spike's
+ * simif_t), given by the platform when it builds the machine. Memory is
+ * looked up as the region that holds an access (its host address, whether
+ * it is ROM, and its decoded code, the per-page flags that the host TLB
+ * keeps and its fast path tests once); an access no region holds goes to
+ * the platform's devices. Only the slow paths call it: a host TLB hit is
+ * a host address. */
+typedef struct hart_bus {
+    void *ctx; /* the platform's, passed to every call */
+    /* The RAM or ROM region that holds [pa, pa + len), or NULL. */
+    mem_region *(*region)(void *ctx, uint64_t pa, unsigned len);
+    /* The region whose memory `host` is in, and its offset there (*off). */
+    mem_region *(*region_of_host)(void *ctx, const uint8_t *host, uint64_t *off);
+    /* An access that no region holds: a device's register, or nothing
+     * (false: an access fault). */
+    bool (*device_load)(void *ctx, uint64_t pa, void *out, unsigned len);
+    bool (*device_store)(void *ctx, uint64_t pa, const void *in, unsigned len);
+} hart_bus;
+
+/* Observation of single steps (the platform's observe.c, for tandem
+ * verification): the core reports each step and each memory access. */
+typedef struct hart_observer {
+    void (*step)(struct hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
+    void (*access)(struct hart *h, const rvt_mem_access *a);
+} hart_observer;
 
 /* RAM pages that loads and stores reached before, by virtual page, so that
  * a hit is a host address with no translation, PMP check or region lookup:
@@ -158,7 +191,7 @@ typedef struct hart {
     unsigned priv;
     unsigned xlen;
     unsigned id;
-    struct rvt_machine *m;
+    struct hart_machine *m; /* the machine as the core sees it */
     hart_env env;
 
     /* CSRs */
@@ -207,9 +240,9 @@ typedef struct hart {
     bool misa_restricted;      /* misa has an extension of RV64GC switched off */
     /* fence.i: the run ends, interrupts are not sampled for it. Decoded code
      * needs no flush: every store into it drops what it overwrites
-     * (region_invalidate_code), so decoded code never differs from memory. */
+     * (code_drop), so decoded code never differs from memory. */
     bool fence_i_pending;
-    bool asleep;               /* board machine: in WFI until (mip & mie) != 0 */
+    bool asleep;               /* in WFI until (mip & mie) != 0 (hart_env.wfi_sleeps) */
     uint64_t traps_in_a_row;   /* traps since the last retired instruction */
     uint64_t last_trap_cause, last_trap_pc;
     bool trapped;              /* last_trap_* are valid */
@@ -416,89 +449,68 @@ static inline const struct static_record *static_record_of(const struct code_op 
                                           (offsetof(struct code_block, records) - offsetof(struct code_block, ops)));
 }
 
-/* spike's host-target interface through the ELF's tohost and fromhost
- * words (htif.c): the answers waiting for fromhost to be emptied. */
-#define HTIF_QUEUE 64
-typedef struct htif {
-    uint64_t tohost, fromhost;
-    bool has_tohost, has_fromhost;
-    uint64_t queue[HTIF_QUEUE];
-    unsigned head, queued;
-} htif;
-
-typedef struct rvt_machine {
-    rvt_machine_config cfg;
-    rvt_image *img;
+/* The machine as its harts see it: what the platform gives the core when
+ * it builds the machine (hart_machine_init, then the fields marked
+ * "given"), the run's state the platform and the harts share, and what the
+ * harts share among themselves (records, decoded code). The platform keeps
+ * it in its machine (machine.h). */
+typedef struct hart_machine {
+    /* Given: the bus, the public handle (for the sampler's callback), and
+     * what the machine's configuration decides for the core. */
+    hart_bus bus;
+    struct rvt_machine *self;
     unsigned xlen;
-    mem_region regions[10];
-    unsigned nregions;
-    device *devices[RVT_MAX_DEVICES]; /* by window, none overlapping */
-    unsigned ndevices;
-    device *intc; /* the interrupt controller devices' lines go to; NULL: none */
-    htif htif;
-    uint64_t mtime; /* the machine's timebase: the CLINT shows it, CSR time reads it */
+    unsigned pmp_regions; /* PMP entries (0: none) */
+    bool merge_blocks;    /* records are blocks of instructions (rvt_machine_config) */
+    struct hart *harts;   /* (a store of one breaks another's reservation) */
+    unsigned nharts;
+
+    /* The machine's timebase: the CLINT shows it, CSR time reads it, the
+     * platform's scheduler moves it. */
+    uint64_t mtime;
+    /* Run state: the run stops (set by the harts, the devices, the sink)
+     * and why; instructions retired and traps taken by all harts, and the
+     * limit (0: none) on the two together. */
+    bool stop;
+    int stop_reason;
+    uint64_t instret_total, traps;
+    uint64_t max_insns;
+    /* rvt_machine_sample_every: fn runs when instret_total reaches next. */
+    rvt_sample_fn sample_fn;
+    void *sample_user;
+    uint64_t sample_period, sample_next;
+
+    /* Observation (the platform's hooks); NULL when nobody observes. */
+    const hart_observer *observer;
+    /* rvt_machine_run_observed: runs go on past one instruction, observed
+     * from inside the interpreter's loop (observe_in_loop, per run). */
+    bool observe_runs;
+
+    trace_port port; /* where the harts' records go (trace_port.c) */
+
+    /* Decoded code (mem.c): every page allocated (a list through
+     * code_page.next), and code blocks (exec.c). */
+    struct code_page *code_pages;
     uint16_t *code_slots;           /* CODE_BLOCK_SLOTS: an entry of code_blocks, 0 for none */
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_ids;              /* the last code_page.id given */
     /* The pages that decoded an instruction since code was last flushed
-     * (machine_flush_icache clears those alone: a kernel that runs fence.i
-     * often has decoded few pages in between); when it could not grow, every
-     * page is cleared. */
-    struct decoded_page {
-        mem_region *r;
-        uint64_t page;
-    } *decoded;
+     * (code_flush clears those alone: a kernel that runs fence.i often has
+     * decoded few pages in between); when it could not grow, every page is
+     * cleared. */
+    struct code_page **decoded;
     size_t ndecoded, decoded_cap;
     bool decoded_overflow;
-    trace_port port; /* where the harts' records go (trace_port.c) */
-    hart *harts;
-    unsigned nharts;
-    FILE *console;
+} hart_machine;
 
-    /* Run state */
-    bool stop;
-    int stop_reason;
-    int exit_code;
-    uint64_t instret_total, traps;
-    uint64_t max_insns;
-    rvt_diag *diag;
-
-    /* Observation of single steps (observe.c); NULL when nobody observes. */
-    rvt_step_observer observer;
-    void *observer_user;
-    struct observe_state *obs;
-    /* observe.c's step function for this CPU (AVX2 or not), picked once:
-     * called from the interpreter's loop for every step. */
-    void (*observe_fn)(struct hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
-    /* rvt_machine_run_observed: runs go on past one instruction, observed
-     * from inside the interpreter's loop (observe_in_loop, per run). */
-    bool observe_runs;
-
-    /* rvt_machine_sample_every: fn runs when instret_total reaches next. */
-    rvt_sample_fn sample_fn;
-    void *sample_user;
-    uint64_t sample_period, sample_next;
-    /* rvt_machine_set_progress: a coarse callback between rounds of the harts. */
-    rvt_progress_fn progress_fn;
-    void *progress_user;
-    uint64_t progress_next;
-    bool exit_seen; /* the program stored its exit code to tohost */
-
-    /* The supervisor execution environment of --sbi (sbi.c); NULL without. */
-    struct sbi_state *sbi;
-    uint64_t dtb; /* the device tree in RAM, where a payload under --sbi is told it is */
-
-    /* Devices as a trace says (rvt_machine_device_loads,
-     * rvt_machine_hold_device_lines): what their loads return, and whether
-     * their interrupt lines are left to the host. */
-    rvt_device_load_fn device_load_fn;
-    void *device_load_user;
-    bool device_lines_held;
-} rvt_machine;
+/* The core's part of building and freeing a machine (mem.c): the code-block
+ * pool (RVT_E_NOMEM); the decoded pages and the pool. */
+int hart_machine_init(hart_machine *m);
+void hart_machine_free(hart_machine *m);
 
 /* Interpreter (exec.c) */
-void hart_reset(hart *h, struct rvt_machine *m, unsigned id);
+void hart_reset(hart *h, hart_machine *m, unsigned id);
 /* Runs up to `n` steps of spike's processor_t::step; returns early (ending
  * the quantum) on a trap or WFI. */
 void hart_step(hart *h, uint64_t n);
@@ -516,16 +528,16 @@ int csr_write(hart *h, unsigned csr, uint64_t val);
 bool csr_access_ok(const hart *h, unsigned csr, bool write);
 uint64_t hart_mstatus_read(const hart *h);
 
-/* Observation (observe.c), while m->observer is set. */
+/* Observation, while m->observer is set: a step, a memory access. */
 static inline void observe_step(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval) {
-    h->m->observe_fn(h, kind, pc, priv, cause, tval);
+    h->m->observer->step(h, kind, pc, priv, cause, tval);
 }
-void observe_access(struct rvt_machine *m, const rvt_mem_access *a);
+static inline void hart_observe_access(hart *h, const rvt_mem_access *a) { h->m->observer->access(h, a); }
 static inline void note_access(hart *h, int kind, uint64_t va, uint64_t pa, unsigned len, uint64_t data,
                                uint64_t old) {
     rvt_mem_access a = {.vaddr = va, .paddr = pa, .data = data, .old = old, .kind = (uint8_t)kind,
                         .len = (uint8_t)len};
-    observe_access(h->m, &a);
+    hart_observe_access(h, &a);
 }
 
 /* Control transfer records (ctr.c). The CSR functions return CTR_NOT_MINE
@@ -552,20 +564,15 @@ bool ctr_sctrclr(hart *h);
 void ctr_sync(hart *h);
 /* Keeps the entries as they are when the program stores its exit code. */
 void ctr_note_exit(hart *h);
-/* HTIF (htif.c): the addresses from the image; a command taken from tohost
- * (false: none was there); the next answer handed to fromhost; the watched
- * store of tohost. */
-void htif_attach(struct rvt_machine *m, rvt_image *img);
-bool htif_poll(struct rvt_machine *m);
-void htif_deliver(struct rvt_machine *m);
-void htif_tohost_stored(hart *h);
+/* rvt_machine_ctr_enable, rvt_machine_ctr_read(_at_exit) for the hart. */
+int ctr_enable(hart *h, unsigned modes, unsigned depth, rvt_diag *diag);
+size_t ctr_read(const hart *h, rvt_ctr_record *out, size_t cap, bool at_exit);
 
 /* mip as software reads it. */
 static inline uint64_t hart_mip(const hart *h) { return h->mip | h->irq_lines; }
-/* The platform drives interrupt line `irq` (a bit of mip) to `level`. */
+/* The platform drives interrupt line `irq` (a bit of mip) to `level`: the
+ * one way interrupt lines come into the core. */
 static inline void hart_set_irq_line(hart *h, unsigned irq, bool level) {
-    if (h->m->device_lines_held)
-        return; /* the host sets them, as its trace says */
     uint64_t bit = 1ull << irq;
     h->irq_lines = level ? h->irq_lines | bit : h->irq_lines & ~bit;
 }
@@ -627,24 +634,11 @@ uint64_t pmu_overflow_bits(const hart *h); /* OF of counter i at bit i + 3 */
 bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
 void pmu_reset(hart *h);
 void pmu_note_exit(hart *h); /* keeps every counter as it is now */
+/* rvt_machine_hpm_counter, rvt_machine_hpm_program for the hart (NULL: no
+ * such hart). */
+uint64_t pmu_read(const hart *h, unsigned counter, uint64_t *event, bool at_exit);
+int pmu_program(hart *h, unsigned counter, uint64_t code, rvt_diag *diag);
 
-/* The machine for supervisor software (board.c): its device tree built
- * into `buf` (its size, or a negative libfdt error). */
-int board_device_tree(struct rvt_machine *m, void *buf, size_t cap, uint64_t ram_base, uint64_t ram_size,
-                      uint64_t initrd_start, uint64_t initrd_end);
-
-/* Supervisor execution environment in the host (sbi.c). */
-int sbi_attach(struct rvt_machine *m);
-void sbi_free(struct rvt_machine *m);
-void sbi_boot(struct rvt_machine *m, uint64_t entry, uint64_t dtb); /* the payload's start in S-mode */
-void sbi_take_call(hart *h);                /* answers the ecall at h->pc (hart_env.ecall) */
-void sbi_update_timer(struct rvt_machine *m);
-bool sbi_hart_runs(hart *h);                /* HSM: whether the hart runs in this round */
-bool sbi_hart_stopped(const hart *h);       /* HSM STOPPED: only hart_start wakes it */
-bool sbi_timer(const hart *h, uint64_t *when); /* the hart's set_timer time, if any */
-/* An exception from S or U: counted as a firmware event; misaligned loads
- * and stores are emulated (true: handled, the trap goes no further). */
-bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc);
 /* Performs the misaligned load or store being executed (h->cur_insn) byte
  * by byte and moves past it; a fault on the way is taken as a trap. False
  * for instructions firmware does not emulate (AMOs, LR/SC). */
@@ -686,40 +680,39 @@ static inline void fp_dirty(hart *h) {
     h->fp_writes++;
 }
 
-/* Memory (machine.c): physical accesses; false on an access fault. */
-bool phys_load(struct rvt_machine *m, uint64_t pa, void *out, unsigned len);
-bool phys_store(struct rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len);
-const rvt_insn *phys_fetch(struct rvt_machine *m, uint64_t pa);
-mem_region *phys_region(struct rvt_machine *m, uint64_t pa, unsigned len);
-/* Drops decoded instructions that a store of `len` bytes at `off` overwrote. */
-void region_invalidate_code(struct rvt_machine *m, mem_region *r, uint64_t off, unsigned len);
-/* The RAM region whose memory `host` is in (the host TLB's address of an
- * access), and the access's offset in it. */
-mem_region *region_of_host(struct rvt_machine *m, const uint8_t *host, uint64_t *off);
-void machine_flush_icache(struct rvt_machine *m);
+/* Memory, through the bus (mem.c): physical accesses (false on an access
+ * fault), what decoded code a store drops, decoded code. A store of a hart
+ * (`h`; NULL: the host's) breaks the other harts' reservations on its
+ * granule and, at the address hart_env watches, calls store_watched. */
+static inline mem_region *bus_region(hart_machine *m, uint64_t pa, unsigned len) {
+    return m->bus.region(m->bus.ctx, pa, len);
+}
+static inline mem_region *bus_region_of_host(hart_machine *m, const uint8_t *host, uint64_t *off) {
+    return m->bus.region_of_host(m->bus.ctx, host, off);
+}
+bool bus_load(hart_machine *m, uint64_t pa, void *out, unsigned len);
+bool bus_store(hart_machine *m, hart *h, uint64_t pa, const void *in, unsigned len);
+/* The decoded instruction at `pa` (decoded now if it was not), or NULL
+ * where no region holds it. */
+const rvt_insn *bus_fetch(hart_machine *m, uint64_t pa);
+/* Drops decoded instructions that a store of `len` bytes at `off` of r
+ * overwrites (before it does). */
+void code_drop(hart_machine *m, mem_region *r, uint64_t off, unsigned len);
+/* Drops every decoded instruction (the code watch, a debugger's write of
+ * misa, satp or PMP). */
+void code_flush(hart_machine *m);
 /* The block in pc's slot: the one at pc if it holds (run_loop.h's
  * BLOCK_HOLDS), else another or the pool's entry 0, which never holds. */
-static inline const struct code_block *code_block_at(const struct rvt_machine *m, uint64_t pc);
+static inline const struct code_block *code_block_at(const hart_machine *m, uint64_t pc);
 /* Decodes the code block at `pc` from `page` (the decoded page at virtual
  * `page_base` that fetches at pc come from, of which
  * the first `limit` bytes may hold instructions) into pc's slot, its
  * operations pointing at the handlers in `dispatch` (by operation). */
-const struct code_block *code_block_make(struct rvt_machine *m, const rvt_insn *page, uint64_t page_base,
+const struct code_block *code_block_make(hart_machine *m, const rvt_insn *page, uint64_t page_base,
                                          uint64_t limit, uint64_t pc, const void *const *dispatch);
-/* mtime moved, was set, or a timer was written: the devices' interrupt
- * lines and the SBI environment's timer follow. */
-void machine_time_moved(struct rvt_machine *m);
-/* The machine powers off: the run ends with `code` as the program's exit. */
-void machine_power_off(struct rvt_machine *m, int code);
 
 /* Emits the block a hart is accumulating, if any (exec.c). */
 void hart_flush_block(hart *h);
-/* Passes the records written so far on before code that records may have
- * run changes (trace_port.c); the machine's memory still holds it. */
-void port_code_barrier(struct rvt_machine *m);
-/* An instruction of `len` bytes was decoded at `pa` of region r while the
- * code is watched (trace_port.c). */
-void port_watch_decoded(struct rvt_machine *m, const mem_region *r, uint64_t pa, unsigned len);
 /* The state a hart's records have now: mtime, and the hart's group. */
 static inline rvt_packed_state hart_record_state(const hart *h) {
     return (rvt_packed_state){h->m->mtime, h->id >> 2};
@@ -736,7 +729,7 @@ static inline unsigned satp_mode(const hart *h) {
 
 static inline uint32_t code_slot_of(uint64_t pc) { return (pc >> 1) & (CODE_BLOCK_SLOTS - 1); }
 
-static inline const struct code_block *code_block_at(const rvt_machine *m, uint64_t pc) {
+static inline const struct code_block *code_block_at(const hart_machine *m, uint64_t pc) {
     return &m->code_blocks[m->code_slots[code_slot_of(pc)]];
 }
 

@@ -6,7 +6,7 @@
  * tohost marks where the program ended (the hart's watched store). */
 #include <stdio.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 void htif_attach(rvt_machine *m, rvt_image *img) {
     htif *t = &m->htif;
@@ -18,7 +18,7 @@ void htif_attach(rvt_machine *m, rvt_image *img) {
  * where the program ends, as spike's trace does, whatever the hart runs
  * until the host sees it. CTR and the counters are kept as they are here. */
 void htif_tohost_stored(hart *h) {
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     uint64_t v = 0;
     if (!phys_load(m, m->htif.tohost, &v, 8) || !(v & 1) || (v >> 48) != 0)
         return; /* the last such store counts: RV32 writes the two halves one after the other */
@@ -57,7 +57,8 @@ static void htif_syscall(rvt_machine *m, uint64_t addr) {
         ret = (int64_t)done;
         break;
     }
-    case 93: case 94: /* exit, exit_group */
+    case 93: case 94: /* exit, exit_group: the program ends (rvt_machine_exited) */
+        m->exit_seen = true;
         machine_power_off(m, (int)mm[1]);
         return;
     default:

@@ -2,14 +2,15 @@
  * boot ROM with the reset stub at 0x1000, RAM regions, the devices' table
  * (the CLINT; for supervisor software a UART and a test finisher), and the
  * HTIF host interface (htif.c), with spike's scheduling (5000-step quanta
- * per hart, host polling between them). */
+ * per hart, host polling between them). The harts reach its memory and
+ * devices through the bus it gives them (machine_bus). */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 #define BOOT_ROM_BASE 0x1000u
 #define BOOT_ROM_SIZE 0x1000u
@@ -31,9 +32,9 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
 bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
 
 void rvt_machine_set_max_insns(rvt_machine *m, uint64_t max_insns) {
-    m->max_insns = max_insns;
-    if (m->stop && m->stop_reason == RVT_STOP_MAX_INSNS)
-        m->stop = false;
+    m->core.max_insns = max_insns;
+    if (m->core.stop && m->core.stop_reason == RVT_STOP_MAX_INSNS)
+        m->core.stop = false;
 }
 
 enum { PROGRESS_PERIOD = 1 << 24 };
@@ -41,14 +42,14 @@ enum { PROGRESS_PERIOD = 1 << 24 };
 void rvt_machine_set_progress(rvt_machine *m, rvt_progress_fn fn, void *user) {
     m->progress_fn = fn;
     m->progress_user = user;
-    m->progress_next = m->instret_total + PROGRESS_PERIOD;
+    m->progress_next = m->core.instret_total + PROGRESS_PERIOD;
 }
 
 void rvt_machine_sample_every(rvt_machine *m, uint64_t period, rvt_sample_fn fn, void *user) {
-    m->sample_fn = period ? fn : NULL;
-    m->sample_user = user;
-    m->sample_period = period;
-    m->sample_next = m->instret_total + period;
+    m->core.sample_fn = period ? fn : NULL;
+    m->core.sample_user = user;
+    m->core.sample_period = period;
+    m->core.sample_next = m->core.instret_total + period;
 }
 
 int rvt_parse_mem_regions(const char *spec, rvt_machine_config *cfg, rvt_diag *diag) {
@@ -102,8 +103,8 @@ void machine_time_moved(rvt_machine *m) {
 }
 
 void machine_power_off(rvt_machine *m, int code) {
-    m->stop = true;
-    m->stop_reason = RVT_STOP_EXIT;
+    m->core.stop = true;
+    m->core.stop_reason = RVT_STOP_EXIT;
     m->exit_code = code;
 }
 
@@ -137,18 +138,22 @@ void machine_set_source(rvt_machine *m, unsigned source, bool level) {
         m->intc->ops->set_source(m->intc, source, level);
 }
 
+void machine_set_irq_line(rvt_machine *m, hart *h, unsigned irq, bool level) {
+    if (!m->device_lines_held) /* (else the host sets them, as its trace says) */
+        hart_set_irq_line(h, irq, level);
+}
+
 void machine_tick_devices(rvt_machine *m) {
     for (unsigned i = 0; i < m->ndevices; i++)
         if (m->devices[i]->ops->tick)
             m->devices[i]->ops->tick(m->devices[i]);
 }
 
-bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
-    mem_region *r = phys_region(m, pa, len);
-    if (r) {
-        copy_small(out, r->data + (pa - r->base), len);
-        return true;
-    }
+/* The bus's device calls: an access no region holds. A device's load
+ * returns what the trace says where the host follows one
+ * (rvt_machine_device_loads; the device still sees the access). */
+static bool bus_device_load(void *ctx, uint64_t pa, void *out, unsigned len) {
+    rvt_machine *m = ctx;
     device *d = machine_device_at(m, pa, len);
     if (!d || !d->ops->load(d, pa - d->base, out, len))
         return false;
@@ -156,6 +161,49 @@ bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) {
     if (m->device_load_fn && m->device_load_fn(m->device_load_user, pa, len, &traced))
         memcpy(out, &traced, len); /* (the host is little-endian, as the harts) */
     return true;
+}
+
+static bool bus_device_store(void *ctx, uint64_t pa, const void *in, unsigned len) {
+    device *d = machine_device_at(ctx, pa, len);
+    return d && d->ops->store(d, pa - d->base, in, len);
+}
+
+static mem_region *bus_region_at(void *ctx, uint64_t pa, unsigned len) { return phys_region(ctx, pa, len); }
+
+static mem_region *bus_host_region(void *ctx, const uint8_t *host, uint64_t *off) {
+    rvt_machine *m = ctx;
+    for (unsigned i = 0; i < m->nregions; i++) {
+        mem_region *r = &m->regions[i];
+        if ((uintptr_t)(host - r->data) < r->size) {
+            *off = (uint64_t)(host - r->data);
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static const hart_bus machine_bus = {
+    .region = bus_region_at,
+    .region_of_host = bus_host_region,
+    .device_load = bus_device_load,
+    .device_store = bus_device_store,
+};
+
+bool phys_load(rvt_machine *m, uint64_t pa, void *out, unsigned len) { return bus_load(&m->core, pa, out, len); }
+
+const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) { return bus_fetch(&m->core, pa); }
+
+bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
+    mem_region *r;
+    if (!h && m->observer && (r = phys_region(m, pa, len)) && !r->rom) {
+        uint64_t data = 0, old = 0;
+        memcpy(&data, in, len);
+        memcpy(&old, r->data + (pa - r->base), len);
+        rvt_mem_access a = {.vaddr = pa, .paddr = pa, .data = data, .old = old, .kind = RVT_ACCESS_HOST,
+                            .len = (uint8_t)len};
+        observe_access(m, &a);
+    }
+    return bus_store(&m->core, h, pa, in, len);
 }
 
 void rvt_machine_device_loads(rvt_machine *m, rvt_device_load_fn fn, void *user) {
@@ -167,134 +215,6 @@ void rvt_machine_hold_device_lines(rvt_machine *m, bool held) {
     m->device_lines_held = held;
     if (!held)
         machine_time_moved(m); /* the CLINT's lines follow its state again (the others' at their next change) */
-}
-
-void region_invalidate_code(rvt_machine *m, mem_region *r, uint64_t off, unsigned len) {
-    /* A store may overwrite the second half of a 32-bit instruction. */
-    uint64_t first = off >= 2 ? off - 2 : 0, last = off + len - 1;
-    if (!r->icache[first >> 12] && !r->icache[last >> 12])
-        return; /* (most stores: no decoded code on their pages) */
-    bool flushed = false;
-    for (uint64_t a = first & ~1ull; a <= last; a += 2) {
-        rvt_insn *page = r->icache[a >> 12];
-        if (page && page[(a & 0xfff) >> 1].len) {
-            if (!flushed)
-                port_code_barrier(m);
-            flushed = true;
-            page[(a & 0xfff) >> 1].len = 0;
-            code_page_of(page)->id = ++m->code_ids; /* the code blocks were decoded from what is gone */
-        }
-    }
-}
-
-mem_region *region_of_host(rvt_machine *m, const uint8_t *host, uint64_t *off) {
-    for (unsigned i = 0; i < m->nregions; i++) {
-        mem_region *r = &m->regions[i];
-        if ((uintptr_t)(host - r->data) < r->size) {
-            *off = (uint64_t)(host - r->data);
-            return r;
-        }
-    }
-    return NULL;
-}
-
-bool phys_store(rvt_machine *m, hart *h, uint64_t pa, const void *in, unsigned len) {
-    mem_region *r = phys_region(m, pa, len);
-    if (r) {
-        if (r->rom)
-            return false;
-        if (!h && m->observer) {
-            uint64_t data = 0, old = 0;
-            memcpy(&data, in, len);
-            memcpy(&old, r->data + (pa - r->base), len);
-            rvt_mem_access a = {.vaddr = pa, .paddr = pa, .data = data, .old = old, .kind = RVT_ACCESS_HOST,
-                                .len = (uint8_t)len};
-            observe_access(m, &a);
-        }
-        region_invalidate_code(m, r, pa - r->base, len); /* (before the code changes) */
-        copy_small(r->data + (pa - r->base), in, len);
-        if (h && pa == h->env.watched_store)
-            h->env.store_watched(h);
-        for (unsigned i = 0; i < m->nharts; i++) /* a store breaks other harts' reservations */
-            if (&m->harts[i] != h && m->harts[i].resv_valid && m->harts[i].resv_addr == (pa & ~7ull))
-                m->harts[i].resv_valid = false;
-        return true;
-    }
-    device *d = machine_device_at(m, pa, len);
-    return d && d->ops->store(d, pa - d->base, in, len);
-}
-
-/* A page of region r decoded its first instruction since the last flush. */
-static void list_decoded(rvt_machine *m, mem_region *r, uint64_t page) {
-    if (m->ndecoded == m->decoded_cap) {
-        size_t cap = m->decoded_cap ? 2 * m->decoded_cap : 256;
-        struct decoded_page *grown = realloc(m->decoded, cap * sizeof *grown);
-        if (!grown) {
-            m->decoded_overflow = true;
-            return;
-        }
-        m->decoded = grown;
-        m->decoded_cap = cap;
-    }
-    r->listed[page] = 1;
-    m->decoded[m->ndecoded++] = (struct decoded_page){r, page};
-}
-
-const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
-    if (pa & 1)
-        return NULL;
-    mem_region *r = phys_region(m, pa, 2);
-    if (!r)
-        return NULL;
-    uint64_t off = pa - r->base;
-    rvt_insn **page = &r->icache[off >> 12];
-    if (!*page) {
-        struct code_page *made = calloc(1, sizeof *made);
-        if (!made)
-            return NULL;
-        made->pa = pa & ~0xfffull;
-        made->id = ++m->code_ids;
-        *page = made->slot;
-    }
-    rvt_insn *slot = &(*page)[(off & 0xfff) >> 1];
-    if (slot->len == 0) {
-        uint32_t w = (uint32_t)r->data[off] | (uint32_t)r->data[off + 1] << 8;
-        if ((w & 3) == 3) {
-            if (off + 4 > r->size)
-                return NULL;
-            w |= (uint32_t)r->data[off + 2] << 16 | (uint32_t)r->data[off + 3] << 24;
-        }
-        rvt_decode(w, m->xlen, slot);
-        if (!r->listed[off >> 12])
-            list_decoded(m, r, off >> 12);
-        if (m->port.code_watched && !m->port.image_changed)
-            port_watch_decoded(m, r, pa, slot->len);
-    }
-    return slot;
-}
-
-void machine_flush_icache(rvt_machine *m) {
-    /* Pages stay allocated: a running fetch loop may hold one. */
-    for (size_t i = 0; i < m->ndecoded; i++) {
-        const struct decoded_page *d = &m->decoded[i];
-        memset(d->r->icache[d->page], 0, 2048 * sizeof(rvt_insn));
-        d->r->listed[d->page] = 0;
-        code_page_of(d->r->icache[d->page])->id = ++m->code_ids;
-    }
-    m->ndecoded = 0;
-    if (!m->decoded_overflow)
-        return;
-    m->decoded_overflow = false;
-    for (unsigned i = 0; i < m->nregions; i++) {
-        mem_region *r = &m->regions[i];
-        for (uint64_t p = 0; p < r->size >> 12; p++) {
-            if (r->icache[p]) {
-                memset(r->icache[p], 0, 2048 * sizeof(rvt_insn));
-                code_page_of(r->icache[p])->id = ++m->code_ids;
-            }
-            r->listed[p] = 0;
-        }
-    }
 }
 
 /* ------------------------------------------------------------ machine */
@@ -351,10 +271,19 @@ static int board_setup(rvt_machine *m, mem_region *rom, const rvt_segment_info *
 /* The trace port's sink refused records: the run stops. */
 static void sink_refused(void *owner) {
     rvt_machine *m = owner;
-    if (!m->stop) {
-        m->stop = true;
-        m->stop_reason = RVT_STOP_SINK;
+    if (!m->core.stop) {
+        m->core.stop = true;
+        m->core.stop_reason = RVT_STOP_SINK;
     }
+}
+
+/* The code at addr as the machine's memory holds it now (an rvt_code_fetch). */
+static bool memory_insn(void *m, uint64_t addr, rvt_insn *out) { return rvt_program_insn(NULL, m, addr, out); }
+
+/* Whether hart `index`'s records in privilege `priv` carry virtual addresses. */
+static bool records_translate(void *owner, unsigned index, unsigned priv) {
+    const rvt_machine *m = owner;
+    return priv != PRV_M && index < m->nharts && satp_mode(&m->harts[index]) != 0;
 }
 
 int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image *img, rvt_diag *diag) {
@@ -377,25 +306,31 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     m->img = img;
     m->xlen = rvt_image_xlen(img);
     m->console = cfg->console ? cfg->console : stdout;
-    m->max_insns = cfg->max_insns;
     m->nharts = cfg->nharts;
     m->harts = calloc(m->nharts, sizeof *m->harts);
-    /* The pool fills from its start: on 2 MiB pages, one page fault for the
-     * first 2 400 blocks rather than one per 4 KiB. */
-    m->code_blocks = rvt_huge_alloc(CODE_BLOCK_POOL * sizeof *m->code_blocks);
-    m->code_slots = rvt_pages_alloc(CODE_BLOCK_SLOTS * sizeof *m->code_slots);
-    m->code_blocks_next = 1;
+    /* What the harts are given of the machine (hart_machine). */
+    hart_machine *core = &m->core;
+    core->bus = machine_bus;
+    core->bus.ctx = m;
+    core->self = m;
+    core->xlen = m->xlen;
+    core->pmp_regions = cfg->pmp_regions;
+    core->merge_blocks = cfg->merge_blocks;
+    core->harts = m->harts;
+    core->nharts = m->nharts;
+    core->max_insns = cfg->max_insns;
+    const port_owner owner = {m, sink_refused, memory_insn, records_translate};
     int rc = RVT_E_NOMEM;
-    if (port_init(&m->port, sink_refused, m) != RVT_OK || !m->harts || !m->code_blocks || !m->code_slots)
+    if (port_init(&core->port, &owner) != RVT_OK || !m->harts || hart_machine_init(core) != RVT_OK)
         goto fail;
+    core->port.img = img;
     for (unsigned i = 0; i < cfg->nram; i++) {
         mem_region *r = &m->regions[m->nregions++];
         r->base = cfg->ram[i].base;
         r->size = cfg->ram[i].size;
         r->data = calloc(1, (size_t)r->size);
         r->icache = calloc((size_t)(r->size >> 12), sizeof *r->icache);
-        r->listed = calloc((size_t)(r->size >> 12), 1);
-        if (!r->data || !r->icache || !r->listed)
+        if (!r->data || !r->icache)
             goto fail;
     }
     mem_region *rom = &m->regions[m->nregions++];
@@ -404,9 +339,10 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     rom->rom = true;
     rom->data = calloc(1, BOOT_ROM_SIZE);
     rom->icache = calloc(BOOT_ROM_SIZE >> 12, sizeof *rom->icache);
-    rom->listed = calloc(BOOT_ROM_SIZE >> 12, 1);
-    if (!rom->data || !rom->icache || !rom->listed)
+    if (!rom->data || !rom->icache)
         goto fail;
+    core->port.rom_base = BOOT_ROM_BASE;
+    core->port.rom_size = BOOT_ROM_SIZE;
     uint32_t stub[5];
     memcpy(stub, reset_stub, sizeof stub);
     stub[3] = m->xlen == 64 ? 0x0182b283 : 0x0182a283;
@@ -458,7 +394,7 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
         if ((rc = ctr_attach(&m->harts[i], cfg)) != RVT_OK || (rc = mmu_attach(&m->harts[i])) != RVT_OK)
             goto fail;
         m->harts[i].env = env;
-        hart_reset(&m->harts[i], m, i);
+        hart_reset(&m->harts[i], core, i);
     }
     if (cfg->sbi) {
         if ((rc = sbi_attach(m)) != RVT_OK)
@@ -479,15 +415,10 @@ void rvt_machine_free(rvt_machine *m) {
         return;
     for (unsigned i = 0; i < m->nregions; i++) {
         free(m->regions[i].data);
-        if (m->regions[i].icache)
-            for (uint64_t p = 0; p < m->regions[i].size >> 12; p++)
-                if (m->regions[i].icache[p])
-                    free(code_page_of(m->regions[i].icache[p]));
         free(m->regions[i].icache);
-        free(m->regions[i].listed);
     }
+    hart_machine_free(&m->core); /* (the decoded pages) */
     free(m->obs);
-    free(m->decoded);
     sbi_free(m);
     for (unsigned i = 0; i < m->ndevices; i++)
         free(m->devices[i]);
@@ -496,9 +427,7 @@ void rvt_machine_free(rvt_machine *m) {
         mmu_free(&m->harts[i]);
     }
     free(m->harts);
-    rvt_huge_free(m->code_blocks, CODE_BLOCK_POOL * sizeof *m->code_blocks);
-    rvt_pages_free(m->code_slots, CODE_BLOCK_SLOTS * sizeof *m->code_slots);
-    port_free(&m->port);
+    port_free(&m->core.port);
     free(m);
 }
 
@@ -510,7 +439,7 @@ static bool hart_runs(hart *h) {
             return false;
         h->asleep = false;
     }
-    return !h->m->sbi || sbi_hart_runs(h);
+    return !machine_of(h)->sbi || sbi_hart_runs(h);
 }
 
 /* While every hart waits for an interrupt, the devices that wait for the
@@ -571,18 +500,18 @@ static bool machine_idle(rvt_machine *m) {
         }
     }
     if (all_stopped) {
-        m->stop = true;
-        m->stop_reason = RVT_STOP_EXIT;
+        m->core.stop = true;
+        m->core.stop_reason = RVT_STOP_EXIT;
         m->exit_code = 0;
         return true;
     }
-    if (any_timer && next <= m->mtime) /* a timer that is already due woke nobody */
+    if (any_timer && next <= m->core.mtime) /* a timer that is already due woke nobody */
         return false;
-    if (wait_for_input(m, any_timer ? next - m->mtime : UINT64_MAX))
+    if (wait_for_input(m, any_timer ? next - m->core.mtime : UINT64_MAX))
         return true;
     if (!any_timer)
         return false;
-    m->mtime = next;
+    m->core.mtime = next;
     machine_time_moved(m);
     return true;
 }
@@ -593,7 +522,7 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
     bool any_ran = false; /* in this round of the harts */
     /* spike's host loop: between quanta the host answers tohost commands and
      * delivers fromhost responses; one command per loop iteration. */
-    while (!m->stop) {
+    while (!m->core.stop) {
         if (!htif_poll(m)) {
             if (hart_runs(&m->harts[cur])) {
                 last = cur;
@@ -608,31 +537,31 @@ int rvt_machine_run(rvt_machine *m, rvt_run_result *res, rvt_diag *diag) {
                 for (unsigned i = 0; i < m->nharts; i++)
                     hart_flush_block(&m->harts[i]);
                 if (!any_ran && !machine_idle(m)) {
-                    m->stop = true;
-                    m->stop_reason = RVT_STOP_ASLEEP;
+                    m->core.stop = true;
+                    m->core.stop_reason = RVT_STOP_ASLEEP;
                     break;
                 }
                 any_ran = false;
-                m->mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
+                m->core.mtime += RVT_INTERLEAVE / RVT_INSNS_PER_RTC_TICK;
                 machine_time_moved(m);
-                if (m->progress_fn && m->instret_total >= m->progress_next) {
-                    m->progress_next = m->instret_total + PROGRESS_PERIOD;
-                    m->progress_fn(m->progress_user, m->instret_total);
+                if (m->progress_fn && m->core.instret_total >= m->progress_next) {
+                    m->progress_next = m->core.instret_total + PROGRESS_PERIOD;
+                    m->progress_fn(m->progress_user, m->core.instret_total);
                 }
             }
         }
-        if (!m->stop)
+        if (!m->core.stop)
             htif_deliver(m);
         if (m->observer)
             observe_step(&m->harts[0], RVT_STEP_HOST, m->harts[0].pc, m->harts[0].priv, 0, 0);
     }
     for (unsigned i = 0; i < m->nharts; i++)
         hart_flush_block(&m->harts[i]);
-    port_flush(&m->port);
-    res->reason = m->stop_reason;
+    port_flush(&m->core.port);
+    res->reason = m->core.stop_reason;
     res->exit_code = m->exit_code;
-    res->instret = m->instret_total;
-    res->traps = m->traps;
+    res->instret = m->core.instret_total;
+    res->traps = m->core.traps;
     const hart *h = &m->harts[last];
     res->hart = last;
     res->pc = h->pc;
@@ -681,7 +610,7 @@ bool rvt_program_insn(rvt_image *img, rvt_machine *m, uint64_t addr, rvt_insn *o
 bool rvt_machine_write_mem(rvt_machine *m, uint64_t paddr, const void *buf, size_t n) {
     mem_region *r = phys_region(m, paddr, (unsigned)n);
     if (r) {
-        region_invalidate_code(m, r, paddr - r->base, (unsigned)n); /* (before the code changes) */
+        code_drop(&m->core, r, paddr - r->base, (unsigned)n); /* (before the code changes) */
         memcpy(r->data + (paddr - r->base), buf, n);
         return true;
     }

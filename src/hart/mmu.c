@@ -77,7 +77,7 @@ void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
     if (!(acc == ACC_STORE ? h->htlb_stores : h->htlb_loads))
         return;
     uint64_t page = pa & ~0xfffull;
-    mem_region *r = phys_region(h->m, page, 4096);
+    mem_region *r = bus_region(h->m, page, 4096);
     if (!r || !pmp_ok(h, page, 4096, acc, data_priv(h)))
         return;
     if (acc == ACC_STORE && r->rom)
@@ -153,7 +153,7 @@ static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint6
         uint64_t pte_addr = a + vpn * ptesize;
         uint64_t pte = 0;
         if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) ||
-            (ram_walk_only && !phys_region(h->m, pte_addr, ptesize)) || !phys_load(h->m, pte_addr, &pte, ptesize))
+            (ram_walk_only && !bus_region(h->m, pte_addr, ptesize)) || !bus_load(h->m, pte_addr, &pte, ptesize))
             goto access_fault;
         if (ptesize == 4)
             pte = (uint32_t)pte;

@@ -1,8 +1,9 @@
 /* Observation of single steps for tandem verification: what each step
  * changed (found by comparing the hart with a snapshot, so nothing depends on
  * knowing what an instruction is supposed to change), the memory accesses it
- * made, and debugger-style access to every state element. */
-#include "hart_internal.h"
+ * made, and debugger-style access to every state element. The machine gives
+ * the core its hooks (hart_observer) while someone observes. */
+#include "machine.h"
 
 #include <stdlib.h>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -55,17 +56,25 @@ static int csr_peek(hart *h, unsigned csr, uint64_t *v) {
 static void take_snapshot(rvt_machine *m) {
     struct observe_state *o = m->obs;
     o->snap = m->harts[0];
-    o->snap_mtime = m->mtime;
+    o->snap_mtime = m->core.mtime;
 }
 
 static void observe_step_plain(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
 #ifdef HAVE_AVX2_VARIANT
 static void observe_step_avx2(hart *h, int kind, uint64_t pc, unsigned priv, uint64_t cause, uint64_t tval);
 #endif
+static void observe_hart_access(hart *h, const rvt_mem_access *a) { observe_access(machine_of(h), a); }
+/* The core's hooks, with the step function for this CPU (AVX2 or not),
+ * called from the interpreter's loop for every step. */
+static const hart_observer hooks_plain = {observe_step_plain, observe_hart_access};
+#ifdef HAVE_AVX2_VARIANT
+static const hart_observer hooks_avx2 = {observe_step_avx2, observe_hart_access};
+#endif
 
 int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_diag *diag) {
     if (!fn) {
         m->observer = NULL;
+        m->core.observer = NULL;
         free(m->obs);
         m->obs = NULL;
         return RVT_OK;
@@ -78,10 +87,10 @@ int rvt_machine_observe(rvt_machine *m, rvt_step_observer fn, void *user, rvt_di
         if (!o)
             return RVT_E_NOMEM;
         m->obs = o;
-        m->observe_fn = observe_step_plain;
+        m->core.observer = &hooks_plain;
 #ifdef HAVE_AVX2_VARIANT
         if (__builtin_cpu_supports("avx2"))
-            m->observe_fn = observe_step_avx2;
+            m->core.observer = &hooks_avx2;
 #endif
         hart *h = &m->harts[0];
         for (unsigned i = 1; i < 32; i++)
@@ -260,21 +269,21 @@ static inline __attribute__((always_inline)) size_t collect_changes(rvt_machine 
         c[n++] = (rvt_elem_value){RVT_ELEM_PC, h->pc};
     if (h->priv != old_priv)
         c[n++] = (rvt_elem_value){RVT_ELEM_PRIV, h->priv};
-    if (m->mtime != o->snap_mtime)
-        c[n++] = (rvt_elem_value){RVT_ELEM_MTIME, m->mtime};
+    if (m->core.mtime != o->snap_mtime)
+        c[n++] = (rvt_elem_value){RVT_ELEM_MTIME, m->core.mtime};
     s->pc = h->pc;
     s->priv = h->priv;
-    o->snap_mtime = m->mtime;
+    o->snap_mtime = m->core.mtime;
     return n;
 }
 
 #undef DIFFER
 
-/* Compiled twice (rvt_machine_observe picks one for m->observe_fn), so that
+/* Compiled twice (rvt_machine_observe picks one for the core's hooks), so that
  * the comparisons of every step use AVX2 where the CPU has it. */
 static inline __attribute__((always_inline)) void observe_step_with(hart *h, int kind, uint64_t pc, unsigned priv,
                                                                     uint64_t cause, uint64_t tval, bool avx2) {
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     struct observe_state *o = m->obs;
     rvt_step *s = &o->step;
     bool host = kind == RVT_STEP_HOST;
@@ -322,7 +331,7 @@ bool rvt_machine_get(rvt_machine *m, uint32_t elem, uint64_t *value) {
     } else if (elem == RVT_ELEM_PRIV) {
         *value = h->priv;
     } else if (elem == RVT_ELEM_MTIME) {
-        *value = m->mtime;
+        *value = m->core.mtime;
     } else {
         return false;
     }
@@ -362,14 +371,14 @@ bool rvt_machine_set(rvt_machine *m, uint32_t elem, uint64_t value) {
             ctr_sync(h);
         }
     } else if (elem == RVT_ELEM_MTIME) {
-        m->mtime = value;
+        m->core.mtime = value;
         machine_time_moved(m); /* the CLINT compares it with mtimecmp */
     } else {
         ok = false;
     }
     forget_fetch_pages(h);
     if (elem < 0x1000)
-        machine_flush_icache(m); /* misa, satp or PMP may have changed what fetches see */
+        code_flush(&m->core); /* misa, satp or PMP may have changed what fetches see */
     if (m->obs)
         take_snapshot(m);
     return ok;
@@ -379,35 +388,45 @@ void rvt_machine_drop_reservation(rvt_machine *m) { m->harts[0].resv_valid = fal
 
 void rvt_machine_reset_hart(rvt_machine *m) {
     uint64_t lines = m->harts[0].irq_lines;
-    hart_reset(&m->harts[0], m, 0);
+    hart_reset(&m->harts[0], &m->core, 0);
     if (m->device_lines_held) /* (the devices, which keep them, do not drive them now) */
         m->harts[0].irq_lines = lines;
     if (m->sbi)
         sbi_boot(m, rvt_image_entry(m->img), m->dtb);
     machine_time_moved(m); /* the CLINT keeps its state through a hart reset */
-    machine_flush_icache(m);
+    code_flush(&m->core);
     if (m->obs)
         take_snapshot(m);
 }
 
 void rvt_machine_run_observed(rvt_machine *m) {
     hart *h = &m->harts[0];
-    m->stop = false;
+    m->core.stop = false;
     h->traps_in_a_row = 0;
     h->interrupts_held = true;
-    m->observe_runs = true;
+    m->core.observe_runs = true;
     hart_step_from(h, UINT64_MAX, false);
-    m->observe_runs = false;
+    m->core.observe_runs = false;
     h->interrupts_held = false;
 }
 
-void rvt_machine_stop_run(rvt_machine *m) { m->stop = true; }
+void rvt_machine_stop_run(rvt_machine *m) { m->core.stop = true; }
 
 void rvt_machine_step(rvt_machine *m, bool interrupt) {
     hart *h = &m->harts[0];
-    m->stop = false;
+    m->core.stop = false;
     h->traps_in_a_row = 0;
     h->interrupts_held = !interrupt;
     hart_step_from(h, 1, interrupt);
     h->interrupts_held = false;
+    /* The host answers tohost after a step as after a quantum of a run
+     * (rvt_machine_run), so that a program that waits for a proxied system
+     * call, or ends through one, goes on. A step observer follows a trace
+     * (tandem verification), which says what the host wrote: the host then
+     * leaves tohost and fromhost to it. */
+    if (!m->observer) {
+        htif_poll(m);
+        if (!m->core.stop)
+            htif_deliver(m);
+    }
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 #define PLIC_SOURCES 32 /* source 0 is "none" */
 #define PLIC_PRIORITY_MASK 0xfu
@@ -51,7 +51,7 @@ static unsigned plic_best(const plic *p, unsigned c) {
 static void plic_update(plic *p) {
     rvt_machine *m = p->dev.m;
     for (unsigned c = 0; c < p->ncontexts; c++)
-        hart_set_irq_line(&m->harts[c / 2], c & 1 ? IRQ_S_EXT : IRQ_M_EXT, plic_best(p, c) != 0);
+        machine_set_irq_line(m, &m->harts[c / 2], c & 1 ? IRQ_S_EXT : IRQ_M_EXT, plic_best(p, c) != 0);
 }
 
 static void plic_set_source(device *d, unsigned source, bool level) {

@@ -41,7 +41,7 @@ void pmp_changed(hart *h) {
     h->pmp_gen++;
     h->translation_changed = true; /* a TLB entry knows whether PMP allows its page */
     h->pmp_nranges = 0;
-    for (unsigned i = 0; i < h->m->cfg.pmp_regions; i++) {
+    for (unsigned i = 0; i < h->m->pmp_regions; i++) {
         struct pmp_range *e = &h->pmp_ranges[h->pmp_nranges];
         if (entry_range(h, i, &e->lo, &e->hi)) {
             e->cfg = h->pmpcfg[i];
@@ -51,7 +51,7 @@ void pmp_changed(hart *h) {
 }
 
 bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
-    if (h->m->cfg.pmp_regions == 0)
+    if (h->m->pmp_regions == 0)
         return true;
     uint64_t first = pa & ~3ull, last = (pa + len - 1) | 3;
     for (unsigned i = 0; i < h->pmp_nranges; i++) {
@@ -74,5 +74,5 @@ bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned 
 bool pmp_addr_locked(const hart *h, unsigned i) {
     if (h->pmpcfg[i] & PMP_L)
         return true;
-    return i + 1 < h->m->cfg.pmp_regions && (h->pmpcfg[i + 1] & PMP_L) && (h->pmpcfg[i + 1] & PMP_A) == A_TOR;
+    return i + 1 < h->m->pmp_regions && (h->pmpcfg[i + 1] & PMP_L) && (h->pmpcfg[i + 1] & PMP_A) == A_TOR;
 }

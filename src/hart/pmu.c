@@ -231,22 +231,19 @@ void pmu_note_exit(hart *h) {
     h->hpm_exit_gen = h->hpm_gen;
 }
 
-uint64_t rvt_machine_hpm_counter(rvt_machine *m, unsigned hart_index, unsigned counter, uint64_t *event,
-                                 bool at_exit) {
-    if (hart_index >= m->nharts || counter == 1 || counter > 31)
+uint64_t pmu_read(const hart *h, unsigned counter, uint64_t *event, bool at_exit) {
+    if (counter == 1 || counter > 31)
         return 0;
-    const hart *h = &m->harts[hart_index];
     if (event)
         *event = counter >= 3 ? h->hpm_event[counter - 3] & HPM_EVENT_MASK : 0;
     return at_exit && h->hpm_exit_valid ? h->hpm_exit[counter] : read_counter(h, counter);
 }
 
-int rvt_machine_hpm_program(rvt_machine *m, unsigned hart_index, unsigned counter, uint64_t code, rvt_diag *diag) {
-    if (hart_index >= m->nharts || counter < 3 || counter > 31)
+int pmu_program(hart *h, unsigned counter, uint64_t code, rvt_diag *diag) {
+    if (!h || counter < 3 || counter > 31)
         return rvt_diag_set(diag, RVT_E_ARG, "no mhpmcounter%u", counter);
     if (pmu_event_of(code) == PMU_EV_NONE)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "event %#llx is not one the model counts", (unsigned long long)code);
-    hart *h = &m->harts[hart_index];
     pmu_write_event(h, counter - 3, code, 0);
     pmu_write_counter(h, counter - 3, 0, 0);
     return RVT_OK;

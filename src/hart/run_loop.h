@@ -20,7 +20,7 @@
 static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
     const unsigned XLEN = RUN_XLEN;
     const bool EMIT = RUN_EMIT, BLOCKS = RUN_BLOCKS, COUNT = RUN_COUNT;
-    rvt_machine *m = h->m;
+    hart_machine *m = h->m;
     const bool THREADED = !COUNT && (BLOCKS || !EMIT);
     /* Decoded pages are shared with the physical memory they came from: they
      * serve fetches while every extension is on, through translation too
@@ -170,7 +170,7 @@ next_insn:
             if (in && cache_pages) {
                 /* Remember the decoded page for the following fetches. */
                 const uint64_t pa = h->fetch_pa;
-                mem_region *r = phys_region(m, pa, 2);
+                mem_region *r = bus_region(m, pa, 2);
                 rvt_insn *p = r ? r->icache[(pa - r->base) >> 12] : NULL;
                 if (p && pmp_ok(h, pa & ~0xfffull, 4096, ACC_FETCH, h->priv)) {
                     TAKE_PAGE(p, pc & ~0xfffull);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 enum {
     SBI_SUCCESS = 0, SBI_ERR_FAILED = -1, SBI_ERR_NOT_SUPPORTED = -2, SBI_ERR_INVALID_PARAM = -3,
@@ -126,7 +126,7 @@ void sbi_update_timer(rvt_machine *m) {
         const struct sbi_hart *s = &m->sbi->hart[i];
         hart *h = &m->harts[i];
         uint64_t bit = 1ull << IRQ_S_TIMER;
-        if (s->timer_set && m->mtime >= s->timer)
+        if (s->timer_set && m->core.mtime >= s->timer)
             h->mip |= bit;
         else
             h->mip &= ~bit;
@@ -138,7 +138,7 @@ void sbi_update_timer(rvt_machine *m) {
  * would wake it), returning from its suspend call or, non-retentive, at
  * its resume address. */
 bool sbi_hart_runs(hart *h) {
-    struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    struct sbi_hart *s = &machine_of(h)->sbi->hart[h->id];
     switch (s->hsm) {
     case HSM_STARTED:
         return true;
@@ -158,10 +158,10 @@ bool sbi_hart_runs(hart *h) {
     }
 }
 
-bool sbi_hart_stopped(const hart *h) { return h->m->sbi->hart[h->id].hsm == HSM_STOPPED; }
+bool sbi_hart_stopped(const hart *h) { return machine_of(h)->sbi->hart[h->id].hsm == HSM_STOPPED; }
 
 bool sbi_timer(const hart *h, uint64_t *when) {
-    const struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    const struct sbi_hart *s = &machine_of(h)->sbi->hart[h->id];
     *when = s->timer;
     return s->timer_set;
 }
@@ -180,7 +180,7 @@ static uint64_t xlen_value(const hart *h, uint64_t v) { return h->xlen == 32 ? (
 static bool shmem_ok(hart *h, uint64_t pa, uint64_t len, bool write) {
     if (len == 0)
         return true;
-    mem_region *r = phys_region(h->m, pa, 1);
+    mem_region *r = phys_region(machine_of(h), pa, 1);
     if (!r || pa + len < pa || pa + len > r->base + r->size || (write && r->rom))
         return false;
     return pmp_ok(h, pa, len, ACC_LOAD, PRV_S) && (!write || pmp_ok(h, pa, len, ACC_STORE, PRV_S));
@@ -283,7 +283,7 @@ enum { FW_MISALIGNED_LOAD = 0, FW_MISALIGNED_STORE = 1, FW_ACCESS_LOAD = 2, FW_A
  * counts them, emulates misaligned loads and stores, and hands the rest to
  * S-mode; here they are delegated, and counted on the way. */
 bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc) {
-    struct sbi_hart *s = &h->m->sbi->hart[h->id];
+    struct sbi_hart *s = &machine_of(h)->sbi->hart[h->id];
     switch (code) {
     case CAUSE_MISALIGNED_LOAD:
     case CAUSE_MISALIGNED_STORE: {
@@ -291,7 +291,7 @@ bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc) {
         bool emulated = hart_emulate_misaligned(h, tval, epc);
         /* To a tandem trace the emulated access is the instruction's step,
          * as for an SBI call (sbi_take_call). */
-        if (emulated && h->m->observer)
+        if (emulated && machine_of(h)->observer)
             observe_step(h, RVT_STEP_RETIRED, epc, h->priv, 0, 0);
         return emulated;
     }
@@ -370,7 +370,7 @@ static struct sbiret pmu_config_matching(hart *h, struct sbi_hart *s) {
 }
 
 static bool read_snapshot_value(hart *h, const struct sbi_hart *s, unsigned slot, uint64_t *v) {
-    return phys_load(h->m, s->snapshot + 8 + 8ull * slot, v, 8);
+    return phys_load(machine_of(h), s->snapshot + 8 + 8ull * slot, v, 8);
 }
 
 static struct sbiret pmu_start(hart *h, struct sbi_hart *s) {
@@ -408,7 +408,7 @@ static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
     int64_t err = SBI_SUCCESS;
     uint64_t overflow = 0;
     if (flags & 2)
-        phys_load(h->m, s->snapshot, &overflow, 8);
+        phys_load(machine_of(h), s->snapshot, &overflow, 8);
     for (unsigned idx = 0; idx < NUM_COUNTERS; idx++) {
         if (!((set >> idx) & 1))
             continue;
@@ -420,7 +420,7 @@ static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
             set_started(h, s, idx, false);
         if ((flags & 2) && was_started) {
             uint64_t v = counter_value(h, s, idx);
-            phys_store(h->m, h, s->snapshot + 8 + 8ull * slot, &v, 8);
+            phys_store(machine_of(h), h, s->snapshot + 8 + 8ull * slot, &v, 8);
             bool of = !is_fw(idx) && (h->hpm_event[idx] >> 63);
             overflow = of ? overflow | (1ull << slot) : overflow & ~(1ull << slot);
         }
@@ -436,7 +436,7 @@ static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
         }
     }
     if (flags & 2)
-        phys_store(h->m, h, s->snapshot, &overflow, 8);
+        phys_store(machine_of(h), h, s->snapshot, &overflow, 8);
     return ret(err, 0);
 }
 
@@ -485,20 +485,20 @@ static struct sbiret pmu_event_get_info(hart *h) {
         return ret(SBI_ERR_INVALID_ADDRESS, 0);
     for (uint64_t i = 0; i < n; i++) { /* reserved bits anywhere: nothing is written */
         uint32_t word0 = 0;
-        phys_load(h->m, pa + 16 * i, &word0, 4);
+        phys_load(machine_of(h), pa + 16 * i, &word0, 4);
         if (word0 >> 20)
             return ret(SBI_ERR_INVALID_PARAM, 0);
     }
     for (uint64_t i = 0; i < n; i++) {
         uint32_t word0 = 0;
         uint64_t data = 0, hw_code = 0;
-        phys_load(h->m, pa + 16 * i, &word0, 4);
-        phys_load(h->m, pa + 16 * i + 8, &data, 8);
+        phys_load(machine_of(h), pa + 16 * i, &word0, 4);
+        phys_load(machine_of(h), pa + 16 * i + 8, &data, 8);
         unsigned type = word0 >> 16;
         if (type != 2 && type != 3 && type != 15)
             data = 0; /* event_data means something for raw and firmware events only */
         uint32_t word1 = event_validity(word0, data, &hw_code) == SBI_SUCCESS;
-        phys_store(h->m, h, pa + 16 * i + 4, &word1, 4);
+        phys_store(machine_of(h), h, pa + 16 * i + 4, &word1, 4);
     }
     return ret(SBI_SUCCESS, 0);
 }
@@ -527,7 +527,7 @@ enum { FW_SET_TIMER = 5, FW_IPI_SENT = 6, FW_IPI_RECEIVED = 7, FW_FENCE_I_SENT =
 /* The harts a hart_mask/hart_mask_base pair names; false when it names one
  * that does not exist. */
 static bool hart_set(const hart *h, uint64_t mask, uint64_t base, uint64_t *set) {
-    unsigned n = h->m->nharts;
+    unsigned n = machine_of(h)->nharts;
     uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
     if (all_ones(h, base)) {
         *set = all;
@@ -552,7 +552,7 @@ static bool interruptible(const struct sbi_state *s, unsigned i) {
 /* IPI (fid -1) or a remote fence (RFENCE fid 0-2) to a set of harts. */
 static struct sbiret send(hart *h, struct sbi_state *s, int fence, uint64_t mask, uint64_t base) {
     static const unsigned sent[3] = {FW_FENCE_I_SENT, FW_SFENCE_VMA_SENT, FW_SFENCE_VMA_ASID_SENT};
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     uint64_t set;
     if (!hart_set(h, mask, base, &set))
         return ret(SBI_ERR_INVALID_PARAM, 0);
@@ -574,11 +574,11 @@ static struct sbiret send(hart *h, struct sbi_state *s, int fence, uint64_t mask
 
 /* An address S-mode may start executing at. */
 static bool start_address_ok(hart *h, uint64_t pa) {
-    return (pa & 1) == 0 && phys_region(h->m, pa, 2) && pmp_ok(h, pa, 2, ACC_FETCH, PRV_S);
+    return (pa & 1) == 0 && phys_region(machine_of(h), pa, 2) && pmp_ok(h, pa, 2, ACC_FETCH, PRV_S);
 }
 
 static struct sbiret hsm_call(hart *h, struct sbi_state *s, uint64_t fid) {
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     uint64_t a0 = xlen_value(h, h->x[10]), a1 = xlen_value(h, h->x[11]), a2 = xlen_value(h, h->x[12]);
     struct sbi_hart *self = &s->hart[h->id];
     switch (fid) {
@@ -635,7 +635,7 @@ static bool extension_present(uint64_t eid) {
 }
 
 static struct sbiret call(hart *h, struct sbi_state *s) {
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     uint64_t eid = xlen_value(h, h->x[17]), fid = xlen_value(h, h->x[16]);
     uint64_t a0 = xlen_value(h, h->x[10]), a1 = xlen_value(h, h->x[11]);
     struct sbi_hart *self = &s->hart[h->id];
@@ -672,8 +672,8 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
             return ret(SBI_ERR_NOT_SUPPORTED, 0);
         if (a0 > 2 || a1 > 1)
             return ret(SBI_ERR_INVALID_PARAM, 0);
-        m->stop = true;
-        m->stop_reason = RVT_STOP_EXIT;
+        m->core.stop = true;
+        m->core.stop_reason = RVT_STOP_EXIT;
         m->exit_code = a1 == 1 ? 1 : 0; /* system failure: exit 1 */
         return ret(SBI_SUCCESS, 0);
     case EXT_DBCN:
@@ -709,7 +709,7 @@ static struct sbiret call(hart *h, struct sbi_state *s) {
  * retire; no instruction runs in between), then the call's results and the
  * instruction after it. */
 void sbi_take_call(hart *h) {
-    rvt_machine *m = h->m;
+    rvt_machine *m = machine_of(h);
     uint64_t epc = h->pc;
     unsigned priv = h->priv;
     hart_report_trap(h, CAUSE_SUPERVISOR_ECALL, 0, epc);

@@ -4,7 +4,8 @@
  * sink gets each full batch. The port also keeps the code watch of the run
  * pipeline's code-visibility protocol (trace_port.c, docs/ARCHITECTURE.md):
  * which code the records so far ran. It reaches nothing of the core or the
- * platform: its owner (the machine) is told when the sink refuses records. */
+ * platform: what it needs of the machine (reading its memory, telling it
+ * that the sink refused records) it asks of its owner (port_owner). */
 #ifndef RVTRACE_HART_TRACE_PORT_H
 #define RVTRACE_HART_TRACE_PORT_H
 
@@ -14,6 +15,19 @@
 #include "rvtrace/hart.h"
 
 enum { RVT_OWN_RECORDS = 8192, RVT_UNPACKED = 256, RVT_CODE_WATCH = 16 };
+
+/* What the port asks of its owner (the machine), given at port_init. */
+typedef struct port_owner {
+    void *ctx;
+    /* The sink refused a batch: the run stops. */
+    void (*refused)(void *ctx);
+    /* The instruction at physical `addr` as memory holds it now (an
+     * rvt_code_fetch with ctx as its user). */
+    bool (*memory_insn)(void *ctx, uint64_t addr, rvt_insn *out);
+    /* Whether hart `hart`'s records in privilege `priv` carry virtual
+     * addresses now (its code is then not read at them). */
+    bool (*translates)(void *ctx, unsigned hart, unsigned priv);
+} port_owner;
 
 typedef struct trace_port {
     /* Records are written packed; `sink` gets them so, or is the port's
@@ -34,9 +48,7 @@ typedef struct trace_port {
     rvt_packed_state record_state, buf_state;
     rvt_packed_space space;
     void *space_user;
-    /* Called when the sink refused a batch. */
-    void (*refused)(void *owner);
-    void *owner;
+    port_owner owner;
 
     /* rvt_machine_watch_code: the ranges, and whether a hart executed an
      * instruction outside them and the boot ROM since they were given, and
@@ -46,12 +58,20 @@ typedef struct trace_port {
     } code_watch[RVT_CODE_WATCH];
     unsigned ncode_watch;
     bool code_watched, left_code, image_changed;
-    unsigned code_at; /* the range the last record checked was in (rvt_machine_image_code_prefix) */
+    unsigned code_at; /* the range the last record checked was in (port_image_code_prefix) */
+    /* The program's image, which watched code must be; the boot ROM, which
+     * no hart can write. */
+    const rvt_image *img;
+    uint64_t rom_base, rom_size;
 } trace_port;
 
 /* Allocates the port's buffers (RVT_E_NOMEM) and takes its own as the batch. */
-int port_init(trace_port *p, void (*refused)(void *owner), void *owner);
+int port_init(trace_port *p, const port_owner *owner);
 void port_free(trace_port *p);
+/* rvt_machine_set_packed_sink, rvt_machine_set_sink: where records go
+ * from now on (a new stream). */
+void port_set_sink(trace_port *p, rvt_packed_sink sink, rvt_packed_space space, void *user);
+void port_set_retire_sink(trace_port *p, rvt_retire_sink sink, void *user);
 /* The batch goes to the sink, and the next one is taken. */
 void port_flush(trace_port *p);
 /* Where the next records go: the space's, else the own buffer. */
@@ -78,6 +98,21 @@ static inline void port_set_state(trace_port *p, rvt_packed_state to) {
         *p->buf_next++ = rvt_packed_state_slot(&to);
     }
 }
+
+/* The run pipeline's code-visibility protocol (trace_port.c). */
+/* Passes the records written so far on before code that records may have
+ * run changes; the machine's memory still holds it. */
+void port_code_barrier(trace_port *p);
+/* An instruction of `len` bytes (`bytes` in memory, `rom`: the boot ROM's)
+ * was decoded at physical `pa`, while the code is watched (code_watched
+ * and not image_changed). */
+void port_watch_decoded(trace_port *p, uint64_t pa, const uint8_t *bytes, unsigned len, bool rom);
+/* rvt_machine_watch_code (the owner flushes decoded code too), _left_code,
+ * _changed_code, _image_code_prefix. */
+int port_watch_code(trace_port *p, const rvt_segment_info *segs, size_t n);
+bool port_left_code(const trace_port *p);
+bool port_changed_code(const trace_port *p);
+size_t port_image_code_prefix(trace_port *p, const rvt_retire_packed *slots, size_t n);
 
 /* The hot writers, for the interpreter. Records are written packed: a
  * block's is two words, each a store of its own (a record put together on

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 enum { IER_RX = 1, IER_THRE = 2, LCR_DLAB = 0x80, LSR_DR = 1, LSR_IDLE = 0x60 /* THRE and TEMT */ };
 enum { IIR_NONE = 0xc1, IIR_THRE = 0xc2, IIR_RX = 0xc4 }; /* FIFOs on (bits 7-6) */

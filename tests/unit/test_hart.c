@@ -514,6 +514,43 @@ static void test_fetch_faults_fold(void **state) {
     free(csv);
 }
 
+/* A program that waits for the host's answer to a proxied system call, and
+ * ends through one, goes on and ends when stepped as when run: the host
+ * answers HTIF between single steps too. */
+static void test_step_serves_htif(void **state) {
+    (void)state;
+    for (unsigned xlen = 64; xlen >= 32; xlen -= 32) {
+        char name[32];
+        snprintf(name, sizeof name, "syscall%u.elf", xlen);
+        rvt_machine_config cfg;
+        rvt_machine_config_default(&cfg);
+        test_machine tm;
+        open_machine(&tm, name, &cfg);
+        FILE *console = tmpfile();
+        assert_non_null(console);
+        rvt_machine_free(tm.m); /* (again, with a console to read) */
+        cfg.console = console;
+        rvt_diag d = {{0}};
+        assert_int_equal(rvt_machine_new(&tm.m, &cfg, tm.img, &d), 0);
+        unsigned steps = 0;
+        while (!rvt_machine_exited(tm.m) && steps < 10000) {
+            rvt_machine_step(tm.m, false);
+            steps++;
+        }
+        assert_true(rvt_machine_exited(tm.m));
+        char out[8] = {0};
+        rewind(console);
+        assert_int_equal(fread(out, 1, sizeof out, console), 3);
+        assert_string_equal(out, "hi\n");
+        fclose(console);
+        close_machine(&tm);
+        /* the same program run */
+        rvt_run_result res;
+        tally t;
+        assert_int_equal(run_program(name, &t, &res), 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_traps),
@@ -535,6 +572,7 @@ int main(void) {
         cmocka_unit_test(test_row_conventions_in_batches),
         cmocka_unit_test(test_fetch_faults_fold),
         cmocka_unit_test(test_no_progress),
+        cmocka_unit_test(test_step_serves_htif),
     };
     return cmocka_run_group_tests_name("hart", tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <libfdt.h>
 
-#include "hart_internal.h"
+#include "machine.h"
 
 enum { PTE_V = 1, PTE_R = 2, PTE_W = 4, PTE_X = 8, PTE_U = 16, PTE_G = 32, PTE_A = 64, PTE_D = 128 };
 enum { PMP_R = 1, PMP_W = 2, PMP_X = 4, PMP_TOR = 0x08, PMP_NA4 = 0x10, PMP_NAPOT = 0x18, PMP_L = 0x80 };
@@ -432,6 +432,113 @@ static void test_code_follows_stores(void **state) {
     machine_down(&u);
 }
 
+/* The core on a bus of its own, with no platform: a hart reaches memory and
+ * devices only through the bus it was given, and hands its ecall over to the
+ * hook it was given. */
+typedef struct {
+    mem_region ram;
+    uint64_t stored_at, stored, loaded_at;
+    unsigned stores, loads, ecalls;
+} toy_bus;
+
+static mem_region *toy_region(void *ctx, uint64_t pa, unsigned len) {
+    toy_bus *b = ctx;
+    return pa - b->ram.base < b->ram.size && len <= b->ram.size - (pa - b->ram.base) ? &b->ram : NULL;
+}
+
+static mem_region *toy_region_of_host(void *ctx, const uint8_t *host, uint64_t *off) {
+    toy_bus *b = ctx;
+    if ((uintptr_t)(host - b->ram.data) >= b->ram.size)
+        return NULL;
+    *off = (uint64_t)(host - b->ram.data);
+    return &b->ram;
+}
+
+static bool toy_load(void *ctx, uint64_t pa, void *out, unsigned len) {
+    toy_bus *b = ctx;
+    b->loads++;
+    b->loaded_at = pa;
+    uint64_t v = 7;
+    memcpy(out, &v, len);
+    return pa == 0x10000004;
+}
+
+static bool toy_store(void *ctx, uint64_t pa, const void *in, unsigned len) {
+    toy_bus *b = ctx;
+    b->stores++;
+    b->stored_at = pa;
+    b->stored = 0;
+    memcpy(&b->stored, in, len);
+    return pa == 0x10000000;
+}
+
+static void toy_refused(void *ctx) { (void)ctx; }
+static bool toy_insn(void *ctx, uint64_t addr, rvt_insn *out) {
+    (void)ctx, (void)addr, (void)out;
+    return false;
+}
+static bool toy_translates(void *ctx, unsigned index, unsigned priv) {
+    (void)ctx, (void)index, (void)priv;
+    return false;
+}
+
+static toy_bus *toy_of(hart *h) { return h->m->bus.ctx; }
+static void toy_ecall(hart *h) {
+    toy_of(h)->ecalls++;
+    h->pc += 4;
+}
+
+static void test_core_on_its_own_bus(void **state) {
+    (void)state;
+    static const uint32_t program[] = {
+        0x00000417, /* auipc s0, 0 */
+        0x100002b7, /* lui t0, 0x10000: a device */
+        0x02a00313, /* li t1, 42 */
+        0x0062a023, /* sw t1, 0(t0) */
+        0x0042a383, /* lw t2, 4(t0) */
+        0x00138393, /* addi t2, t2, 1 */
+        0x10743023, /* sd t2, 256(s0): RAM */
+        0x00000073, /* ecall: handed over */
+    };
+    toy_bus b = {.ram = {.base = RAM_BASE, .size = 0x2000}};
+    b.ram.data = calloc(1, b.ram.size);
+    b.ram.icache = calloc(b.ram.size >> 12, sizeof *b.ram.icache);
+    assert_non_null(b.ram.data);
+    assert_non_null(b.ram.icache);
+    memcpy(b.ram.data, program, sizeof program);
+    hart_machine m = {.bus = {&b, toy_region, toy_region_of_host, toy_load, toy_store}, .xlen = 64,
+                      .pmp_regions = 0};
+    hart h = {0};
+    m.harts = &h;
+    m.nharts = 1;
+    const port_owner owner = {&b, toy_refused, toy_insn, toy_translates};
+    assert_int_equal(port_init(&m.port, &owner), RVT_OK);
+    assert_int_equal(hart_machine_init(&m), RVT_OK);
+    assert_int_equal(mmu_attach(&h), RVT_OK);
+    h.env = (hart_env){.ecall_privs = 1u << PRV_M, .ecall = toy_ecall, .watched_store = ~0ull};
+    hart_reset(&h, &m, 0);
+    h.pc = RAM_BASE;
+    hart_step(&h, 100);
+    assert_int_equal(b.ecalls, 1);
+    assert_int_equal(h.pc, RAM_BASE + sizeof program);
+    assert_int_equal(b.stores, 1);
+    assert_int_equal(b.stored_at, 0x10000000);
+    assert_int_equal(b.stored, 42);
+    assert_int_equal(b.loads, 1);
+    assert_int_equal(b.loaded_at, 0x10000004);
+    uint64_t v = 0;
+    memcpy(&v, b.ram.data + 256, 8);
+    assert_int_equal(v, 8);
+    assert_non_null(b.ram.icache[0]); /* the core's decoded code, in the region's word */
+    assert_int_equal(m.instret_total, 7);
+    mmu_free(&h);
+    ctr_free(&h);
+    hart_machine_free(&m);
+    port_free(&m.port);
+    free(b.ram.icache);
+    free(b.ram.data);
+}
+
 /* With several harts, a store taken from the host TLB would not break
  * another hart's reservation: while one is held, stores go the whole way. */
 static void test_host_tlb_reservations(void **state) {
@@ -640,21 +747,21 @@ static void test_clint(void **state) {
     assert_true(dev_store(&u, CLINT_BASE, 0, 4));
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_SOFT), 0);
     /* mtimecmp in two halves; the timer line follows mtime >= mtimecmp */
-    u.m->mtime = 1000;
+    u.m->core.mtime = 1000;
     assert_true(dev_store(&u, CLINT_BASE + 0x4000, 1010, 4));
     assert_true(dev_store(&u, CLINT_BASE + 0x4004, 0, 4));
     v = 0;
     assert_true(dev_load(&u, CLINT_BASE + 0x4000, &v, 8));
     assert_int_equal(v, 1010);
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
-    u.m->mtime = 1010;
+    u.m->core.mtime = 1010;
     machine_time_moved(u.m);
     assert_true(h->irq_lines & (1ull << IRQ_M_TIMER));
     /* mtime is the machine's; a write of it moves the time */
     assert_true(dev_load(&u, CLINT_BASE + 0xbff8, &v, 8));
     assert_int_equal(v, 1010);
     assert_true(dev_store(&u, CLINT_BASE + 0xbff8, 5, 8));
-    assert_int_equal(u.m->mtime, 5);
+    assert_int_equal(u.m->core.mtime, 5);
     assert_int_equal(h->irq_lines & (1ull << IRQ_M_TIMER), 0);
     /* the host's stores reach its registers (the tandem verifier's) */
     v = 3;
@@ -841,14 +948,14 @@ static void test_finisher(void **state) {
     assert_true(dev_load(&u, FINISHER_BASE, &v, 4));
     assert_int_equal(v, 0);
     assert_true(dev_store(&u, FINISHER_BASE, 0x1234, 4)); /* not a command */
-    assert_false(u.m->stop);
+    assert_false(u.m->core.stop);
     assert_true(dev_store(&u, FINISHER_BASE, 0x3333 | 42u << 16, 4));
-    assert_true(u.m->stop);
-    assert_int_equal(u.m->stop_reason, RVT_STOP_EXIT);
+    assert_true(u.m->core.stop);
+    assert_int_equal(u.m->core.stop_reason, RVT_STOP_EXIT);
     assert_int_equal(u.m->exit_code, 42);
-    u.m->stop = false;
+    u.m->core.stop = false;
     assert_true(dev_store(&u, FINISHER_BASE, 0x5555, 2)); /* OpenSBI's 16-bit store */
-    assert_true(u.m->stop);
+    assert_true(u.m->core.stop);
     assert_int_equal(u.m->exit_code, 0);
     machine_down(&u);
 }
@@ -900,6 +1007,7 @@ int main(void) {
         cmocka_unit_test(test_host_tlb),
         cmocka_unit_test(test_host_tlb_refill),        cmocka_unit_test(test_code_follows_stores),
         cmocka_unit_test(test_host_tlb_reservations),
+        cmocka_unit_test(test_core_on_its_own_bus),
         cmocka_unit_test(test_pmp_matching),
         cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
         cmocka_unit_test(test_clint),           cmocka_unit_test(test_uart),
