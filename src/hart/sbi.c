@@ -463,10 +463,10 @@ static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
             continue;
         }
         bool was_started = counter_started(h, s, idx);
-        if (!was_started && err == SBI_SUCCESS)
-            err = SBI_ERR_ALREADY_STOPPED; /* a RESET still drops its event, as OpenSBI does */
-        else
+        if (was_started)
             set_started(h, s, idx, false);
+        else if (err == SBI_SUCCESS)
+            err = SBI_ERR_ALREADY_STOPPED; /* a RESET still drops its event, as OpenSBI does */
         if ((flags & 2) && was_started) {
             uint64_t v = counter_value(h, s, idx);
             phys_store(h->m, h, s->snapshot + 8 + 8ull * slot, &v, 8);
