@@ -71,12 +71,12 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_FCSR: if (!fp_csr_ok(h)) return -1; v = (h->frm << 5) | h->fflags; break;
     case CSR_CYCLE: case CSR_INSTRET:
         if (!counter_enabled(h, csr - CSR_CYCLE)) return -1;
-        v = (csr == CSR_CYCLE ? h->minstret + h->mcycle_offset : h->minstret + h->minstret_offset);
+        v = pmu_fixed(h, csr - CSR_CYCLE);
         if (rv32) v = (uint32_t)v;
         break;
     case CSR_CYCLEH: case CSR_INSTRETH:
         if (!rv32 || !counter_enabled(h, csr - CSR_CYCLEH)) return -1;
-        v = (csr == CSR_CYCLEH ? h->minstret + h->mcycle_offset : h->minstret + h->minstret_offset) >> 32;
+        v = pmu_fixed(h, csr - CSR_CYCLEH) >> 32;
         break;
     case CSR_TIME: if (!counter_enabled(h, 1)) return -1; v = rv32 ? (uint32_t)h->m->mtime : h->m->mtime; break;
     case CSR_TIMEH: if (!rv32 || !counter_enabled(h, 1)) return -1; v = h->m->mtime >> 32; break;
@@ -110,10 +110,10 @@ int csr_read(hart *h, unsigned csr, uint64_t *val) {
     case CSR_MEPC: v = h->mepc & ~h->ialign_mask; break;
     case CSR_MCAUSE: v = h->mcause; break;
     case CSR_MTVAL: v = h->mtval; break;
-    case CSR_MCYCLE: v = h->minstret + h->mcycle_offset; if (rv32) v = (uint32_t)v; break;
-    case CSR_MINSTRET: v = h->minstret + h->minstret_offset; if (rv32) v = (uint32_t)v; break;
-    case CSR_MCYCLEH: if (!rv32) return -1; v = (h->minstret + h->mcycle_offset) >> 32; break;
-    case CSR_MINSTRETH: if (!rv32) return -1; v = (h->minstret + h->minstret_offset) >> 32; break;
+    case CSR_MCYCLE: v = pmu_fixed(h, 0); if (rv32) v = (uint32_t)v; break;
+    case CSR_MINSTRET: v = pmu_fixed(h, 2); if (rv32) v = (uint32_t)v; break;
+    case CSR_MCYCLEH: if (!rv32) return -1; v = pmu_fixed(h, 0) >> 32; break;
+    case CSR_MINSTRETH: if (!rv32) return -1; v = pmu_fixed(h, 2) >> 32; break;
     case CSR_TSELECT: v = h->tselect; break;
     case CSR_TDATA1: v = h->trig[h->tselect].tdata1; break;
     case CSR_TDATA2: v = h->trig[h->tselect].tdata2; break;
@@ -212,13 +212,13 @@ static void write_misa(hart *h, uint64_t val) {
     h->ialign_mask = (h->misa & bit_c) ? 0 : 2;
 }
 
-static void write_counter(hart *h, uint64_t *offset, uint64_t val, bool high) {
-    uint64_t cur = h->minstret + *offset;
+static void write_counter(hart *h, unsigned c, uint64_t val, bool high) {
+    uint64_t cur = pmu_fixed(h, c);
     uint64_t want = h->xlen == 32 ? (high ? (cur & 0xffffffffull) | (val << 32) : (cur & ~0xffffffffull) | (uint32_t)val)
                                   : val;
     /* spike: the written value is what the next instruction sees, so the
      * writing instruction's own retirement is accounted for. */
-    *offset = want - h->minstret - 1;
+    pmu_set_fixed(h, c, want, true);
 }
 
 int csr_write(hart *h, unsigned csr, uint64_t val) {
@@ -295,10 +295,10 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
     case CSR_MEPC: h->mepc = val & ~1ull; break;
     case CSR_MCAUSE: h->mcause = val; break;
     case CSR_MTVAL: h->mtval = val; break;
-    case CSR_MCYCLE: write_counter(h, &h->mcycle_offset, val, false); break;
-    case CSR_MINSTRET: write_counter(h, &h->minstret_offset, val, false); break;
-    case CSR_MCYCLEH: if (!rv32) return -1; write_counter(h, &h->mcycle_offset, val, true); break;
-    case CSR_MINSTRETH: if (!rv32) return -1; write_counter(h, &h->minstret_offset, val, true); break;
+    case CSR_MCYCLE: write_counter(h, 0, val, false); break;
+    case CSR_MINSTRET: write_counter(h, 2, val, false); break;
+    case CSR_MCYCLEH: if (!rv32) return -1; write_counter(h, 0, val, true); break;
+    case CSR_MINSTRETH: if (!rv32) return -1; write_counter(h, 2, val, true); break;
     case CSR_TSELECT: if (val < RVT_TRIGGERS) h->tselect = val; break;
     case CSR_TDATA1: trigger_write_tdata1(h, val); break;
     case CSR_TDATA2: h->trig[h->tselect].tdata2 = val; break;

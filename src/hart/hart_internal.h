@@ -203,7 +203,10 @@ typedef struct hart {
     uint64_t mcounteren, mcountinhibit, menvcfg, senvcfg;
     uint64_t stvec, sscratch, sepc, scause, stval, satp, scounteren;
     uint64_t minstret; /* retired instructions; mcycle reads the same count, as in spike */
-    uint64_t mcycle_offset, minstret_offset; /* software writes shift the counters */
+    /* software writes shift the counters: mcycle reads minstret + its
+     * offset; while mcountinhibit stops it (CY, IR), the offset holds its
+     * value (pmu_fixed) */
+    uint64_t mcycle_offset, minstret_offset;
     uint32_t fflags, frm;
     uint64_t pmpaddr[64];
     uint8_t pmpcfg[64];
@@ -630,6 +633,10 @@ uint64_t pmu_counter(const hart *h, unsigned i);
 void pmu_write_counter(hart *h, unsigned i, uint64_t val, int half);
 void pmu_write_event(hart *h, unsigned i, uint64_t val, int half);
 void pmu_write_inhibit(hart *h, uint64_t val);
+/* mcycle (0) or minstret (2) as it reads now; setting it so that it reads
+ * v now, or after the instruction writing it retires */
+uint64_t pmu_fixed(const hart *h, unsigned c);
+void pmu_set_fixed(hart *h, unsigned c, uint64_t v, bool retiring);
 uint64_t pmu_overflow_bits(const hart *h); /* OF of counter i at bit i + 3 */
 bool pmu_check_overflow(hart *h); /* true: it raised the overflow interrupt */
 void pmu_reset(hart *h);

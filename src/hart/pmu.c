@@ -151,11 +151,29 @@ void pmu_write_event(hart *h, unsigned i, uint64_t val, int half) {
     refresh(h);
 }
 
+/* mcycle and minstret count retired instructions (one cycle each) unless
+ * mcountinhibit's CY or IR stops them, as spike does: an instruction that
+ * sets the bit is not counted, one that clears it is. */
+uint64_t pmu_fixed(const hart *h, unsigned c) {
+    uint64_t offset = c == 0 ? h->mcycle_offset : h->minstret_offset;
+    return (h->mcountinhibit >> c) & 1 ? offset : h->minstret + offset;
+}
+
+void pmu_set_fixed(hart *h, unsigned c, uint64_t v, bool retiring) {
+    uint64_t *offset = c == 0 ? &h->mcycle_offset : &h->minstret_offset;
+    if ((h->mcountinhibit >> c) & 1)
+        *offset = v;
+    else
+        *offset = v - h->minstret - (retiring ? 1 : 0);
+}
+
 void pmu_write_inhibit(hart *h, uint64_t val) {
-    uint64_t cur[PMU_COUNTERS];
+    uint64_t cur[PMU_COUNTERS], cycle = pmu_fixed(h, 0), instret = pmu_fixed(h, 2);
     for (unsigned i = 0; i < PMU_COUNTERS; i++)
         cur[i] = pmu_counter(h, i);
     h->mcountinhibit = val & ~2ull;
+    pmu_set_fixed(h, 0, cycle, false);
+    pmu_set_fixed(h, 2, instret, false);
     for (unsigned i = 0; i < PMU_COUNTERS; i++)
         rebase(h, i, cur[i]);
     refresh(h);
@@ -203,10 +221,8 @@ void pmu_reset(hart *h) {
 
 /* Counter `counter` (0 mcycle, 2 minstret, 3..31) as it reads now. */
 static uint64_t read_counter(const hart *h, unsigned counter) {
-    if (counter == 0)
-        return h->minstret + h->mcycle_offset;
-    if (counter == 2)
-        return h->minstret + h->minstret_offset;
+    if (counter == 0 || counter == 2)
+        return pmu_fixed(h, counter);
     return pmu_counter(h, counter - 3);
 }
 
@@ -220,7 +236,7 @@ void pmu_note_exit(hart *h) {
     for (unsigned c = 0, end = others_as_noted ? 3 : 32; c < end; c++) {
         uint64_t v = c == 1 ? 0 : read_counter(h, c);
         if (c == 0 || c == 2) {
-            v++;
+            v += !((h->mcountinhibit >> c) & 1);
         } else if (c >= 3 && ((counting_modes(h, c - 3) >> h->priv) & 1)) {
             unsigned ev = h->hpm_ev[c - 3];
             v += ev == PMU_EV_INSTRUCTIONS || ev == PMU_EV_STORES;

@@ -25,7 +25,13 @@ enum {
 };
 
 #define SBI_IMPL_ID 0x7276 /* "rv": not a registered implementation ID */
-#define HW_COUNTERS PMU_COUNTERS /* SBI counter i < 29 is mhpmcounter(i + 3) */
+/* SBI counter i < 32 is the hardware counter of CSR 0xc00 + i: cycle (0),
+ * time (1, reported but never configured, started or stopped), instret (2)
+ * and hpmcounter3..31; the firmware counters follow. */
+#define HW_COUNTERS 32
+#define CTR_CYCLE 0
+#define CTR_TIME 1
+#define CTR_INSTRET 2
 #define FW_COUNTERS 16
 #define NUM_COUNTERS (HW_COUNTERS + FW_COUNTERS)
 #define SNAPSHOT_SIZE 4096
@@ -47,7 +53,7 @@ struct sbi_hart {
     uint64_t fw_value[FW_COUNTERS];
     int fw_event[FW_COUNTERS];  /* -1: not configured */
     bool fw_started[FW_COUNTERS];
-    bool hw_configured[HW_COUNTERS];
+    bool hw_configured[HW_COUNTERS]; /* has an event (cycle and instret from boot) */
     uint64_t snapshot;          /* physical base of the snapshot area, or all-ones */
     bool snapshot_set;
     int hsm;
@@ -77,6 +83,7 @@ int sbi_attach(rvt_machine *m) {
     for (unsigned h = 0; h < m->nharts; h++) {
         for (unsigned i = 0; i < FW_COUNTERS; i++)
             s->hart[h].fw_event[i] = -1;
+        s->hart[h].hw_configured[CTR_CYCLE] = s->hart[h].hw_configured[CTR_INSTRET] = true;
         s->hart[h].hsm = h == 0 ? HSM_STARTED : HSM_STOPPED;
     }
     m->sbi = s;
@@ -113,7 +120,9 @@ void sbi_boot(rvt_machine *m, uint64_t entry, uint64_t dtb) {
         h->medeleg = 0xb1af;
         h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
         h->mcounteren = 0xffffffff;
-        /* the hpm counters stay stopped until the payload starts them */
+        /* cycle and instret count from the start, configured for
+         * CPU_CYCLES and INSTRUCTIONS (as OpenSBI leaves them); the hpm
+         * counters stay stopped until the payload starts them */
         pmu_write_inhibit(h, ~7ull & 0xffffffffull);
         if (i == 0)
             enter_s_mode(h, entry, dtb);
@@ -302,8 +311,14 @@ bool sbi_exception(hart *h, uint64_t code, uint64_t tval, uint64_t epc) {
     }
 }
 
+static bool is_fixed(unsigned idx) { return idx == CTR_CYCLE || idx == CTR_INSTRET; }
+
+/* A hardware counter's started state is its mcountinhibit bit (bit idx:
+ * CY, IR, HPM3..31); time always counts. */
 static bool counter_started(const hart *h, const struct sbi_hart *s, unsigned idx) {
-    return is_fw(idx) ? s->fw_started[idx - HW_COUNTERS] : !((h->mcountinhibit >> (idx + 3)) & 1);
+    if (is_fw(idx))
+        return s->fw_started[idx - HW_COUNTERS];
+    return idx == CTR_TIME || !((h->mcountinhibit >> idx) & 1);
 }
 
 static void set_started(hart *h, struct sbi_hart *s, unsigned idx, bool on) {
@@ -311,19 +326,41 @@ static void set_started(hart *h, struct sbi_hart *s, unsigned idx, bool on) {
         s->fw_started[idx - HW_COUNTERS] = on;
         return;
     }
-    uint64_t bit = 1ull << (idx + 3);
+    uint64_t bit = 1ull << idx;
     pmu_write_inhibit(h, on ? h->mcountinhibit & ~bit : h->mcountinhibit | bit);
 }
 
 static uint64_t counter_value(const hart *h, const struct sbi_hart *s, unsigned idx) {
-    return is_fw(idx) ? s->fw_value[idx - HW_COUNTERS] : pmu_counter(h, idx);
+    if (is_fw(idx))
+        return s->fw_value[idx - HW_COUNTERS];
+    return is_fixed(idx) ? pmu_fixed(h, idx) : pmu_counter(h, idx - 3);
 }
 
+/* (The call does not retire: the value is what the counter reads next.) */
 static void set_value(hart *h, struct sbi_hart *s, unsigned idx, uint64_t v) {
     if (is_fw(idx))
         s->fw_value[idx - HW_COUNTERS] = v;
+    else if (is_fixed(idx))
+        pmu_set_fixed(h, idx, v, false);
     else
-        pmu_write_counter(h, idx, v, 0);
+        pmu_write_counter(h, idx - 3, v, 0);
+}
+
+/* Whether hardware counter idx can count event_idx: cycle counts
+ * CPU_CYCLES and instret INSTRUCTIONS (the chapter's `cycle` count; the
+ * model's REF_CPU_CYCLES, equal in number, stays with the hpm counters),
+ * without mode filters (the hart has no Smcntrpmf): asked for one (a hint
+ * to inhibit U, S or M; VU and VS do not exist without H), matching leaves
+ * them to an hpm counter that can apply it. The hpm counters count every
+ * event the model has. */
+static bool hw_counter_fits(unsigned idx, unsigned long event_idx, uint64_t flags, bool matching) {
+    if (idx == CTR_TIME)
+        return false;
+    if (!is_fixed(idx))
+        return true;
+    if (matching && (flags & 0xe0))
+        return false;
+    return event_idx == (idx == CTR_CYCLE ? 1u : 2u);
 }
 
 static struct sbiret pmu_config_matching(hart *h, struct sbi_hart *s) {
@@ -345,21 +382,27 @@ static struct sbiret pmu_config_matching(hart *h, struct sbi_hart *s) {
             break;
         }
         bool free_counter = is_fw(idx) ? s->fw_event[idx - HW_COUNTERS] < 0 : !s->hw_configured[idx];
-        if (is_fw(idx) == fw && free_counter && !counter_started(h, s, idx))
+        bool fits = fw ? is_fw(idx) : !is_fw(idx) && hw_counter_fits(idx, event_idx, flags, true);
+        if (fits && free_counter && !counter_started(h, s, idx))
             chosen = (int)idx;
     }
-    if (chosen < 0 || is_fw((unsigned)chosen) != fw)
+    /* SKIP_MATCH's counter must still be one that can count the event
+     * (time none; cycle and instret theirs, the filter hints ignored) */
+    if (chosen < 0 || is_fw((unsigned)chosen) != fw ||
+        (!fw && !hw_counter_fits((unsigned)chosen, event_idx, flags, false)))
         return ret(SBI_ERR_NOT_SUPPORTED, 0);
     unsigned idx = (unsigned)chosen;
     if (fw) {
         s->fw_event[idx - HW_COUNTERS] = (int)(event_idx & 0xffff);
+    } else if (is_fixed(idx)) {
+        s->hw_configured[idx] = true;
     } else {
         /* filter hints 5..7: U, S, M inhibit (3, 4 are VU/VS: no H) */
         uint64_t filters = ((flags >> 5) & 1 ? 1ull << 60 : 0) | ((flags >> 6) & 1 ? 1ull << 61 : 0) |
                            ((flags >> 7) & 1 ? 1ull << 62 : 0);
-        uint64_t cur = pmu_counter(h, idx);
-        pmu_write_event(h, idx, hw_code | filters, 0);
-        pmu_write_counter(h, idx, cur, 0);
+        uint64_t cur = pmu_counter(h, idx - 3);
+        pmu_write_event(h, idx - 3, hw_code | filters, 0);
+        pmu_write_counter(h, idx - 3, cur, 0);
         s->hw_configured[idx] = true;
     }
     if (flags & 2) /* CLEAR_VALUE */
@@ -384,7 +427,7 @@ static struct sbiret pmu_start(hart *h, struct sbi_hart *s) {
     for (unsigned idx = 0; idx < NUM_COUNTERS; idx++) {
         if (!((set >> idx) & 1))
             continue;
-        if (counter_started(h, s, idx)) {
+        if (counter_started(h, s, idx)) { /* time: always */
             err = SBI_ERR_ALREADY_STARTED;
             continue;
         }
@@ -413,24 +456,32 @@ static struct sbiret pmu_stop(hart *h, struct sbi_hart *s) {
         if (!((set >> idx) & 1))
             continue;
         unsigned slot = (unsigned)(idx - base);
+        if (idx == CTR_TIME) {
+            /* never stops: not ALREADY_STOPPED, not a success; of the
+             * chapter's codes only INVALID_PARAM says nothing false */
+            err = SBI_ERR_INVALID_PARAM;
+            continue;
+        }
         bool was_started = counter_started(h, s, idx);
-        if (!was_started)
-            err = SBI_ERR_ALREADY_STOPPED; /* a RESET still drops its event, as OpenSBI does */
-        else
+        if (was_started)
             set_started(h, s, idx, false);
+        else if (err == SBI_SUCCESS)
+            err = SBI_ERR_ALREADY_STOPPED; /* a RESET still drops its event, as OpenSBI does */
         if ((flags & 2) && was_started) {
             uint64_t v = counter_value(h, s, idx);
             phys_store(machine_of(h), h, s->snapshot + 8 + 8ull * slot, &v, 8);
-            bool of = !is_fw(idx) && (h->hpm_event[idx] >> 63);
+            bool of = !is_fw(idx) && !is_fixed(idx) && (h->hpm_event[idx - 3] >> 63);
             overflow = of ? overflow | (1ull << slot) : overflow & ~(1ull << slot);
         }
         if (flags & 1) { /* RESET: the counter forgets its event */
             if (is_fw(idx)) {
                 s->fw_event[idx - HW_COUNTERS] = -1;
             } else {
-                uint64_t cur = pmu_counter(h, idx);
-                pmu_write_event(h, idx, 0, 0);
-                pmu_write_counter(h, idx, cur, 0);
+                if (!is_fixed(idx)) {
+                    uint64_t cur = pmu_counter(h, idx - 3);
+                    pmu_write_event(h, idx - 3, 0, 0);
+                    pmu_write_counter(h, idx - 3, cur, 0);
+                }
                 s->hw_configured[idx] = false;
             }
         }
@@ -444,9 +495,9 @@ static struct sbiret pmu_get_info(hart *h) {
     uint64_t idx = xlen_value(h, h->x[10]);
     if (idx >= NUM_COUNTERS)
         return ret(SBI_ERR_INVALID_PARAM, 0);
-    if (is_fw((unsigned)idx))
-        return ret(SBI_SUCCESS, 1ull << (h->xlen - 1));
-    return ret(SBI_SUCCESS, (0xc03 + idx) | (63ull << 12));
+    if (is_fw((unsigned)idx)) /* 64-bit (width ignored for firmware counters) */
+        return ret(SBI_SUCCESS, 1ull << (h->xlen - 1) | (63ull << 12));
+    return ret(SBI_SUCCESS, (0xc00 + idx) | (63ull << 12)); /* every one 64 bits */
 }
 
 static struct sbiret pmu_fw_read(hart *h, struct sbi_hart *s, bool high) {

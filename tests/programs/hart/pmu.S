@@ -58,6 +58,30 @@ _start:
     csrr s2, mhpmcounter3
     CHECK_EQ_REG(3, s1, s2)
     csrc mcountinhibit, t0
+    /* CY and IR stop mcycle and minstret (the instruction that sets them is
+     * not counted, the one that clears them is, as in spike); a write
+     * while stopped sets the value */
+    li t0, 5
+    csrs mcountinhibit, t0
+    csrr s1, mcycle
+    csrr s3, minstret
+    nop
+    nop
+    csrr s2, mcycle
+    csrr s4, minstret
+    CHECK_EQ_REG(41, s1, s2)
+    CHECK_EQ_REG(42, s3, s4)
+    li t1, 1000
+    csrw minstret, t1
+    csrw mcycle, t1
+    nop
+    csrr s4, minstret
+    CHECK_EQ(43, s4, 1000)
+    csrc mcountinhibit, t0
+    csrr s2, mcycle
+    csrr s4, minstret
+    CHECK_EQ(44, s2, 1001)      /* the csrc */
+    CHECK_EQ(45, s4, 1002)      /* the csrc and the read of mcycle */
     /* writes set the value */
     SET_COUNTER(3, 1000)
     csrr t2, mhpmcounter3
