@@ -221,6 +221,17 @@ static void write_counter(hart *h, uint64_t *offset, uint64_t val, bool high) {
     *offset = want - h->minstret - 1;
 }
 
+/* mip's SEIP reads as the OR of its software-writable bit and the PLIC's
+ * line, but a read-modify-write combines its operand with the software bit
+ * alone (the privileged specification, mip). Else firmware that sets or
+ * clears another bit of mip (OpenSBI passing a timer or an IPI on to S-mode)
+ * while the line is up would latch the line into the software bit, and the
+ * supervisor would take an external interrupt that no claim can end. */
+uint64_t csr_rmw_base(const hart *h, unsigned csr, uint64_t read) {
+    const uint64_t seip = 1ull << IRQ_S_EXT;
+    return csr == CSR_MIP ? (read & ~seip) | (h->mip & seip) : read;
+}
+
 int csr_write(hart *h, unsigned csr, uint64_t val) {
     bool rv32 = h->xlen == 32;
     h->csr_writes++;
