@@ -284,7 +284,12 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
         h->translation_changed = true; /* what decoded pages hold may change */
         break;
     case CSR_MEDELEG: {
-        uint64_t mask = (1ull << CAUSE_MISALIGNED_FETCH) | (1ull << CAUSE_FETCH_ACCESS) |
+        /* An exception that cannot happen below M is not delegable
+         * (privileged spec, medeleg): with C in misa (IALIGN 16) no fetch
+         * is misaligned, so bit 0 is writable only while misa.C is clear,
+         * as in spike since February 2026. A bit written then stays when C
+         * comes back, as in spike; it can delegate nothing while C is on. */
+        uint64_t mask = (h->ialign_mask ? 1ull << CAUSE_MISALIGNED_FETCH : 0) | (1ull << CAUSE_FETCH_ACCESS) |
                         (1ull << CAUSE_ILLEGAL_INSTRUCTION) | (1ull << CAUSE_BREAKPOINT) |
                         (1ull << CAUSE_MISALIGNED_LOAD) | (1ull << CAUSE_LOAD_ACCESS) |
                         (1ull << CAUSE_MISALIGNED_STORE) | (1ull << CAUSE_STORE_ACCESS) |

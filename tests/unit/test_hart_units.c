@@ -557,6 +557,17 @@ static void test_csr_warl(void **state) {
     csr_write(h, MEDELEG, ~0ull);
     assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MACHINE_ECALL), 0);
     assert_true(csr(h, MEDELEG) & (1ull << CAUSE_USER_ECALL));
+    /* bit 0 (misaligned fetch) only while misa.C is clear: with C no fetch
+     * is misaligned */
+    assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH), 0);
+    uint64_t with_c = csr(h, MISA);
+    csr_write(h, MISA, with_c & ~(1ull << ('C' - 'A')));
+    csr_write(h, MEDELEG, ~0ull);
+    assert_true(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH));
+    csr_write(h, MISA, with_c);
+    assert_true(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH));
+    csr_write(h, MEDELEG, ~0ull);
+    assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH), 0);
     csr_write(h, MIDELEG, ~0ull);
     assert_int_equal(csr(h, MIDELEG),
                      (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF));
