@@ -221,6 +221,17 @@ static void write_counter(hart *h, unsigned c, uint64_t val, bool high) {
     pmu_set_fixed(h, c, want, true);
 }
 
+/* mip's SEIP reads as the OR of its software-writable bit and the PLIC's
+ * line, but a read-modify-write combines its operand with the software bit
+ * alone (the privileged specification, mip). Else firmware that sets or
+ * clears another bit of mip (OpenSBI passing a timer or an IPI on to S-mode)
+ * while the line is up would latch the line into the software bit, and the
+ * supervisor would take an external interrupt that no claim can end. */
+uint64_t csr_rmw_base(const hart *h, unsigned csr, uint64_t read) {
+    const uint64_t seip = 1ull << IRQ_S_EXT;
+    return csr == CSR_MIP ? (read & ~seip) | (h->mip & seip) : read;
+}
+
 int csr_write(hart *h, unsigned csr, uint64_t val) {
     bool rv32 = h->xlen == 32;
     h->csr_writes++;
@@ -273,7 +284,12 @@ int csr_write(hart *h, unsigned csr, uint64_t val) {
         h->translation_changed = true; /* what decoded pages hold may change */
         break;
     case CSR_MEDELEG: {
-        uint64_t mask = (1ull << CAUSE_MISALIGNED_FETCH) | (1ull << CAUSE_FETCH_ACCESS) |
+        /* An exception that cannot happen below M is not delegable
+         * (privileged spec, medeleg): with C in misa (IALIGN 16) no fetch
+         * is misaligned, so bit 0 is writable only while misa.C is clear,
+         * as in spike since February 2026. A bit written then stays when C
+         * comes back, as in spike; it can delegate nothing while C is on. */
+        uint64_t mask = (h->ialign_mask ? 1ull << CAUSE_MISALIGNED_FETCH : 0) | (1ull << CAUSE_FETCH_ACCESS) |
                         (1ull << CAUSE_ILLEGAL_INSTRUCTION) | (1ull << CAUSE_BREAKPOINT) |
                         (1ull << CAUSE_MISALIGNED_LOAD) | (1ull << CAUSE_LOAD_ACCESS) |
                         (1ull << CAUSE_MISALIGNED_STORE) | (1ull << CAUSE_STORE_ACCESS) |

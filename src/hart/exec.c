@@ -466,7 +466,8 @@ static int exec_csr(hart *h, const rvt_insn *in) {
     if (!csr_access_ok(h, in->csr, write) || csr_read(h, in->csr, &old))
         return illegal(h, in);
     if (write) {
-        uint64_t v = is_rw ? src : (op == RVT_OP_CSRRS || op == RVT_OP_CSRRSI) ? old | src : old & ~src;
+        uint64_t base = is_rw ? 0 : csr_rmw_base(h, in->csr, old);
+        uint64_t v = is_rw ? src : (op == RVT_OP_CSRRS || op == RVT_OP_CSRRSI) ? base | src : base & ~src;
         if (csr_write(h, in->csr, v))
             return illegal(h, in);
     }

@@ -528,6 +528,9 @@ void hart_report_trap(hart *h, uint64_t cause, uint64_t tval, uint64_t epc);
 /* CSR file (csr.c): 0 on success, -1 for an illegal access. */
 int csr_read(hart *h, unsigned csr, uint64_t *val);
 int csr_write(hart *h, unsigned csr, uint64_t val);
+/* What csrrs/csrrc and their immediate forms combine their operand with,
+ * given the value csr_read gave (`read`). */
+uint64_t csr_rmw_base(const hart *h, unsigned csr, uint64_t read);
 bool csr_access_ok(const hart *h, unsigned csr, bool write);
 uint64_t hart_mstatus_read(const hart *h);
 

@@ -116,8 +116,9 @@ void sbi_boot(rvt_machine *m, uint64_t entry, uint64_t dtb) {
     for (unsigned i = 0; i < m->nharts; i++) {
         hart *h = &m->harts[i];
         /* causes 0-3, 5, 7, 8 (U ecall), 12, 13, 15: misaligned loads and
-         * stores (4, 6) come to the environment, which emulates them */
-        h->medeleg = 0xb1af;
+         * stores (4, 6) come to the environment, which emulates them; 0
+         * only as the CSR would take it (not while misa.C is set) */
+        h->medeleg = 0xb1af & ~(h->ialign_mask ? 0 : 1ull << CAUSE_MISALIGNED_FETCH);
         h->mideleg = (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF);
         h->mcounteren = 0xffffffff;
         /* cycle and instret count from the start, configured for

@@ -664,6 +664,17 @@ static void test_csr_warl(void **state) {
     csr_write(h, MEDELEG, ~0ull);
     assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MACHINE_ECALL), 0);
     assert_true(csr(h, MEDELEG) & (1ull << CAUSE_USER_ECALL));
+    /* bit 0 (misaligned fetch) only while misa.C is clear: with C no fetch
+     * is misaligned */
+    assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH), 0);
+    uint64_t with_c = csr(h, MISA);
+    csr_write(h, MISA, with_c & ~(1ull << ('C' - 'A')));
+    csr_write(h, MEDELEG, ~0ull);
+    assert_true(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH));
+    csr_write(h, MISA, with_c);
+    assert_true(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH));
+    csr_write(h, MEDELEG, ~0ull);
+    assert_int_equal(csr(h, MEDELEG) & (1ull << CAUSE_MISALIGNED_FETCH), 0);
     csr_write(h, MIDELEG, ~0ull);
     assert_int_equal(csr(h, MIDELEG),
                      (1ull << IRQ_S_SOFT) | (1ull << IRQ_S_TIMER) | (1ull << IRQ_S_EXT) | (1ull << IRQ_LCOF));
@@ -716,6 +727,49 @@ static void test_mip_lines(void **state) {
     /* sip shows and writes only what is delegated */
     csr_write(h, SIP, ~0ull);
     assert_int_equal(csr(h, SIP), 1ull << IRQ_S_SOFT);
+    machine_down(&u);
+}
+
+/* csrrs and csrrc on mip (and their immediate forms) combine their operand
+ * with SEIP's software-writable bit, not with the interrupt controller's
+ * line that the read ORs into it: firmware setting STIP while the PLIC's
+ * line is up must not leave SEIP set once the line drops. */
+static void test_mip_read_modify_write(void **state) {
+    (void)state;
+    unit_machine u;
+    machine_up(&u, 64, false);
+    hart *h = u.h;
+    const uint64_t code = RAM_BASE + 0x1000, seip = 1ull << IRQ_S_EXT, stip = 1ull << IRQ_S_TIMER;
+    put(&u, code, 0x3442a073, 4);     /* csrrs zero, mip, t0 */
+    put(&u, code + 4, 0x3442b073, 4); /* csrrc zero, mip, t0 */
+    put(&u, code + 8, 0x34417073, 4); /* csrrci zero, mip, 2 */
+    put(&u, code + 12, 0x34431073, 4); /* csrrw zero, mip, t1 */
+    csr_write(h, MIP, 0);
+    h->pc = code;
+    h->x[5] = stip;
+    hart_set_irq_line(h, IRQ_S_EXT, true);
+    hart_step(h, 1);
+    assert_int_equal(h->pc, code + 4);
+    assert_int_equal(csr(h, MIP) & (seip | stip), seip | stip);
+    hart_set_irq_line(h, IRQ_S_EXT, false);
+    assert_int_equal(csr(h, MIP) & (seip | stip), stip);
+    /* a software SEIP stays through a clear of another bit, line or not */
+    csr_write(h, MIP, seip | stip);
+    hart_set_irq_line(h, IRQ_S_EXT, true);
+    hart_step(h, 1);
+    assert_int_equal(h->pc, code + 8);
+    hart_set_irq_line(h, IRQ_S_EXT, false);
+    assert_int_equal(csr(h, MIP) & (seip | stip), seip);
+    hart_set_irq_line(h, IRQ_S_EXT, true);
+    csr_write(h, MIP, 0);
+    hart_step(h, 1);
+    assert_int_equal(h->pc, code + 12);
+    hart_set_irq_line(h, IRQ_S_EXT, false);
+    assert_int_equal(csr(h, MIP) & seip, 0);
+    /* csrrw writes its operand, whatever the line */
+    h->x[6] = seip;
+    hart_step(h, 1);
+    assert_int_equal(csr(h, MIP) & seip, seip);
     machine_down(&u);
 }
 
@@ -1010,6 +1064,7 @@ int main(void) {
         cmocka_unit_test(test_core_on_its_own_bus),
         cmocka_unit_test(test_pmp_matching),
         cmocka_unit_test(test_csr_warl),        cmocka_unit_test(test_mip_lines),
+        cmocka_unit_test(test_mip_read_modify_write),
         cmocka_unit_test(test_clint),           cmocka_unit_test(test_uart),
         cmocka_unit_test(test_plic),            cmocka_unit_test(test_uart_interrupts),
         cmocka_unit_test(test_finisher),        cmocka_unit_test(test_device_tree),
