@@ -372,27 +372,35 @@ struct code_op {
     const void *go;
     int32_t imm;
     uint32_t raw; /* its bits, for the record a branch writes (no trip to the decoded page) */
-    uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
+    /* A branch's, and the operation after a block's last's: the pool entry
+     * of the block the run went on to from here the last time it did (0:
+     * none yet), if on the same page: run_loop.h goes there without the
+     * look-up when that block still holds (its pc, page and variant). */
+    uint16_t next;
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
     uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
 };
 _Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
+/* What the run loop reads of a block to enter it (its pc, page id, variant
+ * and count) lies in the cache line of its first operation: the pool is
+ * 64-byte aligned and a block a whole number of lines. */
 struct code_block {
-    uint64_t pc, end;   /* the first instruction; the address after the last */
+    uint64_t pc; /* the first instruction */
     /* The decoded page it was made from (NULL: never made): under
      * translation the same pc may be code of another physical page
      * (another address space): that page's id then */
     uint64_t page_id;
-    uint64_t last_pc;   /* the last instruction */
-    uint32_t n;         /* instructions (0: the first is not one a block holds) */
-    uint32_t last_raw;  /* its bits */
-    bool ends_in_jump;  /* the last is a jump */
-    uint8_t jump_itype; /* and its itype */
     /* The handler table of the loop variant whose handlers the ops' `go`
      * are: a block holds only for that variant (another one makes it again). */
     const void *const *dispatch;
-    uint32_t slot; /* its slot in m->code_slots */
+    uint32_t n;         /* instructions (0: the first is not one a block holds) */
+    uint32_t last_raw;  /* the last one's bits */
+    uint32_t slot;      /* its slot in m->code_slots */
+    bool ends_in_jump;  /* the last is a jump */
+    uint8_t jump_itype; /* and its itype */
+    uint8_t end_at;     /* halfwords from pc to the address after the last (code_block_end) */
+    uint8_t last_at;    /* and to the last */
     struct code_op ops[CODE_BLOCK_MAX + 1];
     /* By operation, for its branches and the jump that ends it: the
      * record it writes when the record block began where the block did or
@@ -408,6 +416,9 @@ struct code_block {
     } records[CODE_BLOCK_MAX];
 };
 _Static_assert(sizeof(struct static_record) == sizeof(struct code_op), "records[k] lies at a fixed distance from ops[k]");
+_Static_assert(offsetof(struct code_block, ops) + sizeof(struct code_op) == 64 && sizeof(struct code_block) % 64 == 0,
+               "a block's header and first operation share a cache line");
+static inline uint64_t code_block_end(const struct code_block *cb) { return cb->pc + 2u * cb->end_at; }
 
 /* The static record of a block's operation (records[op->index]), found
  * from the operation alone: no index to load and scale. */
