@@ -99,6 +99,7 @@ struct code_page {
     rvt_insn slot[2048];
 };
 #define CODE_PAGE_NO_ID (~0ull) /* no page's: the run loop's empty page */
+#define CODE_PAGE_CHUNK 127u   /* decoded pages per chunk: a little under 8 MiB */
 static inline struct code_page *code_page_of(const rvt_insn *slots) {
     return (struct code_page *)(uintptr_t)((const char *)slots - offsetof(struct code_page, slot));
 }
@@ -452,6 +453,13 @@ typedef struct rvt_machine {
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_ids;              /* the last code_page.id given */
+    /* Decoded pages come from chunks of CODE_PAGE_CHUNK pages, memory the
+     * system gives zeroed and faults in as it is used, taken in order and
+     * kept until the machine goes: a page of slots is 16 times the code it
+     * decodes, and calloc cleared (faulted in) all of each one (a Linux
+     * boot: 22 000 page faults; on huge pages, more system time). */
+    struct code_page **code_chunks;
+    unsigned ncode_chunks, code_chunk_used; /* pages taken of the last chunk */
     /* The pages that decoded an instruction since code was last flushed
      * (machine_flush_icache clears those alone: a kernel that runs fence.i
      * often has decoded few pages in between); when it could not grow, every

@@ -234,6 +234,22 @@ static void list_decoded(rvt_machine *m, mem_region *r, uint64_t page) {
     m->decoded[m->ndecoded++] = (struct decoded_page){r, page};
 }
 
+/* A decoded page, zeroed, from the machine's chunks (NULL: no memory). */
+static struct code_page *new_code_page(rvt_machine *m) {
+    if (!m->ncode_chunks || m->code_chunk_used == CODE_PAGE_CHUNK) {
+        struct code_page **grown = realloc(m->code_chunks, (m->ncode_chunks + 1) * sizeof *grown);
+        if (!grown)
+            return NULL;
+        m->code_chunks = grown;
+        struct code_page *chunk = rvt_pages_alloc(CODE_PAGE_CHUNK * sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        m->code_chunks[m->ncode_chunks++] = chunk;
+        m->code_chunk_used = 0;
+    }
+    return &m->code_chunks[m->ncode_chunks - 1][m->code_chunk_used++];
+}
+
 const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
@@ -243,7 +259,7 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
     uint64_t off = pa - r->base;
     rvt_insn **page = &r->icache[off >> 12];
     if (!*page) {
-        struct code_page *made = calloc(1, sizeof *made);
+        struct code_page *made = new_code_page(m);
         if (!made)
             return NULL;
         made->pa = pa & ~0xfffull;
@@ -473,10 +489,6 @@ void rvt_machine_free(rvt_machine *m) {
         return;
     for (unsigned i = 0; i < m->nregions; i++) {
         free(m->regions[i].data);
-        if (m->regions[i].icache)
-            for (uint64_t p = 0; p < m->regions[i].size >> 12; p++)
-                if (m->regions[i].icache[p])
-                    free(code_page_of(m->regions[i].icache[p]));
         free(m->regions[i].icache);
         free(m->regions[i].listed);
     }
@@ -490,6 +502,9 @@ void rvt_machine_free(rvt_machine *m) {
         mmu_free(&m->harts[i]);
     }
     free(m->harts);
+    for (unsigned i = 0; i < m->ncode_chunks; i++)
+        rvt_pages_free(m->code_chunks[i], CODE_PAGE_CHUNK * sizeof **m->code_chunks);
+    free(m->code_chunks);
     rvt_huge_free(m->code_blocks, CODE_BLOCK_POOL * sizeof *m->code_blocks);
     rvt_pages_free(m->code_slots, CODE_BLOCK_SLOTS * sizeof *m->code_slots);
     port_free(&m->port);
