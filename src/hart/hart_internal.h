@@ -188,6 +188,14 @@ typedef struct hart {
         uint8_t cfg;
     } pmp_ranges[64];
     unsigned pmp_nranges;
+    /* By kind of access and privilege: a byte range in which PMP allows
+     * every access, found by pmp_ok around an access it allowed (between
+     * the entries before the one that decided), so that the next accesses
+     * there (page-table reads, TLB fills) skip the entries; emptied (lo >
+     * hi) at every PMP change. */
+    struct pmp_span {
+        uint64_t lo, hi; /* inclusive */
+    } pmp_allowed[3][4];
 
     uint64_t tselect;
     trigger trig[RVT_TRIGGERS];
@@ -689,8 +697,14 @@ int mmu_attach(hart *h);
 void mmu_free(hart *h);
 
 /* Physical memory protection (pmp.c). `mode` is the effective privilege
- * of the access (MPRV's MPP for loads and stores). */
-bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
+ * of the access (MPRV's MPP for loads and stores). pmp_decide goes through
+ * the entries; pmp_ok first looks whether the access lies where an
+ * access of its kind and privilege was allowed before (pmp_allowed). */
+bool pmp_decide(hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
+static inline bool pmp_ok(hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
+    const struct pmp_span *known = &h->pmp_allowed[acc][mode];
+    return ((pa & ~3ull) >= known->lo && ((pa + len - 1) | 3) <= known->hi) || pmp_decide(h, pa, len, acc, mode);
+}
 bool pmp_addr_locked(const hart *h, unsigned i);
 /* A PMP CSR was written. */
 void pmp_changed(hart *h);
