@@ -143,7 +143,10 @@ typedef struct hart_env {
 struct host_page {
     uint64_t tag;    /* the virtual page; ~0: none (its low bits never match an address's) */
     uint64_t addend; /* host address - virtual address */
-    rvt_insn *const *code; /* the page's decoded code (mem_region.icache) */
+    /* The page's decoded code (mem_region.icache), or, where the page had
+     * none when the entry was filled, a NULL of its own that stays in the
+     * cache (host_tlb_code_appeared drops such entries when code appears) */
+    rvt_insn *const *code;
     /* Stores: the virtual address of the platform's watched address
      * (tohost) if it is on this page, else 0 (where a store, should one
      * match, merely goes the whole way) */
@@ -307,6 +310,9 @@ void host_tlb_clear(struct hart *h);
  * not use is emptied: it stays so while not filled). */
 void host_tlb_allow(struct hart *h, bool loads, bool stores);
 void host_tlb_fill(struct hart *h, enum access acc, uint64_t va, uint64_t pa);
+/* The RAM page at `host` got its first decoded code: the harts' store
+ * entries for it, filled while it had none, go. */
+void host_tlb_code_appeared(struct rvt_machine *m, const uint8_t *host);
 /* For the code blocks' handlers, after a miss: the entry for an aligned
  * access at `va` (masked to XLEN), filled where the access translates (its
  * page tables in RAM) to a RAM page it may reach; else NULL (the general

@@ -265,6 +265,7 @@ const rvt_insn *phys_fetch(rvt_machine *m, uint64_t pa) {
         made->pa = pa & ~0xfffull;
         made->id = ++m->code_ids;
         *page = made->slot;
+        host_tlb_code_appeared(m, r->data + (off & ~0xfffull));
     }
     rvt_insn *slot = &(*page)[(off & 0xfff) >> 1];
     if (slot->len == 0) {

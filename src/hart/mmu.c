@@ -90,8 +90,18 @@ void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
     struct host_page *e = &host_table(h, acc)[k % HOST_TLB_ENTRIES];
     e->tag = va & ~0xfffull;
     e->addend = (uint64_t)(uintptr_t)(r->data + (page - r->base)) - (va & ~0xfffull);
-    e->code = &r->icache[(page - r->base) >> 12];
+    static rvt_insn *const no_code = NULL;
+    e->code = r->icache[(page - r->base) >> 12] ? &r->icache[(page - r->base) >> 12] : &no_code;
     e->watch = (h->env.watched_store & ~0xfffull) == page ? (va & ~0xfffull) | (h->env.watched_store & 0xfff) : 0;
+}
+
+void host_tlb_code_appeared(rvt_machine *m, const uint8_t *host) {
+    for (unsigned i = 0; i < m->nharts; i++) {
+        struct host_page *store = m->harts[i].htlb.store;
+        for (unsigned k = 0; k < HOST_TLB_ENTRIES; k++)
+            if (store[k].tag != ~0ull && store[k].tag + store[k].addend == (uint64_t)(uintptr_t)host)
+                store[k].tag = ~0ull;
+    }
 }
 
 static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only);
