@@ -938,9 +938,9 @@ static const uint8_t code_block_role[RVT_OP_COUNT] = {
     [RVT_OP_JAL] = 1, [RVT_OP_JALR] = 1,
 };
 
-/* Gives the first operation of each pair in `ops` (n of them and the end)
- * the pair's handler, first come first paired. */
-static void pair_operations(struct code_op *ops, uint32_t n, const void *const *dispatch) {
+/* Gives the first operation of each pair in `ops` (n of them and the end,
+ * their operations in `kinds`) the pair's handler, first come first paired. */
+static void pair_operations(struct code_op *ops, const uint16_t *kinds, uint32_t n, const void *const *dispatch) {
     /* By operation, one more than its place in the lists (0: in none). */
     static const uint8_t pair_first[RVT_OP_COUNT + 1] = {
 #define PAIR_FIRST_OF(name, kind) [RVT_OP_##name] = PAIR_FIRST_##name + 1,
@@ -955,8 +955,8 @@ static void pair_operations(struct code_op *ops, uint32_t n, const void *const *
 #undef RVT_OP_END
     };
     for (uint32_t k = 0; k < n; k++) {
-        unsigned first = ops[k].op <= RVT_OP_COUNT ? pair_first[ops[k].op] : 0;
-        unsigned second = ops[k + 1].op <= RVT_OP_COUNT ? pair_second[ops[k + 1].op] : 0;
+        unsigned first = kinds[k] <= RVT_OP_COUNT ? pair_first[kinds[k]] : 0;
+        unsigned second = kinds[k + 1] <= RVT_OP_COUNT ? pair_second[kinds[k + 1]] : 0;
         if (first && second) {
             ops[k].go = dispatch[CODE_OP_PAIR(first - 1, second - 1)];
             k++;
@@ -984,6 +984,7 @@ const struct code_block *code_block_make(hart_machine *m, const rvt_insn *page, 
     cb->ends_in_jump = false;
     uint32_t n = 0, from_index = 0;
     uint64_t at = pc, from = pc;
+    uint16_t kinds[CODE_BLOCK_MAX + 1]; /* by operation: enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
     while (n < CODE_BLOCK_MAX && at - page_base < limit) {
         const rvt_insn *in = &page[(at - page_base) >> 1];
         if (!in->len && !(in = bus_fetch(m, page_pa + (at - page_base)))) /* decodes into the same page */
@@ -997,7 +998,8 @@ const struct code_block *code_block_make(hart_machine *m, const rvt_insn *page, 
         o->go = dispatch[op];
         o->imm = (int32_t)in->imm;
         o->raw = in->raw;
-        o->op = (uint16_t)op;
+        o->next = 0;
+        kinds[n] = (uint16_t)op;
         o->rd = in->rd;
         o->rs1 = in->rs1;
         o->rs2 = in->rs2;
@@ -1021,18 +1023,19 @@ const struct code_block *code_block_make(hart_machine *m, const rvt_insn *page, 
         }
     }
     struct code_op *end = &cb->ops[n];
-    end->op = CODE_OP_END;
+    kinds[n] = CODE_OP_END;
     end->go = dispatch[CODE_OP_END];
+    end->next = 0;
     end->at = (uint8_t)((at - pc) >> 1); /* where a branch not taken goes on */
     end->index = (uint8_t)n;
-    pair_operations(cb->ops, n, dispatch);
+    pair_operations(cb->ops, kinds, n, dispatch);
     if (n) {
-        cb->last_pc = pc + 2u * cb->ops[n - 1].at;
+        cb->last_at = cb->ops[n - 1].at;
         cb->last_raw = cb->ops[n - 1].raw;
     }
     cb->dispatch = dispatch;
     cb->n = n;
-    cb->end = at;
+    cb->end_at = end->at;
     return cb;
 }
 

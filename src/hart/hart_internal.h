@@ -106,6 +106,7 @@ struct code_page {
     rvt_insn slot[2048];
 };
 #define CODE_PAGE_NO_ID (~0ull) /* no page's: the run loop's empty page */
+#define CODE_PAGE_CHUNK 127u   /* decoded pages per chunk: a little under 8 MiB */
 static inline struct code_page *code_page_of(const rvt_insn *slots) {
     return (struct code_page *)(uintptr_t)((const char *)slots - offsetof(struct code_page, slot));
 }
@@ -175,7 +176,10 @@ typedef struct hart_observer {
 struct host_page {
     uint64_t tag;    /* the virtual page; ~0: none (its low bits never match an address's) */
     uint64_t addend; /* host address - virtual address */
-    rvt_insn *const *code; /* the page's decoded code (mem_region.icache) */
+    /* The page's decoded code (mem_region.icache), or, where the page had
+     * none when the entry was filled, a NULL of its own that stays in the
+     * cache (host_tlb_code_appeared drops such entries when code appears) */
+    rvt_insn *const *code;
     /* Stores: the virtual address of the platform's watched address
      * (tohost) if it is on this page, else 0 (where a store, should one
      * match, merely goes the whole way) */
@@ -223,6 +227,14 @@ typedef struct hart {
         uint8_t cfg;
     } pmp_ranges[64];
     unsigned pmp_nranges;
+    /* By kind of access and privilege: a byte range in which PMP allows
+     * every access, found by pmp_ok around an access it allowed (between
+     * the entries before the one that decided), so that the next accesses
+     * there (page-table reads, TLB fills) skip the entries; emptied (lo >
+     * hi) at every PMP change. */
+    struct pmp_span {
+        uint64_t lo, hi; /* inclusive */
+    } pmp_allowed[3][4];
 
     uint64_t tselect;
     trigger trig[RVT_TRIGGERS];
@@ -334,6 +346,9 @@ void host_tlb_clear(struct hart *h);
  * not use is emptied: it stays so while not filled). */
 void host_tlb_allow(struct hart *h, bool loads, bool stores);
 void host_tlb_fill(struct hart *h, enum access acc, uint64_t va, uint64_t pa);
+/* The RAM page at `host` got its first decoded code: the harts' store
+ * entries for it, filled while it had none, go. */
+void host_tlb_code_appeared(struct hart_machine *m, const uint8_t *host);
 /* For the code blocks' handlers, after a miss: the entry for an aligned
  * access at `va` (masked to XLEN), filled where the access translates (its
  * page tables in RAM) to a RAM page it may reach; else NULL (the general
@@ -408,27 +423,35 @@ struct code_op {
     const void *go;
     int32_t imm;
     uint32_t raw; /* its bits, for the record a branch writes (no trip to the decoded page) */
-    uint16_t op; /* enum rvt_op, or CODE_OP_END or CODE_OP_NOP */
+    /* A branch's, and the operation after a block's last's: the pool entry
+     * of the block the run went on to from here the last time it did (0:
+     * none yet), if on the same page: run_loop.h goes there without the
+     * look-up when that block still holds (its pc, page and variant). */
+    uint16_t next;
     uint8_t rd, rs1, rs2;
     uint8_t at; /* halfwords from the block's pc */
     uint8_t index; /* in the block's ops: instructions before it (no pointer division on the way out) */
 };
 _Static_assert(sizeof(struct code_op) == 24, "a code operation stays 24 bytes");
+/* What the run loop reads of a block to enter it (its pc, page id, variant
+ * and count) lies in the cache line of its first operation: the pool is
+ * 64-byte aligned and a block a whole number of lines. */
 struct code_block {
-    uint64_t pc, end;   /* the first instruction; the address after the last */
+    uint64_t pc; /* the first instruction */
     /* The decoded page it was made from (NULL: never made): under
      * translation the same pc may be code of another physical page
      * (another address space): that page's id then */
     uint64_t page_id;
-    uint64_t last_pc;   /* the last instruction */
-    uint32_t n;         /* instructions (0: the first is not one a block holds) */
-    uint32_t last_raw;  /* its bits */
-    bool ends_in_jump;  /* the last is a jump */
-    uint8_t jump_itype; /* and its itype */
     /* The handler table of the loop variant whose handlers the ops' `go`
      * are: a block holds only for that variant (another one makes it again). */
     const void *const *dispatch;
-    uint32_t slot; /* its slot in m->code_slots */
+    uint32_t n;         /* instructions (0: the first is not one a block holds) */
+    uint32_t last_raw;  /* the last one's bits */
+    uint32_t slot;      /* its slot in m->code_slots */
+    bool ends_in_jump;  /* the last is a jump */
+    uint8_t jump_itype; /* and its itype */
+    uint8_t end_at;     /* halfwords from pc to the address after the last (code_block_end) */
+    uint8_t last_at;    /* and to the last */
     struct code_op ops[CODE_BLOCK_MAX + 1];
     /* By operation, for its branches and the jump that ends it: the
      * record it writes when the record block began where the block did or
@@ -444,6 +467,9 @@ struct code_block {
     } records[CODE_BLOCK_MAX];
 };
 _Static_assert(sizeof(struct static_record) == sizeof(struct code_op), "records[k] lies at a fixed distance from ops[k]");
+_Static_assert(offsetof(struct code_block, ops) + sizeof(struct code_op) == 64 && sizeof(struct code_block) % 64 == 0,
+               "a block's header and first operation share a cache line");
+static inline uint64_t code_block_end(const struct code_block *cb) { return cb->pc + 2u * cb->end_at; }
 
 /* The static record of a block's operation (records[op->index]), found
  * from the operation alone: no index to load and scale. */
@@ -498,6 +524,13 @@ typedef struct hart_machine {
     struct code_block *code_blocks; /* CODE_BLOCK_POOL */
     uint32_t code_blocks_next;      /* the pool entry the next new block takes */
     uint64_t code_ids;              /* the last code_page.id given */
+    /* Decoded pages come from chunks of CODE_PAGE_CHUNK pages, memory the
+     * system gives zeroed and faults in as it is used, taken in order and
+     * kept until the machine goes: a page of slots is 16 times the code it
+     * decodes, and calloc cleared (faulted in) all of each one (a Linux
+     * boot: 22 000 page faults; on huge pages, more system time). */
+    struct code_page **code_chunks;
+    unsigned ncode_chunks, code_chunk_used; /* pages taken of the last chunk */
     /* The pages that decoded an instruction since code was last flushed
      * (code_flush clears those alone: a kernel that runs fence.i often has
      * decoded few pages in between); when it could not grow, every page is
@@ -674,8 +707,14 @@ int mmu_attach(hart *h);
 void mmu_free(hart *h);
 
 /* Physical memory protection (pmp.c). `mode` is the effective privilege
- * of the access (MPRV's MPP for loads and stores). */
-bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
+ * of the access (MPRV's MPP for loads and stores). pmp_decide goes through
+ * the entries; pmp_ok first looks whether the access lies where an
+ * access of its kind and privilege was allowed before (pmp_allowed). */
+bool pmp_decide(hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode);
+static inline bool pmp_ok(hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
+    const struct pmp_span *known = &h->pmp_allowed[acc][mode];
+    return ((pa & ~3ull) >= known->lo && ((pa + len - 1) | 3) <= known->hi) || pmp_decide(h, pa, len, acc, mode);
+}
 bool pmp_addr_locked(const hart *h, unsigned i);
 /* A PMP CSR was written. */
 void pmp_changed(hart *h);

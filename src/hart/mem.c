@@ -16,10 +16,11 @@ int hart_machine_init(hart_machine *m) {
 }
 
 void hart_machine_free(hart_machine *m) {
-    for (struct code_page *p = m->code_pages, *next; p; p = next) {
-        next = p->next;
-        free(p);
-    }
+    for (unsigned i = 0; i < m->ncode_chunks; i++)
+        rvt_pages_free(m->code_chunks[i], CODE_PAGE_CHUNK * sizeof **m->code_chunks);
+    free(m->code_chunks);
+    m->code_chunks = NULL;
+    m->ncode_chunks = 0;
     m->code_pages = NULL;
     free(m->decoded);
     m->decoded = NULL;
@@ -91,6 +92,22 @@ static void list_decoded(hart_machine *m, struct code_page *page) {
     m->decoded[m->ndecoded++] = page;
 }
 
+/* A decoded page, zeroed, from the machine's chunks (NULL: no memory). */
+static struct code_page *new_code_page(hart_machine *m) {
+    if (!m->ncode_chunks || m->code_chunk_used == CODE_PAGE_CHUNK) {
+        struct code_page **grown = realloc(m->code_chunks, (m->ncode_chunks + 1) * sizeof *grown);
+        if (!grown)
+            return NULL;
+        m->code_chunks = grown;
+        struct code_page *chunk = rvt_pages_alloc(CODE_PAGE_CHUNK * sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        m->code_chunks[m->ncode_chunks++] = chunk;
+        m->code_chunk_used = 0;
+    }
+    return &m->code_chunks[m->ncode_chunks - 1][m->code_chunk_used++];
+}
+
 const rvt_insn *bus_fetch(hart_machine *m, uint64_t pa) {
     if (pa & 1)
         return NULL;
@@ -100,7 +117,7 @@ const rvt_insn *bus_fetch(hart_machine *m, uint64_t pa) {
     uint64_t off = pa - r->base;
     rvt_insn **page = &r->icache[off >> 12];
     if (!*page) {
-        struct code_page *made = calloc(1, sizeof *made);
+        struct code_page *made = new_code_page(m);
         if (!made)
             return NULL;
         made->pa = pa & ~0xfffull;
@@ -108,6 +125,7 @@ const rvt_insn *bus_fetch(hart_machine *m, uint64_t pa) {
         made->next = m->code_pages;
         m->code_pages = made;
         *page = made->slot;
+        host_tlb_code_appeared(m, r->data + (off & ~0xfffull));
     }
     rvt_insn *slot = &(*page)[(off & 0xfff) >> 1];
     if (slot->len == 0) {

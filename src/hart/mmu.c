@@ -90,8 +90,18 @@ void host_tlb_fill(hart *h, enum access acc, uint64_t va, uint64_t pa) {
     struct host_page *e = &host_table(h, acc)[k % HOST_TLB_ENTRIES];
     e->tag = va & ~0xfffull;
     e->addend = (uint64_t)(uintptr_t)(r->data + (page - r->base)) - (va & ~0xfffull);
-    e->code = &r->icache[(page - r->base) >> 12];
+    static rvt_insn *const no_code = NULL;
+    e->code = r->icache[(page - r->base) >> 12] ? &r->icache[(page - r->base) >> 12] : &no_code;
     e->watch = (h->env.watched_store & ~0xfffull) == page ? (va & ~0xfffull) | (h->env.watched_store & 0xfff) : 0;
+}
+
+void host_tlb_code_appeared(hart_machine *m, const uint8_t *host) {
+    for (unsigned i = 0; i < m->nharts; i++) {
+        struct host_page *store = m->harts[i].htlb.store;
+        for (unsigned k = 0; k < HOST_TLB_ENTRIES; k++)
+            if (store[k].tag != ~0ull && store[k].tag + store[k].addend == (uint64_t)(uintptr_t)host)
+                store[k].tag = ~0ull;
+    }
 }
 
 static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only);
@@ -117,10 +127,12 @@ bool mmu_translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t
 }
 
 /* ram_walk_only: a page-table entry outside RAM is not read (a device's
- * read may have effects) but fails the translation as an access fault. */
-static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only) {
+ * read may have effects) but fails the translation as an access fault.
+ * One copy per XLEN (translate), in which the walk's sizes are constants. */
+static inline __attribute__((always_inline)) bool translate_xlen(hart *h, uint64_t va, enum access acc, unsigned len,
+                                                                 uint64_t *pa, bool ram_walk_only, const bool rv64) {
     unsigned prv = acc == ACC_FETCH ? h->priv : data_priv(h);
-    unsigned mode = h->xlen == 64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
+    unsigned mode = rv64 ? (unsigned)(h->satp >> 60) : (unsigned)(h->satp >> 31);
     if (prv == PRV_M || mode == 0) {
         *pa = mask_xlen(h, va);
         goto check_pmp;
@@ -134,7 +146,7 @@ static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint6
     }
     unsigned levels, ptesize, vpnbits;
     uint64_t ppn_root;
-    if (h->xlen == 64) {
+    if (rv64) {
         if (mode != 8)
             goto fault;
         levels = 3, ptesize = 8, vpnbits = 9;
@@ -148,19 +160,25 @@ static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint6
         ppn_root = h->satp & ((1ull << 22) - 1);
     }
     uint64_t a = ppn_root << 12;
+    const mem_region *table = NULL; /* the RAM region of the last page-table entry read */
     for (int i = (int)levels - 1; i >= 0; i--) {
         uint64_t vpn = (va >> (12 + (unsigned)i * vpnbits)) & ((1ull << vpnbits) - 1);
         uint64_t pte_addr = a + vpn * ptesize;
         uint64_t pte = 0;
-        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S) ||
-            (ram_walk_only && !bus_region(h->m, pte_addr, ptesize)) || !bus_load(h->m, pte_addr, &pte, ptesize))
+        if (!pmp_ok(h, pte_addr, ptesize, ACC_LOAD, PRV_S))
+            goto access_fault;
+        if (!table || pte_addr - table->base > table->size - ptesize)
+            table = bus_region(h->m, pte_addr, ptesize);
+        if (table) /* (as bus_load reads RAM) */
+            memcpy(&pte, table->data + (pte_addr - table->base), ptesize == 8 ? 8 : 4);
+        else if (ram_walk_only || !bus_load(h->m, pte_addr, &pte, ptesize))
             goto access_fault;
         if (ptesize == 4)
             pte = (uint32_t)pte;
         bool v = pte & 1, r = pte & 2, w = pte & 4, x = pte & 8, u = pte & 16;
-        if (h->xlen == 64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
+        if (rv64 && (pte >> 54) != 0) /* reserved bits, no Svpbmt/Svnapot */
             goto fault;
-        uint64_t ppn = h->xlen == 64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
+        uint64_t ppn = rv64 ? (pte >> 10) & ((1ull << 44) - 1) : (pte >> 10) & ((1ull << 22) - 1);
         if (v && !r && !w && !x) { /* pointer to the next level: D, A and U are reserved there */
             if (i == 0 || (pte & 0xd0))
                 goto fault;
@@ -211,5 +229,10 @@ access_fault:
     h->exc_cause = acc == ACC_FETCH ? CAUSE_FETCH_ACCESS : acc == ACC_LOAD ? CAUSE_LOAD_ACCESS : CAUSE_STORE_ACCESS;
     h->exc_tval = va;
     return false;
+}
+
+static bool translate(hart *h, uint64_t va, enum access acc, unsigned len, uint64_t *pa, bool ram_walk_only) {
+    return h->xlen == 64 ? translate_xlen(h, va, acc, len, pa, ram_walk_only, true)
+                         : translate_xlen(h, va, acc, len, pa, ram_walk_only, false);
 }
 

@@ -41,6 +41,11 @@ void pmp_changed(hart *h) {
     h->pmp_gen++;
     h->translation_changed = true; /* a TLB entry knows whether PMP allows its page */
     h->pmp_nranges = 0;
+    /* (without PMP every access is allowed) */
+    const struct pmp_span none = {~0ull, 0}, all = {0, ~0ull};
+    for (unsigned acc = 0; acc < 3; acc++)
+        for (unsigned mode = 0; mode < 4; mode++)
+            h->pmp_allowed[acc][mode] = h->m->pmp_regions ? none : all;
     for (unsigned i = 0; i < h->m->pmp_regions; i++) {
         struct pmp_range *e = &h->pmp_ranges[h->pmp_nranges];
         if (entry_range(h, i, &e->lo, &e->hi)) {
@@ -50,23 +55,38 @@ void pmp_changed(hart *h) {
     }
 }
 
-bool pmp_ok(const hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
+bool pmp_decide(hart *h, uint64_t pa, uint64_t len, enum access acc, unsigned mode) {
     if (h->m->pmp_regions == 0)
         return true;
     uint64_t first = pa & ~3ull, last = (pa + len - 1) | 3;
+    struct pmp_span *known = &h->pmp_allowed[acc][mode];
+    /* The entries before the one that decides lie wholly below or above the
+     * access: between the nearest of them the same entry decides. */
+    uint64_t lo = 0, hi = ~0ull;
     for (unsigned i = 0; i < h->pmp_nranges; i++) {
         const struct pmp_range *e = &h->pmp_ranges[i];
-        if (e->hi < first || e->lo > last)
+        if (e->hi < first) {
+            lo = e->hi + 1 > lo ? e->hi + 1 : lo;
             continue;
+        }
+        if (e->lo > last) {
+            hi = e->lo - 1 < hi ? e->lo - 1 : hi;
+            continue;
+        }
         if (e->lo > first || e->hi < last)
             return false; /* the entry matches only part of the access */
         uint8_t cfg = e->cfg;
-        if (mode == PRV_M && !(cfg & PMP_L))
-            return true;
         uint8_t need = acc == ACC_FETCH ? PMP_X : acc == ACC_LOAD ? PMP_R : PMP_W;
-        return (cfg & need) != 0;
+        if ((mode == PRV_M && !(cfg & PMP_L)) || (cfg & need)) {
+            *known = (struct pmp_span){lo > e->lo ? lo : e->lo, hi < e->hi ? hi : e->hi};
+            return true;
+        }
+        return false;
     }
-    return mode == PRV_M;
+    if (mode != PRV_M)
+        return false;
+    *known = (struct pmp_span){lo, hi}; /* no entry there */
+    return true;
 }
 
 /* pmpaddr i cannot be written while entry i is locked, nor while entry i+1

@@ -78,7 +78,7 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
      * its limit where one instruction at a time would have cut it (which
      * no block can right after a record: next_block). */
 #define BLOCK_FITS_QUANTUM(cb) ((cb)->n && (cb)->n <= limit - done)
-#define BLOCK_FITS(cb) (BLOCK_FITS_QUANTUM(cb) && (!BLOCKS || (((cb)->end - blk_pc) >> 1) <= 0xff00))
+#define BLOCK_FITS(cb) (BLOCK_FITS_QUANTUM(cb) && (!BLOCKS || ((code_block_end(cb) - blk_pc) >> 1) <= 0xff00))
     /* The block in cb's slot is the one at pc, the code it was decoded from
      * has not changed since, and its operations carry this variant's handlers. */
 #define BLOCK_HOLDS(cb, pc) ((cb)->pc == (pc) && (cb)->page_id == code_page_of(page)->id && (cb)->dispatch == dispatch)
@@ -99,6 +99,10 @@ static int RUN_NAME(hart *h, uint64_t limit, uint64_t *retired) {
 #define CLOSE_RECORD_BLOCK(next, raw, itype, retired, to) CLOSE_RECORD_BLOCK_AT(m->mtime, next, raw, itype, retired, to)
     const struct code_op *op = NULL;
     uint64_t target = 0; /* where a block's last jump or branch went */
+    /* The operation whose `next` names the block the run goes on to from
+     * where the last block left (its taken branch, or the operation after
+     * its last) */
+    const struct code_op *left_at = NULL;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init" /* the handlers over the default */
     static const void *const dispatch[CODE_OP_TABLE_SIZE] = {
@@ -392,6 +396,7 @@ op_nop:
                           target != cb->pc + 2u * op[1].at ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN);     \
         done += (uint32_t)op->index + 1; /* out of the block here */                                                   \
         pc = target;                                                                                                   \
+        left_at = op;                                                                                                  \
         goto next_block;                                                                                               \
     }
     HART_BRANCHES(BRANCH_HANDLER)
@@ -408,32 +413,54 @@ op_JALR:
         goto op_leave;
 jumped:
     target = MASKX(target);
-    x[op->rd] = SEXTX(cb->end);
+    x[op->rd] = SEXTX(code_block_end(cb));
     x[0] = 0;
+    left_at = op + 1;
     goto block_done;
 
     /* The whole block retired: on to `target`, or on in sequence. */
 op_END:
-    target = MASKX(cb->end);
+    target = MASKX(code_block_end(cb));
+    left_at = op;
 block_done:
     done += cb->n;
     if (BLOCKS) {
         if (!cb->ends_in_jump) { /* the record block goes on: the whole check */
-            last_pc = cb->last_pc;
+            last_pc = cb->pc + 2u * cb->last_at;
             last_raw = cb->last_raw;
             pc = target;
             goto next_insn;
         }
         /* (op is the jump, the block's last operation: the record block
          * closes with it, so last_pc and last_raw are not needed) */
-        CODE_BLOCK_RECORD(static_record_of(op), 0, cb->end, cb->last_raw, cb->jump_itype, done, target);
+        CODE_BLOCK_RECORD(static_record_of(op), 0, code_block_end(cb), cb->last_raw, cb->jump_itype, done, target);
     }
     pc = target;
 next_block: /* (with block records, right after one) */
     /* The next block straight away, if there is one, on a page at hand:
      * this one, the one before or a known one (code spread over pages
-     * jumps between them all the time). */
-    if (pc - page_base >= 4096) {
+     * jumps between them all the time). On this page, the block the run
+     * went on to from here before holds if its pc, page id (this block's:
+     * nothing changed the page's code while this one ran) and variant do,
+     * with no look-up; else the one the look-up finds is remembered. */
+    if (pc - page_base < 4096) {
+        uint16_t *next_ = (uint16_t *)&left_at->next;
+        const struct code_block *nb = &m->code_blocks[*next_];
+        if (__builtin_expect(nb->pc != pc || nb->page_id != cb->page_id || nb->dispatch != dispatch, 0)) {
+            const uint16_t entry_ = m->code_slots[code_slot_of(pc)];
+            nb = &m->code_blocks[entry_];
+            if (!BLOCK_HOLDS(nb, pc))
+                goto next_insn;
+            *next_ = entry_;
+        }
+        if (BLOCK_FITS_QUANTUM(nb)) {
+            cb = nb;
+            op = cb->ops;
+            goto *op->go;
+        }
+        goto next_insn;
+    }
+    {
         const struct known_page *known;
         if (alt_page != no_page && pc - alt_page_base < 4096)
             BACK_TO_PAGE_BEFORE();

@@ -785,7 +785,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             if (decoded) {
                 const struct decoded *d = classified(e, r->insn);
                 in = &d->in;
-                flags = d->flags;
+                flags = as_reported(e, d->flags); /* (before a sequential jump loses INDIRECT below) */
             }
             uint64_t target;
             if (e->o.seq_jump && (flags & RVT_NXI_INDIRECT) && e->prev_ok && r->ninsns == 1 && quiet &&
@@ -798,7 +798,7 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             }
             if (r->itype == RVT_ITYPE_BRANCH_TAKEN)
                 flags |= RVT_NXI_TAKEN;
-            after(e, rvt_retire_last_iaddr(r), as_reported(e, flags), r->iretire);
+            after(e, rvt_retire_last_iaddr(r), flags, r->iretire);
             e->stats.insns += r->ninsns - 1;
         }
         e->last_iaddr = r->ninsns ? rvt_retire_last_iaddr(r) : r->iaddr;

@@ -50,6 +50,7 @@ static const struct {
     {"btm all jumps, stack 4, 6-bit I-CNT", {.btm = true, .call_stack = 4, .icnt_bits = 6, .all_jumps = true}, false},
     {"htm all jumps, sequential jumps, 8-bit I-CNT",
      {.call_stack = 8, .seq_jump = true, .icnt_bits = 8, .all_jumps = true}, false},
+    {"btm all jumps, sequential jumps", {.btm = true, .call_stack = 8, .seq_jump = true, .all_jumps = true}, false},
     {"htm stack 8 repeated history, halts and resets", {.call_stack = 8, .repeat = 2}, true},
     {"btm, halts and resets", {.btm = true}, true},
 };

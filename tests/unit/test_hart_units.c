@@ -329,13 +329,18 @@ static void test_host_tlb(void **state) {
     host_tlb_allow(h, true, false);
     host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
     assert_null(host_page_at(h->htlb.store, 0x40203010, 8));
-    /* a store entry shows whether its page has decoded code */
+    /* a store entry shows whether its page has decoded code: one filled
+     * while it had none goes when code appears there */
     host_tlb_allow(h, true, true);
     host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
     e = host_page_at(h->htlb.store, 0x40203010, 8);
     assert_non_null(e);
     assert_null(*e->code);
     assert_non_null(phys_fetch(u.m, 0x80200010));
+    assert_null(host_page_at(h->htlb.store, 0x40203010, 8));
+    host_tlb_fill(h, ACC_STORE, 0x40203010, 0x80200010);
+    e = host_page_at(h->htlb.store, 0x40203010, 8);
+    assert_non_null(e);
     assert_non_null(*e->code);
     /* a run that may not take the store table finds it empty, the loads' kept */
     host_tlb_fill(h, ACC_LOAD, 0x40203010, 0x80200010);
