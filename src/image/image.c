@@ -746,18 +746,23 @@ static const char *shown_name(img_file *f, Dwarf_Die *cu, const char *dw) {
     return shown ? shown : dw;
 }
 
+/* A file's debug information, opened on first use (raw files have none). */
+static bool open_dwarf(img_file *f) {
+    if (!f->dwarf_tried) {
+        f->dwarf_tried = true;
+        f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
+        if (f->dwarf)
+            build_cu_ranges(f);
+    }
+    return f->dwarf != NULL;
+}
+
 bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, unsigned *line) {
     img_segment *s = find_segment(img, addr);
     if (!s)
         return false;
     img_file *f = &img->files[s->file];
-    if (!f->dwarf_tried) {
-        f->dwarf_tried = true;
-        f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL; /* raw files have none */
-        if (f->dwarf)
-            build_cu_ranges(f);
-    }
-    if (!f->dwarf)
+    if (!open_dwarf(f))
         return false;
     Dwarf_Die cu;
     uint64_t a = addr - f->offset;
@@ -778,13 +783,7 @@ bool rvt_image_source_line(rvt_image *img, uint64_t addr, const char **file, uns
 bool rvt_image_has_source_lines(rvt_image *img) {
     for (unsigned k = 0; k < img->nfiles; k++) {
         img_file *f = &img->files[k];
-        if (!f->dwarf_tried) {
-            f->dwarf_tried = true;
-            f->dwarf = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
-            if (f->dwarf)
-                build_cu_ranges(f);
-        }
-        if (f->ncu_ranges)
+        if (open_dwarf(f) && f->ncu_ranges)
             return true;
     }
     return false;

@@ -355,15 +355,15 @@ static bool fetch_at(rvt_ntrace_decoder *d, rvt_insn *in) {
     return fail(d, "no instruction at %#" PRIx64 " in the program image", d->pc);
 }
 
-/* The instruction at d->pc and its flags; `r` is the run just passed (or
- * empty), which usually knows it already. */
 /* trTeInstEnAllJumps: the encoder reported a direct jump as a taken branch. */
 static unsigned as_reported(const rvt_ntrace_decoder *d, unsigned flags) {
-    if (d->o.all_jumps && (flags & (RVT_NXI_JUMP | RVT_NXI_INDIRECT)) == RVT_NXI_JUMP)
+    if (d->o.all_jumps && nx_direct_jump(flags))
         flags |= RVT_NXI_BRANCH;
     return flags;
 }
 
+/* The instruction at d->pc and its flags; `r` is the run just passed (or
+ * empty), which usually knows it already. */
 static bool insn_at(rvt_ntrace_decoder *d, const rvt_run *r, rvt_insn *in, unsigned *flags) {
     if (r->has_end && d->pc == r->end) {
         *in = r->end_insn;
@@ -552,8 +552,8 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
         if (kind == FINAL_TAKEN) {
             if (!(flags & RVT_NXI_BRANCH))
                 return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not a conditional branch%s", icnt,
-                            d->pc, (flags & RVT_NXI_JUMP) && !(flags & RVT_NXI_INDIRECT)
-                                       ? " (a direct jump: was the trace made in all-jumps mode?)" : "");
+                            d->pc, nx_direct_jump(flags) ? " (a direct jump: was the trace made in all-jumps mode?)"
+                                                         : "");
             if (flags & RVT_NXI_CALL) /* all-jumps mode: a direct call */
                 stack_push(d, xlen_mask(d, d->pc + in.len));
             d->pc = rvt_direct_target(&in, d->pc, d->xlen);

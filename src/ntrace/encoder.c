@@ -572,7 +572,7 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
 
 /* trTeInstEnAllJumps: a direct jump is reported as a taken branch. */
 static inline unsigned as_reported(const rvt_ntrace_encoder *e, unsigned flags) {
-    if (e->o.all_jumps && (flags & (RVT_NXI_JUMP | RVT_NXI_INDIRECT)) == RVT_NXI_JUMP)
+    if (e->o.all_jumps && nx_direct_jump(flags))
         flags |= RVT_NXI_BRANCH | RVT_NXI_TAKEN;
     return flags;
 }

@@ -7,6 +7,12 @@
 
 #include "rvtrace/ntrace.h"
 
+/* A direct jump by its RVT_NXI_* flags (an unconditional transfer the code
+ * gives the target of): what trTeInstEnAllJumps reports as a taken branch. */
+static inline bool nx_direct_jump(unsigned flags) {
+    return (flags & (RVT_NXI_JUMP | RVT_NXI_INDIRECT)) == RVT_NXI_JUMP;
+}
+
 /* Return-address stack of the implicit-return optimisation. It behaves like
  * NexRv's: `depth` + 1 slots are written round-robin while a pop steps back
  * over `depth` of them, and the fill level saturates at `depth`. The decoder

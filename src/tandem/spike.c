@@ -199,13 +199,11 @@ static void follow_translation(converter *c, const pending *g, const rvt_insn *i
  * xRET whose first instruction at the return address trapped on fetch has
  * no commit line of its own after it. */
 static unsigned priv_after(const converter *c, const pending *g) {
-    if (g->valid && !g->trap && g->len == 4) {
-        if (g->insn == 0x30200073) /* mret */
-            return c->mpp;
-        if (g->insn == 0x10200073) /* sret */
-            return c->spp;
-    }
-    return g->priv;
+    if (!g->valid || g->trap || !g->len)
+        return g->priv;
+    rvt_insn in;
+    rvt_decode(g->insn, c->p.xlen, &in);
+    return in.op == RVT_OP_MRET ? c->mpp : in.op == RVT_OP_SRET ? c->spp : g->priv;
 }
 
 /* spike does not log what its host (HTIF) writes to memory, nor load data,

@@ -753,12 +753,17 @@ static void copy_inputs(rvt_tv_verifier *v, const group_view *g) {
     }
 }
 
-/* A request is at an access's physical address; or, where the group gives
- * an effective address and the request has that one, the request is in
- * effective terms (a spike log knows no other) and is at the access's
- * effective address: like is compared with like. */
+/* Whether a request's address is in effective terms: the group gives an
+ * effective address and the request has that one (a spike log knows no
+ * other). */
+static bool request_effective(const group_view *g, uint64_t req_addr) {
+    return g->has_eaddr && g->eaddr == req_addr;
+}
+
+/* A request is at an access's physical address, or, in effective terms, at
+ * its effective address: like is compared with like. */
 static bool request_at(const group_view *g, uint64_t req_addr, const rvt_mem_access *a) {
-    return req_addr == a->paddr || (g->has_eaddr && g->eaddr == req_addr && a->vaddr == req_addr);
+    return req_addr == a->paddr || (request_effective(g, req_addr) && a->vaddr == req_addr);
 }
 
 static bool memop_is_write(unsigned op) { return op == RVT_TV_STORE || op == RVT_TV_SC; }
@@ -830,7 +835,7 @@ static bool compare_memory(rvt_tv_verifier *v, group_view *g, bool *opened, uint
         divergence(v, opened, pc);
         detail(v, "memory: the trace's %s of %u bytes at %#" PRIx64 " was not made by the model",
                rvt_tv_memop_name(r->memop), 1u << r->size, r->addr);
-        if (r->has_data && memop_is_write(r->memop) && !(g->has_eaddr && g->eaddr == r->addr))
+        if (r->has_data && memop_is_write(r->memop) && !request_effective(g, r->addr))
             rvt_machine_write_mem(v->m, r->addr, &r->value, 1u << r->size); /* (physical addresses only) */
         ok = false;
     }

@@ -1346,11 +1346,11 @@ static int write_callgrind(const char *path, rvt_profile *p, int argc, char **ar
 enum { HINT_BYTES = 64 << 10, HINT_UNITS = 8 };
 
 static uint64_t clean_units(const uint8_t *b, size_t n, const char *format, const rvt_etrace_params *p,
-                            const rvt_etrace_options *o, unsigned src_bits) {
+                            const rvt_etrace_options *o, const rvt_te_transport *t, unsigned src_bits) {
     rvt_diag d = {{0}};
     uint64_t units = 0;
     if (!strcmp(format, "etrace")) {
-        rvt_te_raw_cursor c = {.data = b, .size = n};
+        rvt_te_raw_cursor c = {.data = b, .size = n, .t = t};
         rvt_te_inst pkt;
         int rc;
         while ((rc = rvt_te_raw_next(&c, p, o, &pkt, NULL, &d)) == 1)
@@ -1368,7 +1368,8 @@ static uint64_t clean_units(const uint8_t *b, size_t n, const char *format, cons
 }
 
 static void hint_lost_trace(const char *trace, const char *format, const rvt_etrace_params *p,
-                            const rvt_etrace_options *o, unsigned src_bits, const char *elfs) {
+                            const rvt_etrace_options *o, const rvt_te_transport *t, unsigned src_bits,
+                            const char *elfs) {
     struct stat st;
     rvt_zreader *z = NULL;
     rvt_diag d = {{0}};
@@ -1383,9 +1384,9 @@ static void hint_lost_trace(const char *trace, const char *format, const rvt_etr
         static const char *const formats[] = {"etrace", "ntrace", "sifive"};
         char others[160] = "";
         size_t at = 0;
-        bool as_given = clean_units(b, (size_t)n, format, p, o, src_bits) >= HINT_UNITS;
+        bool as_given = clean_units(b, (size_t)n, format, p, o, t, src_bits) >= HINT_UNITS;
         for (size_t k = 0; k < 3 && !as_given; k++) {
-            uint64_t units = strcmp(formats[k], format) ? clean_units(b, (size_t)n, formats[k], p, o, src_bits) : 0;
+            uint64_t units = strcmp(formats[k], format) ? clean_units(b, (size_t)n, formats[k], p, o, t, src_bits) : 0;
             if (units >= HINT_UNITS && at < sizeof others)
                 at += (size_t)snprintf(others + at, sizeof others - at, "%s--format %s (%" PRIu64 " %s)",
                                        at ? ", " : "", formats[k], units, k ? "messages" : "packets");
@@ -1719,7 +1720,8 @@ done:
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " place%s where trace was lost%s\n", trace, c.losses,
                 c.losses == 1 ? "" : "s", c.strict ? " (--strict: stopped at the first)" : "");
     if (c.losses && (c.listed == 0 || (c.losses >= 16 && c.losses * 32 > c.packets)) && !settings_path)
-        hint_lost_trace(trace, format, &p, &o, ntrace ? nopt.src_bits : 0, elfs_text[0] ? elfs_text : "the program");
+        hint_lost_trace(trace, format, &p, &o, tc.enabled ? &tc.t : NULL, ntrace ? nopt.src_bits : 0,
+                        elfs_text[0] ? elfs_text : "the program");
     if (status == 0 && c.bytes == 0) /* (a capture that failed, likelier than one of nothing) */
         fprintf(stderr, "rvtrace decode: %s: warning: the trace is empty: nothing to decode\n", trace);
     rvt_etrace_decoder_free(dec);

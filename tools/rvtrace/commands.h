@@ -169,9 +169,7 @@ void progress_end(progress *pr); /* clears the line */
  * machine on past the stop, with every sink, observer and progress display
  * detached first (nothing written changes; the machine is used up after it),
  * and says whether hart 0 repeats a loop, where, and whether it is stuck in
- * it; report_machine spells out the machine's options. spin_period: the shortest period, up to `longest`, with which the
- * last half of pcs[0..n) repeats, or 0. */
-size_t spin_period(const uint64_t *pcs, size_t n, size_t longest);
+ * it; report_machine spells out the machine's options. */
 void report_spin(FILE *f, rvt_machine *m, const rvt_image *img, const rvt_run_result *stopped);
 void report_machine(FILE *f, const rvt_machine_config *cfg);
 

@@ -14,7 +14,9 @@ enum {
     SPIN_LONGEST = SPIN_STEPS / 8,   /* the longest loop recognised */
 };
 
-size_t spin_period(const uint64_t *pcs, size_t n, size_t longest) {
+/* The shortest period, up to `longest`, with which the last half of
+ * pcs[0..n) repeats, or 0. */
+static size_t spin_period(const uint64_t *pcs, size_t n, size_t longest) {
     size_t half = n / 2;
     for (size_t p = 1; p <= longest && p <= half; p++) {
         if (pcs[n - 1 - p] != pcs[n - 1])
