@@ -33,14 +33,14 @@ for d in "$DIR"/sifive/*/; do
                --elf "$d/$(awk '$1 == "image" { print $2; exit }' "$d/options.txt")" \
                "$d/$(awk '$1 == "capture" { print $2 }' "$d/options.txt")"
     fi
-    "$RVTRACE" decode --format sifive "$@" --pcs -o "$TMP/pcs" 2> /dev/null
+    "$RVTRACE" decode --format sifive "$@" --pcs "$TMP/pcs" 2> /dev/null
     n=$(wc -l < "$TMP/pcs")
     [ "$n" -gt 0 ] || continue
     with="" without="" dqr_with="" dqr_without=""
     i=0
     while [ $i -lt "$RUNS" ]; do
         rm -f "$TMP/pcs" # a new file each time, as a user writes one
-        with="$with $(time_of "$RVTRACE" decode --format sifive "$@" --pcs -o "$TMP/pcs")"
+        with="$with $(time_of "$RVTRACE" decode --format sifive "$@" --pcs "$TMP/pcs")"
         without="$without $(time_of "$RVTRACE" decode --format sifive "$@" --messages /dev/null)"
         if [ -n "$DQR" ]; then
             cmd=$(awk '$1 == "reference-command" { $1 = ""; print }' "$d/options.txt" | sed 's/(plus.*//; s/^ *dqr //')

@@ -35,8 +35,8 @@ CONSUMERS="profile folded coverage callgrind lcov gmon pcs listing"
 args() { # the decode options of consumer $1
     case $1 in
     profile) echo "--profile 10" ;;
-    pcs) echo "--pcs -o /dev/null" ;;
-    listing) echo "--listing -o /dev/null" ;;
+    pcs) echo "--pcs /dev/null" ;;
+    listing) echo "--listing /dev/null" ;;
     *) echo "--$1 $W/$1" ;;
     esac
 }

@@ -35,7 +35,7 @@ rejected --max-insns 1e6 run --etrace "$W/out" "$elf"
 rejected --max-insns " 5" run --etrace "$W/out" "$elf"
 rejected --pmpregions 65 run --etrace "$W/out" "$elf"
 rejected --ctr-depth 300 run --etrace "$W/out" "$elf"
-rejected --threads 2x decode --format etrace --elf "$elf" "$elf" --pcs -o "$W/out"
+rejected --threads 2x decode --format etrace --elf "$elf" "$elf" --pcs "$W/out"
 rejected --profile -3 decode --format etrace --elf "$elf" "$elf" -o "$W/out"
 rejected --resync-max 99 encode --format etrace "$elf" -o "$W/out"
 rejected --filter-range 0x80000000 encode --format etrace "$elf" -o "$W/out"
@@ -44,22 +44,22 @@ rejected --src-bits 17 dump --format ntrace "$elf"
 # good values, decimal and hex
 "$R" run --max-insns 0x1000 --pcs "$W/run.pcs" --ntrace "$W/hex.nex" --call-stack 0x20 "$elf" > /dev/null 2>&1
 [ $? -eq 124 ] && [ -s "$W/hex.nex" ] || { echo "run --max-insns 0x1000 --call-stack 0x20: did not run"; fail=1; }
-"$R" decode --format ntrace --call-stack 32 --elf "$elf" "$W/hex.nex" --pcs -o "$W/hex.pcs" --threads 2 2> /dev/null
+"$R" decode --format ntrace --call-stack 32 --elf "$elf" "$W/hex.nex" --pcs "$W/hex.pcs" --threads 2 2> /dev/null
 [ "$(wc -l < "$W/run.pcs")" -gt 4000 ] && cmp -s "$W/run.pcs" "$W/hex.pcs" ||
     { echo "decode --call-stack 32 --threads 2: not the run's $(wc -l < "$W/run.pcs") addresses"; fail=1; }
 "$R" run --max-insns 0x1000 --ntrace "$W/counter.nex" --call-counter 0x10 "$elf" > /dev/null 2>&1
-"$R" decode --format ntrace --call-counter 16 --elf "$elf" "$W/counter.nex" --pcs -o "$W/counter.pcs" 2> /dev/null
+"$R" decode --format ntrace --call-counter 16 --elf "$elf" "$W/counter.nex" --pcs "$W/counter.pcs" 2> /dev/null
 cmp -s "$W/run.pcs" "$W/counter.pcs" || { echo "run and decode --call-counter 16: not the run's addresses"; fail=1; }
 # a settings file
 printf 'archsize = 6x4\nrtd = none.rtd\n' > "$W/bad.settings"
-"$R" decode --format sifive --settings "$W/bad.settings" --pcs -o "$W/out" > /dev/null 2> "$W/err"
+"$R" decode --format sifive --settings "$W/bad.settings" --pcs "$W/out" > /dev/null 2> "$W/err"
 rc=$?
 grep -q "bad.settings:1: archsize .*'6x4'" "$W/err" && [ $rc -ne 0 ] && [ ! -e "$W/out" ] ||
     { echo "settings: exit $rc, $(head -c 200 "$W/err")"; fail=1; }
 # an empty trace, a directory
 : > "$W/empty"
 for format in etrace ntrace; do
-    "$R" decode --format $format --elf "$elf" "$W/empty" --pcs -o "$W/empty.pcs" 2> "$W/err"
+    "$R" decode --format $format --elf "$elf" "$W/empty" --pcs "$W/empty.pcs" 2> "$W/err"
     rc=$?
     [ $rc -eq 0 ] && [ ! -s "$W/empty.pcs" ] && grep -q "empty.*warning: the trace is empty" "$W/err" ||
         { echo "decode --format $format of an empty trace: exit $rc, $(head -c 200 "$W/err")"; fail=1; }
@@ -120,13 +120,13 @@ done
 # program's code names the program.
 dhry=$SHARED/corpus/programs/dhrystone.riscv
 "$R" run --ntrace "$W/hint.nex" --etrace "$W/hint.te" "$dhry" > /dev/null 2>&1
-"$R" decode --elf "$dhry" "$W/hint.nex" --pcs -o "$W/hint.pcs" 2> "$W/hint.err"
+"$R" decode --elf "$dhry" "$W/hint.nex" --pcs "$W/hint.pcs" 2> "$W/hint.err"
 grep -q "hint: .*hint.nex is not read as etrace; .* as --format ntrace" "$W/hint.err" ||
     { echo "an N-Trace stream decoded as E-Trace gives no hint:"; tail -2 "$W/hint.err"; fail=1; }
-"$R" decode --elf "$SHARED/corpus/programs/median.riscv" "$W/hint.te" --pcs -o "$W/hint.pcs" 2> "$W/hint.err"
+"$R" decode --elf "$SHARED/corpus/programs/median.riscv" "$W/hint.te" --pcs "$W/hint.pcs" 2> "$W/hint.err"
 grep -q "hint: .*hint.te reads as etrace without an error, but .*median.riscv" "$W/hint.err" ||
     { echo "an E-Trace decoded with another program gives no hint:"; tail -2 "$W/hint.err"; fail=1; }
-"$R" decode --elf "$dhry" "$W/hint.te" --pcs -o "$W/hint.pcs" 2> "$W/hint.err"
+"$R" decode --elf "$dhry" "$W/hint.te" --pcs "$W/hint.pcs" 2> "$W/hint.err"
 [ -s "$W/hint.err" ] && { echo "a clean decode prints:"; head -2 "$W/hint.err"; fail=1; }
 [ $fail -eq 0 ] && echo "command-line input: ok"
 exit $fail

@@ -24,7 +24,7 @@ for raw in "$G"/*.te_inst_raw; do
     "$R" convert "$SHARED/corpus/spike/$name.csv.zst" "$out.want"
     if grep -q "^$CONFIG $name\b" "$(dirname "$0")/etrace_decode_limits.txt"; then
         # Known limit (see the file): the decoded list must be a correct prefix.
-        "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs -o "$out.got" \
+        "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs "$out.got" \
             --traps "$out.traps" 2> "$out.err"
         n=$(wc -l < "$out.got")
         loop=$(sed -n 's/.*warning: the trace ends in a loop that no packet counts (\([0-9]*\) instructions.*/\1/p' \
@@ -44,7 +44,7 @@ for raw in "$G"/*.te_inst_raw; do
                 fail=$((fail + 1))
             fi
         fi
-    elif ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs -o "$out.got" \
+    elif ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs "$out.got" \
         --traps "$out.traps" 2> "$out.err" || ! cmp -s "$out.want" "$out.got"; then
         echo "$CONFIG $name: decoded PCs differ from the corpus trace ($(cmp "$out.want" "$out.got" 2>&1 | head -1))"
         fail=$((fail + 1))

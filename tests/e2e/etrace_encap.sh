@@ -36,7 +36,7 @@ for name in dhrystone median embench-crc32; do
     "$R" convert "$SHARED/corpus/spike/$name.csv.zst" "$out.want"
     # shellcheck disable=SC2086
     if ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" $ENCAP --elf "$elf" "$out.enc" --pcs \
-        -o "$out.got" || ! cmp -s "$out.want" "$out.got"; then
+        "$out.got" || ! cmp -s "$out.want" "$out.got"; then
         echo "$name: decoding the encapsulated stream does not give the corpus PC list"; fail=$((fail + 1))
     fi
     # Damage a byte in the first quarter: the decode must report it and end
@@ -46,7 +46,7 @@ for name in dhrystone median embench-crc32; do
     printf '\377' | dd of="$out.enc" bs=1 seek="$at" conv=notrunc 2>/dev/null
     # shellcheck disable=SC2086
     if "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" $ENCAP --elf "$elf" "$out.enc" --pcs \
-        -o "$out.damaged" 2> "$out.err"; then
+        "$out.damaged" 2> "$out.err"; then
         echo "$name: damage at byte $at not reported"; fail=$((fail + 1))
     fi
     if [ "$(tail -n 1000 "$out.want" | md5sum)" != "$(tail -n 1000 "$out.damaged" | md5sum)" ]; then

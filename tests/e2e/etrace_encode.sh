@@ -18,7 +18,7 @@ for input in "$G"/*.encoder_input.zst; do
     out=$WORK/$CONFIG-$name
     count=$((count + 1))
     "$R" encode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" "$input" -o "$out.raw" \
-        --stats "$CONFIG" > "$out.stats" || { fail=$((fail + 1)); continue; }
+        --stats --stats-label "$CONFIG" > "$out.stats" || { fail=$((fail + 1)); continue; }
     if ! cmp -s "$out.raw" "$G/$name.te_inst_raw"; then
         echo "$CONFIG $name: raw stream differs from the golden one"; fail=$((fail + 1))
     fi

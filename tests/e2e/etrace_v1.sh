@@ -17,12 +17,12 @@ for name in br_j_asm test_discon_branch_exception dhrystone; do
     "$R" convert "$SHARED/corpus/spike/$name.csv.zst" "$W/$name.ref.pcs" 2> /dev/null &&
         "$R" encode --format etrace $cfg --v1 "$G/$name.encoder_input.zst" -o "$W/$name.te" 2> /dev/null ||
         { echo "$name: no reference or no 1.0-layout trace"; fail=1; continue; }
-    "$R" decode --format etrace $cfg --elf "$elf" --v1 "$W/$name.te" --pcs -o "$W/$name.pcs" 2> "$W/err"
+    "$R" decode --format etrace $cfg --elf "$elf" --v1 "$W/$name.te" --pcs "$W/$name.pcs" 2> "$W/err"
     st=$?
     [ $st -eq 0 ] && cmp -s "$W/$name.pcs" "$W/$name.ref.pcs" ||
         { echo "$name: decode --v1 exit $st, not spike's PC list"; head -3 "$W/err"; fail=1; }
     if [ $name = br_j_asm ]; then
-        "$R" decode --format etrace $cfg --elf "$elf" "$W/$name.te" --pcs -o "$W/$name.v2.pcs" 2> /dev/null
+        "$R" decode --format etrace $cfg --elf "$elf" "$W/$name.te" --pcs "$W/$name.v2.pcs" 2> /dev/null
         cmp -s "$W/$name.v2.pcs" "$W/$name.ref.pcs" && { echo "$name: the 1.0 layout also decodes as 2.0"; fail=1; }
     fi
 done

@@ -27,30 +27,30 @@ cp "$elf" "$W/prog"
 "$R" run --max-insns 300000 --etrace "$W/t.te" --ntrace "$W/t.nex" --retire "$W/t.rvti" --pcs "$W/run.pcs" \
     "$W/prog" > /dev/null 2>&1
 [ -s "$W/t.te" ] && [ -s "$W/t.nex" ] && [ -s "$W/t.rvti" ] || { echo "FAIL: run made no traces"; exit 1; }
-"$R" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs -o "$W/file.pcs" 2> /dev/null
+"$R" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs "$W/file.pcs" 2> /dev/null
 [ -s "$W/file.pcs" ] || { echo "FAIL: decode of the file made nothing"; exit 1; }
 
 # --- pipes and FIFOs read like files
-cat "$W/t.te" | $T "$R" decode --format etrace --elf "$W/prog" /dev/stdin --pcs -o "$W/stdin.pcs" 2> "$W/err"
+cat "$W/t.te" | $T "$R" decode --format etrace --elf "$W/prog" /dev/stdin --pcs "$W/stdin.pcs" 2> "$W/err"
 cmp -s "$W/file.pcs" "$W/stdin.pcs" || bad "decode of /dev/stdin (a pipe): $(head -c 200 "$W/err")"
 if command -v zstd > /dev/null; then
     zstd -q -f "$W/t.te" -o "$W/t.te.zst"
-    cat "$W/t.te.zst" | $T "$R" decode --format etrace --elf "$W/prog" /dev/stdin --pcs -o "$W/zpipe.pcs" 2> "$W/err"
+    cat "$W/t.te.zst" | $T "$R" decode --format etrace --elf "$W/prog" /dev/stdin --pcs "$W/zpipe.pcs" 2> "$W/err"
     cmp -s "$W/file.pcs" "$W/zpipe.pcs" || bad "decode of a zstd trace through a pipe: $(head -c 200 "$W/err")"
 fi
 if command -v bash > /dev/null; then # (<(...): a pipe named /dev/fd/N)
-    bash -c '"$1" decode --format etrace --elf "$2" <(cat "$3") --pcs -o "$4"' sh "$R" "$W/prog" "$W/t.te" \
+    bash -c '"$1" decode --format etrace --elf "$2" <(cat "$3") --pcs "$4"' sh "$R" "$W/prog" "$W/t.te" \
         "$W/procsub.pcs" 2> "$W/err"
     cmp -s "$W/file.pcs" "$W/procsub.pcs" || bad "decode of <(cat trace): $(head -c 200 "$W/err")"
-    bash -c '"$1" decode --format etrace --elf <(cat "$2") "$3" --pcs -o "$4"' sh "$R" "$W/prog" "$W/t.te" \
+    bash -c '"$1" decode --format etrace --elf <(cat "$2") "$3" --pcs "$4"' sh "$R" "$W/prog" "$W/t.te" \
         "$W/procelf.pcs" 2> "$W/err"
     cmp -s "$W/file.pcs" "$W/procelf.pcs" || bad "decode --elf <(cat program): $(head -c 200 "$W/err")"
 fi
 mkfifo "$W/fifo" || exit 1
 cat "$W/t.nex" > "$W/fifo" &
-$T "$R" decode --format ntrace --elf "$W/prog" "$W/fifo" --pcs -o "$W/fifo.pcs" 2> "$W/err"
+$T "$R" decode --format ntrace --elf "$W/prog" "$W/fifo" --pcs "$W/fifo.pcs" 2> "$W/err"
 wait
-"$R" decode --format ntrace --elf "$W/prog" "$W/t.nex" --pcs -o "$W/nex.pcs" 2> /dev/null
+"$R" decode --format ntrace --elf "$W/prog" "$W/t.nex" --pcs "$W/nex.pcs" 2> /dev/null
 [ -s "$W/nex.pcs" ] && cmp -s "$W/nex.pcs" "$W/fifo.pcs" || bad "decode of a FIFO: $(head -c 200 "$W/err")"
 for format in ntrace etrace; do
     cat "$W/t.rvti" > "$W/fifo" &
@@ -66,7 +66,7 @@ done
 
 # --- a full device: an error naming the output, exit 1
 if [ -c /dev/full ]; then
-    "$R" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs -o /dev/full 2> "$W/err"
+    "$R" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs /dev/full 2> "$W/err"
     rc=$?
     [ $rc -eq 1 ] && grep -q "/dev/full" "$W/err" || bad "decode -o /dev/full: exit $rc, $(head -c 200 "$W/err")"
     for cmd in "decode --format etrace --elf $W/prog $W/t.te --pcs" "stats --format etrace $W/t.te" \
@@ -90,10 +90,10 @@ refused() {
         bad "$what: exit $rc, input changed or $(head -c 200 "$W/err")"
     cp "$W/before" "$keep" # (the next checks need it whole)
 }
-refused "decode X --pcs -o X" "$W/t.te" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs -o "$W/t.te"
-refused "decode --traps ELF" "$W/prog" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs -o "$W/o" --traps "$W/prog"
+refused "decode X --pcs X" "$W/t.te" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs "$W/t.te"
+refused "decode --traps ELF" "$W/prog" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs "$W/o" --traps "$W/prog"
 ln -s t.te "$W/alias.te"
-refused "decode -o a link to the input" "$W/t.te" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs -o "$W/alias.te"
+refused "decode -o a link to the input" "$W/t.te" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs "$W/alias.te"
 refused "run --pcs X X" "$W/prog" run --pcs "$W/prog" "$W/prog"
 refused "encode IN -o IN" "$W/t.rvti" encode --format etrace "$W/t.rvti" -o "$W/t.rvti"
 refused "encode --format ntrace IN -o IN" "$W/t.rvti" encode --format ntrace "$W/t.rvti" -o "$W/t.rvti"
@@ -147,7 +147,7 @@ for sig in $signals HUP; do
     rm -f "$W/te.fifo" && mkfifo "$W/te.fifo" || exit 1
     (head -c $half "$W/t.te"; exec sleep 30) > "$W/te.fifo" 2> /dev/null &
     feeder=$!
-    start decode --format etrace --elf "$W/prog" "$W/te.fifo" --pcs -o "$W/dec.out" 2> /dev/null
+    start decode --format etrace --elf "$W/prog" "$W/te.fifo" --pcs "$W/dec.out" 2> /dev/null
     child=$!
     wait_for "$W/.dec.out.*" || bad "decode -o: no temporary file beside the output"
     sleep 0.3
@@ -163,7 +163,7 @@ done
 # a failed decode (a trace cut inside a zstd frame) leaves no output either
 if command -v zstd > /dev/null; then
     head -c $(($(wc -c < "$W/t.te.zst") / 2)) "$W/t.te.zst" > "$W/cut.te.zst"
-    "$R" decode --format etrace --elf "$W/prog" "$W/cut.te.zst" --pcs -o "$W/cut.pcs" 2> "$W/err"
+    "$R" decode --format etrace --elf "$W/prog" "$W/cut.te.zst" --pcs "$W/cut.pcs" 2> "$W/err"
     rc=$?
     [ $rc -eq 1 ] && [ ! -e "$W/cut.pcs" ] || bad "decode of a cut zstd trace: exit $rc, output left or $(head -c 200 "$W/err")"
 fi
@@ -182,13 +182,13 @@ usage "bogus" run --pmu-events bogus "$W/prog"
 usage "flen" run --tandem "$W/x.tv" --flen 7 "$W/prog"
 usage "mlen" convert --mlen 99 "$W/t.rvti" "$W/x.tv"
 usage "option --pcs needs a value" run "$W/prog" --pcs
-usage "option --traps needs a value" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs --traps
+usage "option --traps needs a value" decode --format etrace --elf "$W/prog" "$W/t.te" --pcs - --traps
 usage "option -o needs a value" encode --format etrace "$W/t.rvti" -o
 usage "option --elf needs a value" verify --elf
 usage "unknown option" decode --no-such-option "$W/t.te"
-usage "one trace" decode --format etrace --elf "$W/prog" "$W/t.te" "$W/t.te" --pcs
+usage "one trace" decode --format etrace --elf "$W/prog" "$W/t.te" "$W/t.te" --pcs -
 usage "one trace" stats --format etrace "$W/t.te" "$W/t.te"
-usage "SRC field" decode --format ntrace --src-bits 1 --source 99 --elf "$W/prog" "$W/t.nex" --pcs -o "$W/x.pcs"
+usage "SRC field" decode --format ntrace --src-bits 1 --source 99 --elf "$W/prog" "$W/t.nex" --pcs "$W/x.pcs"
 [ -e "$W/x.tv" ] || [ -e "$W/x.pcs" ] && bad "a usage error wrote its output"
 "$R" --help | grep -q "2 a usage error" || bad "rvtrace --help has no exit-status table"
 for c in run convert encode decode stats dump verify disasm; do

@@ -11,7 +11,7 @@ fail=0
 for format in etrace ntrace; do
     trace=$WORK/$NAME.te
     [ $format = ntrace ] && trace=$WORK/$NAME.nex
-    "$RVTRACE" decode --format $format --elf "$elf" "$trace" --listing -o "$WORK/$NAME.$format.lst" || fail=1
+    "$RVTRACE" decode --format $format --elf "$elf" "$trace" --listing "$WORK/$NAME.$format.lst" || fail=1
     "$CHECK" "$CORPUS/objdump/$NAME.aliases.txt.zst" "$WORK/$NAME.$format.lst" || fail=1
 done
 [ $fail = 0 ] && rm -f "$WORK/$NAME".*

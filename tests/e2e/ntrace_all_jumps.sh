@@ -28,7 +28,7 @@ for name in dhrystone embench-crc32; do
         "$R" run --ntrace "$W/$name.$mode.nex" $flag "$elf" > /dev/null 2>&1 &&
         "$R" run --ntrace "$W/$name.$mode.aj.nex" $flag --all-jumps "$elf" > /dev/null 2>&1 ||
             { echo "$name $mode: run failed"; fail=1; continue; }
-        "$R" decode --format ntrace --elf "$elf" --all-jumps "$W/$name.$mode.aj.nex" --pcs -o "$W/$name.$mode.pcs" 2> "$W/err"
+        "$R" decode --format ntrace --elf "$elf" --all-jumps "$W/$name.$mode.aj.nex" --pcs "$W/$name.$mode.pcs" 2> "$W/err"
         st=$?
         [ $st -eq 0 ] && cmp -s "$W/$name.$mode.pcs" "$W/$name.ref.pcs" ||
             { echo "$name $mode: decode with --all-jumps, exit $st, differs from spike's PC list"; head -3 "$W/err"; fail=1; }
@@ -37,7 +37,7 @@ for name in dhrystone embench-crc32; do
             all=$("$R" dump --format ntrace "$W/$name.btm.aj.nex" | grep -c -- "- DirectBranch$")
             [ "$jumps" -gt 0 ] && [ $((all - plain)) -eq "$jumps" ] ||
                 { echo "$name: $plain DirectBranch messages, $all with --all-jumps; spike retired $jumps direct jumps"; fail=1; }
-            "$R" decode --format ntrace --elf "$elf" "$W/$name.btm.aj.nex" --pcs -o "$W/x.pcs" 2> "$W/err"
+            "$R" decode --format ntrace --elf "$elf" "$W/$name.btm.aj.nex" --pcs "$W/x.pcs" 2> "$W/err"
             grep -q "was the trace made in all-jumps mode" "$W/err" ||
                 { echo "$name: decoding without --all-jumps gives no hint:"; head -3 "$W/err"; fail=1; }
         fi

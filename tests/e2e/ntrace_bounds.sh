@@ -34,7 +34,7 @@ BAD='\374\003'
 check() {
     name=$1 want=$2 text=$3 pcs=$4
     shift 4
-    timeout 60 "$R" decode "$@" --pcs -o "$name.pcs" 2> "$name.err"
+    timeout 60 "$R" decode "$@" --pcs "$name.pcs" 2> "$name.err"
     st=$?
     [ "$st" -eq "$want" ] || { echo "$name: exit status $st, expected $want"; head -5 "$name.err"; fail=1; }
     grep -q "$text" "$name.err" || { echo "$name: '$text' not said:"; head -5 "$name.err"; fail=1; }

@@ -41,7 +41,7 @@ for nex in "$G"/tst$N/*.nex; do
     if [ -z "$elf" ]; then
         echo "$name: no ELF in the corpus, decode not checked"; continue
     fi
-    if ! "$R" decode --format ntrace --elf "$elf" "$nex" --pcs -o "$WORK/$name.pcs"; then
+    if ! "$R" decode --format ntrace --elf "$elf" "$nex" --pcs "$WORK/$name.pcs"; then
         echo "$name: decode reported errors"; fail=$((fail + 1)); continue
     fi
     zstd -dcq "$pcseq" | awk -F, '{ a = tolower(substr($1, 3)); sub(/^0+/, "", a); print (a == "" ? "0" : a) }' \

@@ -25,7 +25,7 @@ for csv in "$SHARED"/corpus/spike/*.csv.zst; do
         count=$((count + 1))
         # shellcheck disable=SC2086
         if ! "$R" encode --format ntrace $opts "$csv" -o "$WORK/$name.nex" ||
-            ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs -o "$WORK/$name.got" \
+            ! "$R" decode --format ntrace --elf "$elf" "$WORK/$name.nex" --pcs "$WORK/$name.got" \
                 --traps "$WORK/$name.traps" --coverage "$WORK/$name.cov"; then
             echo "$name [$opts]: encode or decode failed"; fail=$((fail + 1)); continue
         fi

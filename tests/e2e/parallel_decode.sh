@@ -21,7 +21,7 @@ fail=0 count=0 split=0 traces=0
 decode() { # THREADS TRACE ELF OPTS... -> $W/out.THREADS.*
     t=$1 file=$2 program=$3
     shift 3
-    "$R" decode --elf "$program" "$file" "$@" --pcs -o "$W/out.$t.pcs" --profile 8 \
+    "$R" decode --elf "$program" "$file" "$@" --pcs "$W/out.$t.pcs" --profile 8 \
         --folded "$W/out.$t.folded" --traps "$W/out.$t.traps" --threads "$t" --segment 16 -q --stats \
         > "$W/out.$t.top" 2> "$W/out.$t.err"
     echo $? > "$W/out.$t.status"

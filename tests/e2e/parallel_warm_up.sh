@@ -14,7 +14,7 @@ fail=0 count=0
 decode() { # THREADS TRACE OPTS... -> $W/out.THREADS.*
     t=$1 file=$2
     shift 2
-    "$R" decode --elf "$elf" "$file" "$@" --pcs -o "$W/out.$t.pcs" --profile 8 --folded "$W/out.$t.folded" \
+    "$R" decode --elf "$elf" "$file" "$@" --pcs "$W/out.$t.pcs" --profile 8 --folded "$W/out.$t.folded" \
         --traps "$W/out.$t.traps" --threads "$t" -q --stats > "$W/out.$t.top" 2> "$W/out.$t.err"
     echo $? > "$W/out.$t.status"
 }

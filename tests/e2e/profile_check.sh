@@ -48,7 +48,7 @@ for name in dhrystone embench-crc32 coremark; do
     scf=hw64.scf
     [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && scf=hw32.scf
     if ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$raw" --pcs \
-            -o "$WORK/$name.pcs" || ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" \
+            "$WORK/$name.pcs" || ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" \
             --elf "$elf" "$raw" --coverage "$WORK/$name.cov"; then
         echo "$name: E-Trace decode failed"; fail=$((fail + 1)); continue
     fi

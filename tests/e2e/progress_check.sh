@@ -22,11 +22,11 @@ tty_run() { # NAME COMMAND...: the terminal's bytes in $W/NAME.tty
 tty_run run "$R run --max-insns 40000000 $elf 2> $W/run.err > /dev/null; $R run --max-insns 40000000 $elf > /dev/null"
 grep -q "rvtrace run: [0-9.]*M of 40.0M instructions" "$W/run.tty" || { echo "run: no progress line on the terminal"; fail=1; }
 [ -s "$W/run.err" ] && grep -q "instructions/s" "$W/run.err" && { echo "run: progress into a file"; fail=1; }
-tty_run decode "$R decode --format ntrace --elf $elf $nex --pcs -o $W/pcs"
+tty_run decode "$R decode --format ntrace --elf $elf $nex --pcs $W/pcs"
 grep -q "rvtrace decode: .*B of .*B (" "$W/decode.tty" || { echo "decode: no progress line on the terminal"; fail=1; }
-tty_run quiet "$R decode --quiet --format ntrace --elf $elf $nex --pcs -o $W/pcs.quiet"
+tty_run quiet "$R decode --quiet --format ntrace --elf $elf $nex --pcs $W/pcs.quiet"
 grep -q "rvtrace decode: .*B of" "$W/quiet.tty" && { echo "decode --quiet: progress shown"; fail=1; }
-PROGRESS=off tty_run off "$R decode --format ntrace --elf $elf $nex --pcs -o $W/pcs.off"
+PROGRESS=off tty_run off "$R decode --format ntrace --elf $elf $nex --pcs $W/pcs.off"
 grep -q "rvtrace decode: .*B of" "$W/off.tty" && { echo "RVTRACE_PROGRESS=off: progress shown"; fail=1; }
 cmp -s "$W/pcs" "$W/pcs.quiet" || { echo "the PC list differs with the progress line"; fail=1; }
 [ $fail -eq 0 ] && echo "progress: ok"

@@ -22,13 +22,13 @@ expect() {
 }
 
 expect settings_zero 1 "/dev/zero: more than 1048576 bytes, too big for settings file" \
-    "$R" decode --format sifive --settings /dev/zero --pcs
+    "$R" decode --format sifive --settings /dev/zero --pcs -
 { printf 'rtd = x.rtd\n# '; head -c 5000 /dev/zero | tr '\0' x; printf '\n'; } > long.settings
 expect settings_long_line 1 "long.settings:2: a line of more than 4095 bytes" \
-    "$R" decode --format sifive --settings long.settings --pcs
+    "$R" decode --format sifive --settings long.settings --pcs -
 printf 'rtd = x.rtd\npids = 12, oops\n' > pids.settings
 expect settings_pids 1 "pids.settings:2: pids: expected a number at 'oops'" \
-    "$R" decode --format sifive --settings pids.settings --pcs
+    "$R" decode --format sifive --settings pids.settings --pcs -
 
 # a Linux Image header (magic2 "RSC\x05" at byte 56), text_offset all ones
 { printf '\157\000\000\000\000\000\000\000'; printf '\377\377\377\377\377\377\377\377';

@@ -51,12 +51,12 @@ for input in "$G"/*.encoder_input.zst; do
     fi
     "$R" convert "$spike" "$out.want"
     if ! "$R" decode --format etrace --scf "$G/$scf" --ucf "$G/encoder.ucf" --elf "$elf" "$out.te" --pcs \
-        -o "$out.got" || ! cmp -s "$out.want" "$out.got"; then
+        "$out.got" || ! cmp -s "$out.want" "$out.got"; then
         echo "$name: the trace with halts and resets does not decode to the corpus PC list"; fail=$((fail + 1))
     fi
     # N-Trace: the same input with the program's instruction bits.
     if ! "$R" encode --format ntrace --call-stack 8 --repeat-history 2 --elf "$elf" "$out.csv" -o "$out.nex" ||
-        ! "$R" decode --format ntrace --elf "$elf" "$out.nex" --pcs -o "$out.ngot" ||
+        ! "$R" decode --format ntrace --elf "$elf" "$out.nex" --pcs "$out.ngot" ||
         ! cmp -s "$out.want" "$out.ngot"; then
         echo "$name: N-Trace with halts and resets does not decode to the corpus PC list"; fail=$((fail + 1))
     fi

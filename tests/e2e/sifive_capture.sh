@@ -26,7 +26,7 @@ decode() { # decode NAME OPTIONS...: standard error to $W/NAME.stderr, exit stat
     echo "$st" > "$W/$name.status"
     cat "$W/$name.stderr"
 }
-decode all --pcs -o "$W/pcs" --messages "$W/messages" --itc-print "$W/itc"
+decode all --pcs "$W/pcs" --messages "$W/messages" --itc-print "$W/itc"
 if [ -f "$DIR/expected.pcs" ] || [ -f "$DIR/expected.pcs.zst" ]; then
     "$CMP" pcs "$W/pcs" "$(expected expected.pcs)"
     cores=""
@@ -34,7 +34,7 @@ else
     cores=$(ls "$DIR" | sed -n 's/^expected\.core\([0-9]*\)\.pcs.*/\1/p')
 fi
 for n in $cores; do # one list per trace source, and its losses where SiFive's decoder had them
-    decode "core$n" --source "$n" --pcs -o "$W/core$n.pcs"
+    decode "core$n" --source "$n" --pcs "$W/core$n.pcs"
     "$CMP" pcs "$W/core$n.pcs" "$(expected "expected.core$n.pcs")"
     sed -n 's/.*trace lost after \([0-9]*\) instructions.*/\1/p' "$W/core$n.stderr" > "$W/core$n.losses"
     awk -F'\t' -v k="core$n.pcs" '$2 ~ /getInstructionByAddress failed/ { split($1, a, "="); if (a[1] == k) print a[2] }' \

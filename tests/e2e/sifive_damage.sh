@@ -14,7 +14,7 @@ size=$(wc -c < "$cap")
 fail=0
 # decode NAME FILE [SRC-BITS]: status and standard error kept in $W
 decode() {
-    "$R" decode --format sifive --src-bits "${3:-$bits}" --elf "$elf" "$2" --pcs -o "$W/$1.pcs" 2> "$W/$1.err"
+    "$R" decode --format sifive --src-bits "${3:-$bits}" --elf "$elf" "$2" --pcs "$W/$1.pcs" 2> "$W/$1.err"
     echo $? > "$W/$1.status"
 }
 expect() { # expect NAME STATUSES PATTERN: the exit status is one of STATUSES, stderr matches
@@ -57,7 +57,7 @@ decode wrongbits "$cap" $((bits + 1))
 expect wrongbits "3" "trace lost"
 # --strict stops at the first loss: exit 3, one loss reported, a prefix of the flow
 losses=$(grep -c "trace lost" "$W/wrongbits.err")
-"$R" decode --format sifive --strict --src-bits $((bits + 1)) --elf "$elf" "$cap" --pcs -o "$W/strict.pcs" \
+"$R" decode --format sifive --strict --src-bits $((bits + 1)) --elf "$elf" "$cap" --pcs "$W/strict.pcs" \
     2> "$W/strict.err"
 st=$?
 [ "$st" -eq 3 ] || { echo "strict: exit status $st, expected 3"; fail=1; }

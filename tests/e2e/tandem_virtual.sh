@@ -17,13 +17,13 @@ for x in 64 32; do
     # the store under MPRV, at its virtual address
     grep -Eq " mem 0x0*40000018 0x0*77$" "$W/vm$x.log" || { echo "vm$x: the MPRV store is not in the log"; fail=1; }
     "$R" convert --xlen $x "$W/vm$x.log" "$W/vm$x.tv" 2> /dev/null || { echo "vm$x: convert failed"; fail=1; continue; }
-    "$R" verify --elf "$elf" --partial mstatus "$W/vm$x.tv" > "$W/vm$x.out" 2>&1
+    "$R" verify --elf "$elf" --tandem-fields -mstatus "$W/vm$x.tv" > "$W/vm$x.out" 2>&1
     st=$?
     [ $st -eq 0 ] && grep -q "no divergence" "$W/vm$x.out" || { echo "vm$x: verify exit $st:"; head -20 "$W/vm$x.out"; fail=1; }
     sed 's/\( mem 0x0*40000018 0x0*\)77$/\178/' "$W/vm$x.log" > "$W/bad$x.log"
     cmp -s "$W/vm$x.log" "$W/bad$x.log" && { echo "vm$x: no store to corrupt"; fail=1; }
     "$R" convert --xlen $x "$W/bad$x.log" "$W/bad$x.tv" 2> /dev/null || { echo "vm$x: convert of the bad log failed"; fail=1; continue; }
-    "$R" verify --elf "$elf" --partial mstatus "$W/bad$x.tv" > "$W/bad$x.out" 2>&1
+    "$R" verify --elf "$elf" --tandem-fields -mstatus "$W/bad$x.tv" > "$W/bad$x.out" 2>&1
     st=$?
     [ $st -eq 1 ] && grep -q "divergence 1:" "$W/bad$x.out" && grep -Eq "store (to|data).*0x78" "$W/bad$x.out" ||
         { echo "vm$x: the wrong MPRV store was not named (exit $st):"; head -20 "$W/bad$x.out"; fail=1; }
@@ -33,7 +33,7 @@ for n in rv64ui-v-ld rv64ua-v-amoadd_w; do
     elf=$SHARED/isa/programs/$n
     "$LOG_OF" "$elf" "$W/$n.log" && "$R" convert "$W/$n.log" "$W/$n.tv" 2> /dev/null || { echo "$n: no trace"; fail=1; continue; }
     grep -q "exception trap_instruction_page_fault" "$W/$n.log" || { echo "$n: no fetch page fault in the log"; fail=1; }
-    "$R" verify --elf "$elf" --partial mstatus "$W/$n.tv" > "$W/$n.out" 2>&1
+    "$R" verify --elf "$elf" --tandem-fields -mstatus "$W/$n.tv" > "$W/$n.out" 2>&1
     st=$?
     [ $st -eq 0 ] && grep -q "no divergence" "$W/$n.out" || { echo "$n: verify exit $st:"; head -20 "$W/$n.out"; fail=1; }
 done

@@ -29,8 +29,8 @@ doubled() {
     shift 3
     size=$(wc -c < "$clean")
     { cat "$clean"; head -c "$n" /dev/zero; cat "$clean"; } > "$W/$name.z"
-    "$R" decode "$@" "$clean" --pcs -o "$W/$name.one" 2> "$W/$name.one.err"
-    "$R" decode "$@" "$W/$name.z" --pcs -o "$W/$name.two" 2> "$W/$name.err"
+    "$R" decode "$@" "$clean" --pcs "$W/$name.one" 2> "$W/$name.one.err"
+    "$R" decode "$@" "$W/$name.z" --pcs "$W/$name.two" 2> "$W/$name.err"
     st=$?
     [ "$st" -eq 3 ] || { echo "$name: exit status $st after a zero run, expected 3"; fail=1; }
     range="bytes $size..$((size + n - 1)): $n zero bytes"
@@ -54,7 +54,7 @@ doubled rv_tracer "$RT/packets.bin" $((40 * 52429)) --format etrace --encap rv-t
 # Zeros before and after the trace lose nothing: noted, exit 0, same flow.
 { head -c 100 /dev/zero; cat "$GE/median.te_inst_raw"; head -c 100 /dev/zero; } > "$W/padded.te"
 # shellcheck disable=SC2086
-"$R" decode $ET "$W/padded.te" --pcs -o "$W/padded.pcs" 2> "$W/padded.err"
+"$R" decode $ET "$W/padded.te" --pcs "$W/padded.pcs" 2> "$W/padded.err"
 st=$?
 [ "$st" -eq 0 ] || { echo "padded: exit status $st, expected 0"; fail=1; }
 cmp -s "$W/padded.pcs" "$W/etrace.one" || { echo "padded: the flow differs"; fail=1; }
@@ -71,7 +71,7 @@ for fmt in etrace ntrace sifive; do
     esac
     for z in "$W/zeros" /dev/zero; do
         # shellcheck disable=SC2086
-        timeout 120 "$R" decode $args "$z" --pcs -o "$W/zeros.pcs" 2> "$W/zeros.err"
+        timeout 120 "$R" decode $args "$z" --pcs "$W/zeros.pcs" 2> "$W/zeros.err"
         st=$?
         [ "$st" -eq 3 ] || { echo "$fmt $z: exit status $st, expected 3"; fail=1; }
         grep -q "no trace found" "$W/zeros.err" || { echo "$fmt $z: 'no trace found' not said:"; head -3 "$W/zeros.err"; fail=1; }
@@ -84,7 +84,7 @@ cp "$GE/coremark.te_inst_raw" "$W/cm.te" && chmod u+w "$W/cm.te"
 at=1100003
 printf '\377' | dd of="$W/cm.te" bs=1 seek=$at conv=notrunc 2>/dev/null
 # shellcheck disable=SC2086
-"$R" decode $CM "$W/cm.te" --pcs -o "$W/cm.pcs" 2> "$W/cm.err"
+"$R" decode $CM "$W/cm.te" --pcs "$W/cm.pcs" 2> "$W/cm.err"
 st=$?
 [ "$st" -eq 3 ] || { echo "damaged coremark: exit status $st, expected 3"; fail=1; }
 grep -q "byte $at (packet" "$W/cm.err" || { echo "damaged coremark: byte $at not named:"; head -3 "$W/cm.err"; fail=1; }
@@ -94,7 +94,7 @@ grep -q "1 place where trace was lost" "$W/cm.err" || { echo "damaged coremark: 
 # the old code): refused past its documented 1 MiB, by name.
 head -c $MIB2 /dev/zero > "$W/zeros.scf"
 "$R" decode --format etrace --scf "$W/zeros.scf" --ucf "$GE/encoder.ucf" --elf "$SHARED/corpus/programs/median.riscv" \
-    "$GE/median.te_inst_raw" --pcs -o "$W/scf.pcs" 2> "$W/scf.err"
+    "$GE/median.te_inst_raw" --pcs "$W/scf.pcs" 2> "$W/scf.err"
 st=$?
 [ "$st" -eq 1 ] || { echo "--scf zeros: exit status $st, expected 1"; fail=1; }
 grep -q "zeros.scf: more than 1048576 bytes, too big for an encoder configuration file" "$W/scf.err" ||

@@ -21,11 +21,11 @@ enum { DECODE_WARM_UP = 65536 }; /* --threads: items decoded in order before the
 static void decode_usage(FILE *out) {
     fprintf(out,
             "usage: rvtrace decode --format etrace [--scf HW.scf] [--ucf ENC.ucf] --elf PROGRAM.elf[@BASE]...\n"
-            "                      TRACE --pcs [-o OUT]\n"
-            "       rvtrace decode --format ntrace --elf PROGRAM.elf[@BASE]... TRACE.nex --pcs [-o OUT]\n"
+            "                      TRACE --pcs OUT\n"
+            "       rvtrace decode --format ntrace --elf PROGRAM.elf[@BASE]... TRACE.nex --pcs OUT\n"
             "       rvtrace decode --format sifive [--src-bits N] [--source N] --elf ELF [--image FILE@ADDR]...\n"
-            "                      CAPTURE.rtd --pcs [--messages FILE] [--itc-print FILE]\n"
-            "       rvtrace decode --format sifive --settings FILE.settings [--sysroot DIR] --pcs ...\n"
+            "                      CAPTURE.rtd --pcs OUT [--messages FILE] [--itc-print FILE]\n"
+            "       rvtrace decode --format sifive --settings FILE.settings [--sysroot DIR] --pcs OUT ...\n"
             "\n"
             "Rebuild the retired instructions from a raw E-Trace stream (te_inst packets)\n"
             "or an N-Trace stream (Nexus messages in MSEO bytes) and the program.\n"
@@ -45,9 +45,10 @@ static void decode_usage(FILE *out) {
             "                     the address the flow continues at (NxtAddr), TCODE, fields\n"
             "  --itc-print FILE   SiFive: the text the program printed through ITC channel 0\n"
             "                     and the no-load strings of its .comment section\n"
-            "  --pcs              write one lower-case hex address per retired instruction\n"
-            "  --listing          write each retired instruction with its symbol, disassembly\n"
-            "                     and source line\n"
+            "  --pcs FILE         write one lower-case hex address per retired instruction\n"
+            "                     to FILE ('-': standard output), as rvtrace run --pcs does\n"
+            "  --listing FILE     write each retired instruction with its symbol, disassembly\n"
+            "                     and source line to FILE ('-': standard output)\n"
             "  --profile N        the N functions with most retired instructions (to standard\n"
             "                     output, or standard error when the PCs go there)\n"
             "  --folded FILE      call stacks with instruction counts, flame-graph input\n"
@@ -66,7 +67,9 @@ static void decode_usage(FILE *out) {
             "                     '-' where the trace does not say: N-Trace has no causes)\n"
             "  --tvec ADDR        trap vector (mtvec), for traces made in implicit-exception mode\n"
             "  --stvec ADDR       S-mode trap vector, when traps are delegated to S in such traces\n"
-            "  -o FILE            output file (default: standard output)\n"
+            "  -o FILE            where --profile's table goes (default: standard output);\n"
+            "                     also the old spelling, until 0.5 and with a warning, of\n"
+            "                     --pcs FILE (--pcs -o FILE; --pcs alone: standard output)\n"
             "  --strict           stop at the first place where trace was lost\n"
             "  --threads N        decode on N threads (1-256), the trace cut at its syncs (the\n"
             "                     output is the same; N-Trace: not with --messages, --itc-print\n"
@@ -111,7 +114,7 @@ static void decode_usage(FILE *out) {
             "(an output naming an input too).\n"
             "\n"
             "Example: rvtrace decode --format etrace --scf hw64.scf --ucf encoder.ucf --elf dhrystone.riscv\n"
-            "         dhrystone.te_inst_raw --pcs -o dhrystone.pcs\n");
+            "         dhrystone.te_inst_raw --pcs dhrystone.pcs\n");
 }
 
 typedef struct {
@@ -1408,6 +1411,7 @@ int cmd_decode(int argc, char **argv) {
     const char *elfs[16];
     int nelf = 0;
     bool pcs = false, listing = false;
+    const char *old_flag = NULL, *old_output = NULL; /* `--pcs [-o FILE]`, the old spelling of --pcs FILE */
     const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
     const char *gmon = NULL, *callgrind = NULL, *lcov = NULL, *report_dir = NULL;
     bool strict = false, quiet = false, stats = false;
@@ -1440,11 +1444,13 @@ int cmd_decode(int argc, char **argv) {
         } else if (!strcmp(a, "--format") && i + 1 < argc) {
             format = argv[++i];
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
-            output = argv[++i];
-        } else if (!strcmp(a, "--pcs")) {
-            pcs = true;
-        } else if (!strcmp(a, "--listing")) {
-            listing = true;
+            old_output = argv[++i];
+        } else if (!strcmp(a, "--pcs") || !strcmp(a, "--listing")) {
+            *(a[2] == 'p' ? &pcs : &listing) = true;
+            if (option_has_value(argc, argv, i))
+                output = argv[++i];
+            else
+                old_flag = a;
         } else if (!strcmp(a, "--profile") && i + 1 < argc) {
             profile_top = (long)option_number(a, argv[++i], LONG_MAX);
         } else if (!strcmp(a, "--folded") && i + 1 < argc) {
@@ -1516,6 +1522,21 @@ int cmd_decode(int argc, char **argv) {
             return usage_error("rvtrace decode", decode_usage, "one trace at a time: got '%s' and '%s'", trace, a);
         }
     }
+    if (output && old_output)
+        return usage_error("rvtrace decode", decode_usage, "the output is given twice: %s, and -o %s", output,
+                           old_output);
+    if (old_flag) {
+        char was[32], now[32];
+        snprintf(was, sizeof was, old_output ? "%s -o FILE" : "%s", old_flag);
+        snprintf(now, sizeof now, old_output ? "%s FILE" : "%s -", old_flag);
+        deprecated_spelling("rvtrace decode", was, now);
+    }
+    if (old_output)
+        output = old_output;
+    if (!trace && !settings_path && output && access(output, F_OK) == 0)
+        return usage_error("rvtrace decode", decode_usage, "no trace given: %s takes the output file now, and took %s "
+                           "(was it the trace? give %s OUT %s)", pcs ? "--pcs" : "--listing", output,
+                           pcs ? "--pcs" : "--listing", output);
     if ((!trace || (!nelf && !nraw)) && !settings_path)
         return usage_error("rvtrace decode", decode_usage,
                            !trace ? "no trace given" : "no program given: --elf PROGRAM.elf (or --image, or --settings)");

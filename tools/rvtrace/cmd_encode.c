@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "rvtrace/etrace.h"
@@ -40,7 +41,9 @@ static void encode_usage(FILE *out) {
             "%s"
             "  --xlen 32|64   XLEN for classifying text inputs (default 64)\n"
             "  -o FILE        output file (required)\n"
-            "  --stats NAME   print the reference flow's Stat line for this run, labelled NAME\n"
+            "  --stats        print the reference flow's Stat line for this run\n"
+            "  --stats-label NAME   the Stat line's label (default: INPUT's name up to its\n"
+            "                 first dot); `--stats NAME` is the old spelling (until 0.5)\n"
             "  -h, --help     show this help\n"
             "\n"
             "N-Trace (writes Nexus messages as raw MSEO bytes, the messages NexRv makes):\n"
@@ -198,9 +201,9 @@ static int write_packet(void *user, const rvt_te_inst *pkt, const uint8_t *paylo
 }
 
 int cmd_encode(int argc, char **argv) {
-    const char *scf = NULL, *ucf = NULL, *input = NULL, *output = NULL, *format = "etrace", *stats = NULL;
+    const char *scf = NULL, *ucf = NULL, *input = NULL, *output = NULL, *format = "etrace", *stats_label = NULL;
     const char *elf = NULL;
-    bool v1 = false, full = false, nstats = false;
+    bool v1 = false, full = false, want_stats = false;
     rvt_ntrace_options no = {0};
     transport_choice tc = {0};
     struct rvt_etrace_filter filter = {0};
@@ -223,11 +226,15 @@ int cmd_encode(int argc, char **argv) {
             format = argv[++i];
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             output = argv[++i];
-        } else if (!strcmp(a, "--stats") && i + 1 < argc && argv[i + 1][0] != '-' &&
-                   (!format || strcmp(format, "ntrace") != 0)) {
-            stats = argv[++i];
+        } else if (!strcmp(a, "--stats-label") && i + 1 < argc) {
+            stats_label = argv[++i];
+        } else if (!strcmp(a, "--stats") && option_has_value(argc, argv, i) && strcmp(format, "ntrace") != 0 &&
+                   access(argv[i + 1], F_OK) != 0) {
+            deprecated_spelling("rvtrace encode", "--stats NAME", "--stats --stats-label NAME");
+            stats_label = argv[++i];
+            want_stats = true;
         } else if (!strcmp(a, "--stats")) {
-            nstats = true;
+            want_stats = true;
         } else if (parse_ntrace_option(argc, argv, &i, &no)) {
             continue;
         } else if (!strcmp(a, "--v1")) {
@@ -288,7 +295,7 @@ int cmd_encode(int argc, char **argv) {
                             "--sync-max at most 40, --icnt-bits 2-32\n");
             return 2;
         }
-        return encode_ntrace(input, output, &no, xlen, nstats, elf);
+        return encode_ntrace(input, output, &no, xlen, want_stats, elf);
     }
     if (strcmp(format, "etrace") != 0) {
         fprintf(stderr, "rvtrace encode: unknown --format %s (etrace or ntrace)\n", format);
@@ -356,11 +363,17 @@ int cmd_encode(int argc, char **argv) {
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc));
     else
         status = 0;
-    if (status == 0 && stats) {
+    char input_name[256];
+    if (!stats_label) { /* the reference flow labels a Stat line with the run's name (its configuration) */
+        const char *base = strrchr(input, '/') ? strrchr(input, '/') + 1 : input;
+        snprintf(input_name, sizeof input_name, "%.*s", (int)strcspn(base, "."), base);
+        stats_label = input_name;
+    }
+    if (status == 0 && want_stats) {
         double bits = (double)rows;
         printf("Stat: %s: %llu bytes (%llu payload + %llu headers), %llu packets, %llu instr (%llu retired), "
                "%.3f bits/instr (payload), %.3f bits/instr (with headers)\n",
-               stats, (unsigned long long)ro.bytes, (unsigned long long)ro.payload,
+               stats_label, (unsigned long long)ro.bytes, (unsigned long long)ro.payload,
                (unsigned long long)(ro.bytes - ro.payload), (unsigned long long)ro.packets, (unsigned long long)rows,
                (unsigned long long)retired, rows ? (double)ro.payload * 8 / bits : 0.0,
                rows ? (double)ro.bytes * 8 / bits : 0.0);

@@ -36,9 +36,12 @@ static void verify_usage(FILE *out) {
             "                     ELF file, or a Linux Image as the payload of --sbi or\n"
             "                     --firmware, as rvtrace run takes it (--xlen: the\n"
             "                     trace's XLEN and the Image's)\n"
-            "  --partial LIST     elements the trace does not carry, left out of comparison\n"
-            "                     and re-synchronisation: kinds (gpr, fpr, csr, pc, insn,\n"
-            "                     priv, mem, addr, mtime) or single registers (mstatus, t0)\n"
+            "  --tandem-fields LIST  what the trace carries, as run --tandem-fields writes\n"
+            "                     it: kinds (gpr, fpr, csr, pc, insn, priv, mem, addr, mtime),\n"
+            "                     with -KIND or -REG (a single register: -mstatus, -t0) for\n"
+            "                     what it leaves out (\"all,-mem,-mstatus\"); what it does not\n"
+            "                     carry is left out of comparison and re-synchronisation.\n"
+            "                     --partial mem,mstatus is the old spelling (until 0.5)\n"
             "  --max-errors N     stop after N divergences (default 20; 0: no limit)\n"
             "  -q, --quiet        print only the summary\n"
             "%s"
@@ -58,28 +61,36 @@ static void verify_usage(FILE *out) {
             tandem_param_help, machine_option_help);
 }
 
-/* --partial: kinds of records and single registers. */
-static int parse_partial(const char *list, rvt_tv_verify_options *o) {
+/* What the trace carries, as `run --tandem-fields` writes it: kinds of
+ * records ("all,-mem"), and here also single registers left out ("-mstatus").
+ * `--partial LIST`, the old spelling, names only what is left out. */
+static int parse_trace_fields(const char *option, const char *list, bool left_out, rvt_tv_verify_options *o) {
     char *copy = strdup(list);
     if (!copy)
         return -1;
+    unsigned carried = left_out ? RVT_TV_F_ALL : 0;
     int rc = 0;
-    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+    bool first = true;
+    for (char *tok = strtok(copy, ","); tok && !rc; tok = strtok(NULL, ","), first = false) {
+        bool remove = left_out || tok[0] == '-';
+        const char *name = tok + (tok[0] == '-');
+        if (first && remove)
+            carried = RVT_TV_F_ALL; /* "-mem": everything but memory, as run takes it */
         unsigned kinds;
         rvt_diag d;
-        if (rvt_tv_parse_fields(tok, &kinds, &d) == 0) {
-            o->absent |= kinds;
-            continue;
-        }
-        int reg = rvt_tv_reg_lookup(tok);
-        if (reg < 0 || o->nabsent_regs == sizeof o->absent_regs / sizeof o->absent_regs[0]) {
-            fprintf(stderr, "rvtrace verify: --partial: '%s' is neither a kind of record (%s) nor a register\n", tok,
-                    rvt_tv_field_names);
+        int reg;
+        if (rvt_tv_parse_fields(name, &kinds, &d) == 0) {
+            carried = remove ? carried & ~kinds : carried | kinds;
+        } else if (remove && (reg = rvt_tv_reg_lookup(name)) >= 0 &&
+                   o->nabsent_regs < sizeof o->absent_regs / sizeof o->absent_regs[0]) {
+            o->absent_regs[o->nabsent_regs++] = (uint16_t)reg;
+        } else {
+            fprintf(stderr, "rvtrace verify: %s: '%s' is neither a kind of record (%s) nor a register left out "
+                            "(-REG)\n", option, tok, rvt_tv_field_names);
             rc = -1;
-            break;
         }
-        o->absent_regs[o->nabsent_regs++] = (uint16_t)reg;
     }
+    o->absent = RVT_TV_F_ALL & ~carried;
     free(copy);
     return rc;
 }
@@ -105,8 +116,11 @@ int cmd_verify(int argc, char **argv) {
             return 0;
         } else if ((!strcmp(a, "--elf") || !strcmp(a, "--program")) && val) {
             program = val, i++;
-        } else if (!strcmp(a, "--partial") && val) {
-            if (parse_partial(val, &opt))
+        } else if ((!strcmp(a, "--tandem-fields") || !strcmp(a, "--partial")) && val) {
+            bool old = a[2] == 'p';
+            if (old)
+                deprecated_spelling("rvtrace verify", "--partial LIST", "--tandem-fields all,-KIND,-REG...");
+            if (parse_trace_fields(a, val, old, &opt))
                 return 2;
             i++;
         } else if (!strcmp(a, "--max-errors") && val) {

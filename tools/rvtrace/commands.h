@@ -71,6 +71,12 @@ uint64_t option_number(const char *opt, const char *text, uint64_t max);
 /* An option argv[i] no parser took: "needs a value" when it is the last
  * argument and `usage` shows it with one, else unknown. Returns 2. */
 int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *));
+/* An option given in a spelling one vocabulary across the subcommands
+ * replaced: it still works, and a warning on standard error says the new one. */
+void deprecated_spelling(const char *tool, const char *old, const char *now);
+/* Whether argv[i] is followed by a value rather than another option ("-",
+ * standard input or output, counts as a value). */
+bool option_has_value(int argc, char **argv, int i);
 /* A usage error: "TOOL: message", the synopsis of `usage`'s help and "see
  * TOOL --help" on standard error; returns the usage exit status (2). */
 int usage_error(const char *tool, void (*usage)(FILE *), const char *fmt, ...)

@@ -295,6 +295,14 @@ int usage_error(const char *tool, void (*usage)(FILE *), const char *fmt, ...) {
     return EXIT_USAGE;
 }
 
+void deprecated_spelling(const char *tool, const char *old, const char *now) {
+    fprintf(stderr, "%s: warning: '%s' is the old spelling, accepted until rvtrace 0.5: use '%s'\n", tool, old, now);
+}
+
+bool option_has_value(int argc, char **argv, int i) {
+    return i + 1 < argc && (argv[i + 1][0] != '-' || !strcmp(argv[i + 1], "-"));
+}
+
 int bad_option(const char *tool, const char *opt, bool last, void (*usage)(FILE *)) {
     char *help = help_text(usage);
     if (last && help && help_shows_value(help, opt))
