@@ -3,7 +3,8 @@
 # flow's encoder input, encoded with --v1, decodes with decode --v1 to
 # spike's PC list, traps included (br_j_asm: an interrupt and an exception;
 # test_discon_branch_exception: an illegal instruction); decoded as the 2.0
-# layout the trapping trace is not what ran.
+# layout the trapping trace is not what ran. The same from the hart model
+# (run --etrace --v1).
 # usage: etrace_v1.sh RVTRACE SHARED_DIR WORK_DIR
 set -u
 R=$1 SHARED=$2 W=$3
@@ -21,7 +22,16 @@ for name in br_j_asm test_discon_branch_exception dhrystone; do
     st=$?
     [ $st -eq 0 ] && cmp -s "$W/$name.pcs" "$W/$name.ref.pcs" ||
         { echo "$name: decode --v1 exit $st, not spike's PC list"; head -3 "$W/err"; fail=1; }
+    # the hart model straight into the 1.0 layout (run --v1) decodes to what it ran
+    opts=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/#.*/, ""); print }' "$(dirname "$0")/spike_trace_options.txt")
+    "$R" run $opts --etrace "$W/$name.run.te" --v1 $cfg --pcs "$W/$name.run.pcs" "$elf" > /dev/null 2>&1
+    "$R" decode --format etrace $cfg --elf "$elf" --v1 "$W/$name.run.te" --pcs "$W/$name.rundec.pcs" 2> "$W/err"
+    st=$?
+    [ $st -eq 0 ] && [ -s "$W/$name.run.pcs" ] && cmp -s "$W/$name.rundec.pcs" "$W/$name.run.pcs" ||
+        { echo "$name: run --v1 decoded with --v1: exit $st, not the run's PC list"; head -3 "$W/err"; fail=1; }
     if [ $name = br_j_asm ]; then
+        "$R" decode --format etrace $cfg --elf "$elf" "$W/$name.run.te" --pcs "$W/$name.run.v2.pcs" 2> /dev/null
+        cmp -s "$W/$name.run.v2.pcs" "$W/$name.run.pcs" && { echo "$name: run --v1 wrote the 2.0 layout"; fail=1; }
         "$R" decode --format etrace $cfg --elf "$elf" "$W/$name.te" --pcs "$W/$name.v2.pcs" 2> /dev/null
         cmp -s "$W/$name.v2.pcs" "$W/$name.ref.pcs" && { echo "$name: the 1.0 layout also decodes as 2.0"; fail=1; }
     fi

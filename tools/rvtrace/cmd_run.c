@@ -47,6 +47,8 @@ static void run_usage(FILE *out) {
             "  --etrace FILE      encode the run with E-Trace, write the raw te_inst stream\n"
             "  --scf FILE, --ucf FILE   E-Trace hardware configuration and options\n"
             "                     (default: RV XLEN addresses, 4-bit itype, delta address)\n"
+            "  --v1               E-Trace 1.0 packet layout (default: the ratified 2.0\n"
+            "                     layout), as encode, decode and dump take it\n"
             "  --ntrace FILE      encode the run with N-Trace, write the Nexus messages as MSEO\n"
             "                     bytes; with the N-Trace encoder options of encode --help\n"
             "                     (--btm, --call-stack N, --repeat-history N, ...)\n"
@@ -433,6 +435,7 @@ int cmd_run(int argc, char **argv) {
     rvt_machine_config *const cfg = &mo.cfg;
     cfg->max_insns = 10000000000ull;
     const char *program = NULL, *csv_path = NULL, *pcs_path = NULL, *rvti_path = NULL;
+    bool etrace_v1 = false;
     const char *etrace_path = NULL, *scf = NULL, *ucf = NULL, *tandem_path = NULL, *ntrace_path = NULL;
     rvt_ntrace_options nopt = {0};
     rvt_diag diag = {{0}};
@@ -468,6 +471,8 @@ int cmd_run(int argc, char **argv) {
             scf = val, i++;
         } else if (!strcmp(a, "--ucf") && val) {
             ucf = val, i++;
+        } else if (!strcmp(a, "--v1")) {
+            etrace_v1 = true;
         } else if (!strcmp(a, "--tandem") && val) {
             tandem_path = val, i++;
         } else if (!strcmp(a, "--tandem-fields") && val) {
@@ -567,6 +572,7 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: %s\n", diag.msg);
         return 1;
     }
+    eo.v1_layout = etrace_v1;
     /* Encoders alone take multiple-retire blocks and write what the
      * single-retire records give (checked for every corpus program; a block
      * record's instructions retired at one time; the encoders read the code
