@@ -2,7 +2,7 @@
 # Every target installs the Debian packages it needs first (as root).
 
 DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-dev libcmocka-dev libfdt-dev opensbi \
-                   gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu clang valgrind lcov tidy chromium
+                   gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-riscv64-cross clang valgrind lcov tidy chromium
 JOBS ?= $(shell nproc)
 
 .PHONY: deps build install demo test quick-test sanitize-test sweep bench fuzz clean linux linux-shell
@@ -50,13 +50,14 @@ sweep: build
 # OpenSBI (docs/linux.md): the initramfs's self-check, or an interactive shell.
 LINUX_FW := /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin
 LINUX_RUN = ./build/rvtrace run --firmware $(LINUX_FW) --initrd build/linux/initramfs.cpio -m 512
+LINUX_INITRAMFS = mkdir -p build/linux && \
+	riscv64-linux-gnu-gcc -static -O2 -o build/linux/perf_count examples/linux/perf_count.c && \
+	sh examples/linux/mkinitramfs.sh ../shared/linux build/linux/initramfs.cpio build/linux/perf_count
 linux: build
-	mkdir -p build/linux
-	sh examples/linux/mkinitramfs.sh ../shared/linux build/linux/initramfs.cpio
+	$(LINUX_INITRAMFS)
 	$(LINUX_RUN) --bootargs "console=ttyS0 earlycon rdinit=/init" ../shared/linux/Image.zst
 linux-shell: build
-	mkdir -p build/linux
-	sh examples/linux/mkinitramfs.sh ../shared/linux build/linux/initramfs.cpio
+	$(LINUX_INITRAMFS)
 	$(LINUX_RUN) --bootargs "console=ttyS0 rdinit=/init rvtrace.shell" ../shared/linux/Image.zst
 
 bench: build

@@ -2,7 +2,8 @@
 # Builds an initial RAM disk for Debian's RISC-V kernel from ../shared/linux:
 # a folder with our init script and the static BusyBox, written as a cpio
 # "newc" archive (the format the kernel unpacks; no cpio program needed).
-# usage: mkinitramfs.sh SHARED_LINUX_DIR OUT.cpio
+# Further files (programs built for the guest, e.g. perf_count) go to /bin.
+# usage: mkinitramfs.sh SHARED_LINUX_DIR OUT.cpio [PROGRAM...]
 set -eu
 src=$(cd "$1" && pwd) || exit 1
 out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 1
@@ -21,6 +22,10 @@ zstd -qdc "$src/busybox.zst" > "$work/root/bin/busybox"
 chmod 755 "$work/root/bin/busybox"
 cp "$here/init" "$work/root/init"
 chmod 755 "$work/root/init"
+shift 2
+for extra in "$@"; do
+    cp "$extra" "$work/root/bin/" && chmod 755 "$work/root/bin/$(basename "$extra")" || exit 1
+done
 
 : > "$archive"
 ino=1

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Debian's stock RISC-V kernel (../shared/linux) boots on the hart model with
 # Debian's OpenSBI to the initramfs of examples/linux: the self-check's output
-# (kernel release, harts, the ISA the kernel found, a sum worked out by awk)
-# and power-off with exit 0, with no error in the kernel log; then, through a
-# pseudo-terminal, an interactive shell that runs typed commands.
+# (kernel release, harts, the ISA the kernel found, a sum worked out by awk,
+# the counts of a loop through the kernel's perf events) and power-off with
+# exit 0, with no error in the kernel log; then, through a pseudo-terminal, an
+# interactive shell that runs typed commands.
 # usage: linux_boot.sh RVTRACE SHARED_DIR WORK_DIR HARTS [short]
 #   short: the sanitizer build's: the first 150 M instructions, to the kernel's banner
 set -u
@@ -12,7 +13,11 @@ FW=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK" || exit 1
 [ -f "$FW" ] || { echo "no $FW (Debian's opensbi package)"; exit 1; }
-sh "$HERE/../../examples/linux/mkinitramfs.sh" "$SHARED/linux" "$WORK/initramfs.cpio" || exit 1
+# perf_count (examples/linux/perf_count.c), built static with Debian's riscv64
+# cross compiler, reads the machine's counters through the kernel's perf events
+riscv64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$WORK/perf_count" "$HERE/../../examples/linux/perf_count.c" ||
+    { echo "FAIL: no perf_count (gcc-riscv64-linux-gnu, which make deps installs)"; exit 1; }
+sh "$HERE/../../examples/linux/mkinitramfs.sh" "$SHARED/linux" "$WORK/initramfs.cpio" "$WORK/perf_count" || exit 1
 boot() { # extra bootargs, then rvtrace's own options
     args=$1
     shift
@@ -46,6 +51,11 @@ check "every hart online" "^=== harts: $HARTS\$" "$WORK/boot.log"
 check "the ISA the kernel found" "^isa.*rv64imafdc" "$WORK/boot.log"
 check "awk's sum of 1..2000" "^=== sum: 2001000\$" "$WORK/boot.log"
 check "the PLIC" "riscv-plic: .*mapped 31 interrupts" "$WORK/boot.log"
+# The kernel's perf events count the user-mode instructions of a loop of 3 per
+# iteration: twice the iterations, exactly 3 an iteration more (the system
+# calls around the loop are not counted: exclude_kernel); cycles count too.
+check "perf instructions" "^=== perf: loop of 100000: instructions [0-9]*, of 200000: [0-9]*; difference 300000 (3 an iteration: 300000)\$" "$WORK/boot.log"
+check "perf cycles" "^=== perf: loop of 100000: cycles [1-9][0-9]*, of 200000: [1-9][0-9]*; difference [1-9]" "$WORK/boot.log"
 check "the UART's interrupt" "ttyS0 at MMIO 0x10000000 (irq = [0-9]" "$WORK/boot.log"
 check "power-off" "reboot: Power down" "$WORK/boot.log"
 if grep -iE "error|fail|warning|not found|BUG|Oops|panic" "$WORK/boot.log" | grep -v "UEFI not found"; then
