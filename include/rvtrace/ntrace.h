@@ -160,13 +160,19 @@ RVT_API int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
 
 /* ---- What the encoder and the decoder know about an instruction ---- */
 
-/* Control-flow facts of one retired instruction, as N-Trace needs them. The
- * classes follow NexRv's instruction info (taken from objdump's alias
- * mnemonics), so a pcseq file, the program image and a retirement stream all
- * describe an instruction the same way: jal/c.jal with a link register is a
- * call, jalr with rd != x0 and ecall are indirect calls, `ret` (jalr x0,0(ra))
- * is a return, every other jalr (and mret/sret, which NexRv's pcseq marks R)
- * is an indirect jump. */
+/* Control-flow facts of one retired instruction, as N-Trace needs them.
+ * Two rule sets say which jumps push and pop the return-address stack of
+ * the implicit-return optimisation; encoder and decoder must use the same:
+ * - the specification's 4-bit itype table (the default): x1 and x5 are link
+ *   registers; jal/c.jal with a link rd is a call; jalr with a link rd is a
+ *   call, with a link rs1 (and not the same link rd) a return whatever its
+ *   offset, with both (different) a co-routine swap, which pops then pushes;
+ *   every other jump neither pushes nor pops;
+ * - NexRv's (the reference encoder, whose golden streams need them; taken
+ *   from objdump's alias mnemonics, as its pcseq files classify): jal and
+ *   jalr with any rd other than x0, and ecall, push; only `ret` (jalr
+ *   x0,0(ra)) pops; mret/sret, which NexRv's pcseq marks R, are indirect
+ *   jumps in both. */
 enum rvt_nexus_iflags {
     RVT_NXI_SIZE4 = 1u << 0,     /* 32-bit instruction (else 16-bit) */
     RVT_NXI_BRANCH = 1u << 1,    /* direct conditional branch */
@@ -179,8 +185,11 @@ enum rvt_nexus_iflags {
     RVT_NXI_INTERRUPT = 1u << 8, /* trap record: nothing retired, B-TYPE 3 */
 };
 
-/* Flags of a decoded instruction (without TAKEN, which only execution knows). */
+/* Flags of a decoded instruction (without TAKEN, which only execution
+ * knows): by NexRv's rules, by the specification's, by either. */
 RVT_API unsigned rvt_nexus_classify(const rvt_insn *in);
+RVT_API unsigned rvt_nexus_classify_spec(const rvt_insn *in);
+RVT_API unsigned rvt_nexus_classify_by(const rvt_insn *in, bool nexrv);
 
 /* One executed instruction of a pcseq file (NexRv's encoder input). */
 typedef struct rvt_nexus_step {
@@ -242,6 +251,12 @@ typedef struct rvt_ntrace_options {
                              pending, else ResourceFull RCODE 0 */
     bool all_jumps;       /* trTeInstEnAllJumps: every direct jump is a taken branch
                              (a DirectBranch message in BTM, a history bit 1 in HTM) */
+    bool nexrv;           /* NexRv's rules where they depart from the specification
+                             (its golden streams need them): its call-stack
+                             classification (rvt_nexus_classify), and in HTM a
+                             ProgTraceCorrelation with CDF 0 and no HIST when the
+                             history is empty (the specification: CDF 1, HIST 0x1).
+                             Steps (rvt_ntrace_encoder_step) carry their own flags. */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32
@@ -302,6 +317,11 @@ typedef struct rvt_ntrace_decoder_options {
      * one shares (one decoder per trace source); it must outlive this one */
     const struct rvt_ntrace_decoder *share_runs_of;
     bool all_jumps; /* as the encoder's: direct jumps were reported as taken branches */
+    /* The encoder classified calls and returns by NexRv's rules (its nexrv
+     * option; SiFive's captures decode as SiFive's decoder did with them);
+     * false: by the specification's table. A decoder sharing runs
+     * (share_runs_of) must use the same rules as the one it shares with. */
+    bool nexrv;
 } rvt_ntrace_decoder_options;
 
 /* ---- SiFive trace-tool settings files ---- */

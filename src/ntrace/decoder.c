@@ -94,8 +94,13 @@ struct rvt_ntrace_decoder {
     int status;
 };
 
-/* N-Trace's flags of an instruction a walk cannot simply pass, else 0. */
-static unsigned nonlinear_flags(const rvt_insn *in) {
+/* N-Trace's flags of an instruction a walk cannot simply pass, else 0: by
+ * the specification's rules, or NexRv's. */
+static unsigned nonlinear_flags_spec(const rvt_insn *in) {
+    unsigned f = rvt_nexus_classify_spec(in);
+    return f & ~(unsigned)RVT_NXI_SIZE4 ? f : 0;
+}
+static unsigned nonlinear_flags_nexrv(const rvt_insn *in) {
     unsigned f = rvt_nexus_classify(in);
     return f & ~(unsigned)RVT_NXI_SIZE4 ? f : 0;
 }
@@ -104,10 +109,13 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
     if (!out || !fetch)
         return RVT_E_ARG;
+    if (o && o->share_runs_of && o->share_runs_of->o.nexrv != o->nexrv)
+        return RVT_E_ARG; /* the runs end where the other rules say */
     rvt_ntrace_decoder *d = calloc(1, sizeof *d);
     if (d && o && o->share_runs_of)
         d->runs = o->share_runs_of->runs;
-    else if (d && rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64, nonlinear_flags))
+    else if (d && rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64,
+                                    o && o->nexrv ? nonlinear_flags_nexrv : nonlinear_flags_spec))
         d->runs = NULL;
     if (!d || !d->runs) {
         free(d);
@@ -372,7 +380,7 @@ static bool insn_at(rvt_ntrace_decoder *d, const rvt_run *r, rvt_insn *in, unsig
     }
     if (!fetch_at(d, in))
         return false;
-    *flags = as_reported(d, rvt_nexus_classify(in));
+    *flags = as_reported(d, rvt_nexus_classify_by(in, d->o.nexrv));
     return true;
 }
 
@@ -452,7 +460,9 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
     } else {
         d->pc = next;
     }
-    if ((flags & RVT_NXI_CALL) && !(flags & RVT_NXI_INDIRECT))
+    /* (an indirect call ends the walk, and pushes there; a co-routine swap
+     * the stack predicted pushes after its pop) */
+    if ((flags & RVT_NXI_CALL) && (!(flags & RVT_NXI_INDIRECT) || (flags & RVT_NXI_RETURN)))
         stack_push(d, next);
     d->prev_valid = d->o.seq_jump;
     d->prev_pc = at;
@@ -561,10 +571,10 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             if (!(flags & RVT_NXI_INDIRECT))
                 return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not an uninferable transfer",
                             icnt, d->pc);
-            if (flags & RVT_NXI_CALL)
-                stack_push(d, xlen_mask(d, d->pc + in.len));
             if (flags & RVT_NXI_RETURN)
                 stack_pop(d); /* the encoder popped it and found it wrong */
+            if (flags & RVT_NXI_CALL) /* (after the pop: a co-routine swap) */
+                stack_push(d, xlen_mask(d, d->pc + in.len));
         }
     }
     return true;
@@ -599,10 +609,10 @@ static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
             if (!emit(d, d->pc, in.len)) /* where it went comes later */
                 return false;
             uint64_t ret;
-            if (flags & RVT_NXI_CALL)
-                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
             if (flags & RVT_NXI_RETURN)
                 nx_stack_pop(&d->stack, &ret);
+            if (flags & RVT_NXI_CALL)
+                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
             left -= in.len / 2u;
             d->pending = true;
             break;

@@ -461,13 +461,18 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         put_var(&m, e->hist);
         break;
     case RVT_NX_PROG_TRACE_CORRELATION:
-        put_fixed(&m, 4, 0);             /* EVCODE 0: entry into debug mode (trace ends) */
-        put_fixed(&m, 2, e->hist > 1);   /* CDF 1: a HIST field follows */
+    {
+        /* In HTM the specification sends HIST even when it is empty (0x1);
+         * NexRv only when it holds a branch */
+        bool with_hist = e->o.nexrv ? e->hist > 1 : !e->o.btm;
+        put_fixed(&m, 4, 0);         /* EVCODE 0: entry into debug mode (trace ends) */
+        put_fixed(&m, 2, with_hist); /* CDF 1: a HIST field follows */
         put_var(&m, e->icnt);
-        if (e->hist > 1)
+        if (with_hist)
             put_var(&m, e->hist);
         e->icnt = 0;
         break;
+    }
     default:
         break;
     }
@@ -648,7 +653,7 @@ static inline const struct decoded *classified(rvt_ntrace_encoder *e, uint32_t i
     struct decoded *d = &e->decoded[(uint32_t)(insn * 0x9e3779b1u) >> (32 - DECODED_SLOT_BITS)];
     if (!d->filled || d->in.raw != insn) {
         rvt_decode(insn, e->xlen, &d->in);
-        d->flags = rvt_nexus_classify(&d->in);
+        d->flags = rvt_nexus_classify_by(&d->in, e->o.nexrv);
         d->filled = true;
     }
     return d;

@@ -94,6 +94,9 @@ static void decode_usage(FILE *out) {
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
             "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
             "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
+            "  --nexrv            N-Trace: the encoder pushed and popped its return stack by\n"
+            "                     NexRv's rules (encode --nexrv; default: the spec's itype table;\n"
+            "                     SiFive captures always decode by NexRv's)\n"
             "  --no-implicit-return  every return's target is in the trace (SiFive NoOpt modes;\n"
             "                     a settings file's teinstruction says so)\n"
             "  -h, --help         show this help\n"
@@ -1489,6 +1492,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.seq_jump = true;
         } else if (!strcmp(a, "--all-jumps")) {
             nopt.all_jumps = true;
+        } else if (!strcmp(a, "--nexrv")) {
+            nopt.nexrv = true;
         } else if (!strcmp(a, "--settings") && i + 1 < argc) {
             settings_path = argv[++i];
         } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {
@@ -1522,6 +1527,8 @@ int cmd_decode(int argc, char **argv) {
     bool sifive = !strcmp(format, "sifive");
     bool ntrace = sifive || !strcmp(format, "ntrace");
     nopt.sifive = sifive;
+    if (sifive) /* (SiFive's decoder follows NexRv's classification, and its captures decode so) */
+        nopt.nexrv = true;
     bool profiling = profile_top >= 0 || folded || coverage || gmon || callgrind || lcov || report_dir;
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||

@@ -123,6 +123,13 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
     }
     if (pcseq ? rvt_pcseq_reader_open_z(&pr, z, &d) : rvt_retire_reader_open_z(&rr, z, RVT_FMT_AUTO, xlen, &d))
         goto report;
+    if (pcseq && !o->nexrv && (o->call_stack || o->call_counter)) {
+        /* its C and R lines are NexRv's calls and returns, which the
+         * specification's table would not all give */
+        fprintf(stderr, "rvtrace encode: %s: a pcseq file classifies calls and returns by NexRv's rules: "
+                        "with implicit return, add --nexrv (and decode with --nexrv)\n", input);
+        goto done;
+    }
     bool from_program = rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT;
     if (from_program && !img) {
         fprintf(stderr, "rvtrace encode: %s: the E-Trace encoder input has no instruction bits and a 3-bit itype; "
