@@ -79,7 +79,7 @@ static void encode(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n, s
     for (size_t i = 0; i < n; i++) {
         rvt_insn in;
         assert_true(fetch(NULL, pcs[i], &in));
-        rvt_nexus_step st = {pcs[i], rvt_nexus_classify(&in)};
+        rvt_nexus_step st = {pcs[i], rvt_nexus_classify_by(&in, o->nexrv)};
         if ((st.flags & RVT_NXI_BRANCH) && i + 1 < n && pcs[i + 1] != pcs[i] + in.len)
             st.flags |= RVT_NXI_TAKEN;
         assert_int_equal(rvt_ntrace_encoder_step(e, &st), 0);
@@ -146,7 +146,8 @@ static void roundtrip(const rvt_ntrace_options *o, const uint64_t *pcs, size_t n
     size_t k = read_all(&s, m, 512);
     trail t;
     rvt_diag d = {{0}};
-    assert_int_equal(decode_msgs(m, k, o->call_stack, &t, &d), 0);
+    rvt_ntrace_decoder_options dopt = {.call_stack = o->call_stack, .src_id = -1, .nexrv = o->nexrv};
+    assert_int_equal(decode_with(&dopt, m, k, &t, &d), 0);
     assert_int_equal(t.n, n);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(t.pcs[i], pcs[i]);
@@ -435,13 +436,117 @@ static void test_icnt_overflow_example(void **state) {
     expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_HIST, 0x2);
     expect(&m[1], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_FADDR, 0x88);
     expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 6);
+    /* the vector's closing message: EVCODE 0, CDF 1 and HIST 0x1, though
+     * no branch came after the sync (NexRv leaves HIST out) */
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 0);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 1);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_HIST, 0x1);
     roundtrip(&htm, pcs, 8);
+    rvt_ntrace_options nexrv = htm;
+    nexrv.nexrv = true;
+    encode(&nexrv, pcs, 8, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 0);
+    assert_false(rvt_nexus_has(&m[2], RVT_NXF_HIST));
+    roundtrip(&nexrv, pcs, 8);
     encode(&btm, pcs, 8, &s);
     assert_int_equal(read_all(&s, m, 8), 3);
     expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RCODE, 0);
     expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RDATA, 8);
     expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 6);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 0); /* BTM: I-CNT only */
+    assert_false(rvt_nexus_has(&m[2], RVT_NXF_HIST));
     roundtrip(&btm, pcs, 8);
+}
+
+/* The specification's 4-bit itype table for jumps (x1 and x5 are links),
+ * row by row, and where NexRv's rules differ. */
+static void test_spec_itype_table(void **state) {
+    (void)state;
+    enum { CALL = RVT_NXI_CALL, RET = RVT_NXI_RETURN, IND = RVT_NXI_INDIRECT };
+    static const struct {
+        uint32_t bits;
+        unsigned xlen;
+        unsigned spec, nexrv; /* CALL, RETURN and INDIRECT of each */
+        const char *what;
+    } rows[] = {
+        {0x000000ef, 64, CALL, CALL, "jal x1: 9"},
+        {0x000002ef, 64, CALL, CALL, "jal x5: 9"},
+        {0x0000006f, 64, 0, 0, "jal x0: 15"},
+        {0x000001ef, 64, 0, CALL, "jal x3: 15 (NexRv: a call)"},
+        {0x2001, 32, CALL, CALL, "c.jal: 9"},
+        {0xa001, 64, 0, 0, "c.j: 15"},
+        {0x000300e7, 64, IND | CALL, IND | CALL, "jalr x1,0(x6): 8"},
+        {0x000280e7, 64, IND | CALL | RET, IND | CALL, "jalr x1,0(x5): 12"},
+        {0x000082e7, 64, IND | CALL | RET, IND | CALL, "jalr x5,0(x1): 12"},
+        {0x000080e7, 64, IND | CALL, IND | CALL, "jalr x1,0(x1): 8"},
+        {0x00008067, 64, IND | RET, IND | RET, "jalr x0,0(x1): 13"},
+        {0x00428067, 64, IND | RET, IND, "jalr x0,4(x5): 13 (NexRv: a jump)"},
+        {0x003081e7, 64, IND | RET, IND | CALL, "jalr x3,3(x1): 13 (NexRv: a call)"},
+        {0x000301e7, 64, IND, IND | CALL, "jalr x3,0(x6): 14 (NexRv: a call)"},
+        {0x9282, 64, IND | CALL | RET, IND | CALL, "c.jalr x5: 12"},
+        {0x9302, 64, IND | CALL, IND | CALL, "c.jalr x6: 8"},
+        {0x9082, 64, IND | CALL, IND | CALL, "c.jalr x1: 8"},
+        {0x8282, 64, IND | RET, IND, "c.jr x5: 13 (NexRv: a jump)"},
+        {0x8082, 64, IND | RET, IND | RET, "c.jr x1: 13"},
+        {0x8302, 64, IND, IND, "c.jr x6: 14"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        rvt_insn in;
+        rvt_decode(rows[i].bits, rows[i].xlen, &in);
+        unsigned mask = CALL | RET | IND;
+        print_message("%s\n", rows[i].what);
+        assert_int_equal(rvt_nexus_classify_spec(&in) & mask, rows[i].spec);
+        assert_int_equal(rvt_nexus_classify_by(&in, false) & mask, rows[i].spec);
+        assert_int_equal(rvt_nexus_classify(&in) & mask, rows[i].nexrv);
+        assert_int_equal(rvt_nexus_classify_by(&in, true) & mask, rows[i].nexrv);
+    }
+}
+
+/* Co-routine swaps (itype 12: pop, then push, a message only when the pop
+ * was wrong), a return through x5 (13) and a jump with a non-link rd (15
+ * then 14: neither pushes nor pops). */
+static const code_word swaps[] = {
+    {0x100, 0x100000ef}, /* jal ra,0x200 (9: push 0x104) */
+    {0x104, 0x000280e7}, /* jalr ra,0(t0) -> 0x204 (12: pops 0x204, pushes 0x108) */
+    {0x108, 0x400002ef}, /* jal t0,0x508 (9: push 0x10c) */
+    {0x10c, 0x304001ef}, /* jal gp,0x410 (15: no push) */
+    {0x110, 0x952e},     /* c.add */
+    {0x112, 0x9002},     /* c.ebreak */
+    {0x200, 0x000082e7}, /* jalr t0,0(ra) -> 0x104 (12: pops 0x104, pushes 0x204) */
+    {0x204, 0x8082},     /* c.jr ra -> 0x108 (13: pops 0x108) */
+    {0x410, 0x00018067}, /* jalr x0,0(gp) -> 0x110 (14: a message) */
+    {0x508, 0x00028067}, /* jalr x0,0(t0) -> 0x10c (13: pops 0x10c) */
+};
+
+static void test_call_stack_rules(void **state) {
+    (void)state;
+    use_program(swaps, sizeof swaps / sizeof swaps[0]);
+    static const uint64_t pcs[] = {0x100, 0x200, 0x104, 0x204, 0x108, 0x508, 0x10c, 0x410, 0x110};
+    const size_t n = sizeof pcs / sizeof pcs[0];
+    rvt_ntrace_options spec = {.btm = true, .call_stack = 4}, nexrv = {.btm = true, .call_stack = 4, .nexrv = true};
+    stream s;
+    rvt_nexus_msg m[16];
+    /* Every swap and return went where the stack said: only the jump
+     * through gp (itype 14) sends its target. */
+    encode(&spec, pcs, n, &s);
+    assert_int_equal(read_all(&s, m, 16), 3);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_ICNT, 2 + 2 + 2 + 1 + 2 + 2 + 2 + 2);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, (0x100 ^ 0x110) >> 1); /* against the sync's */
+    roundtrip(&spec, pcs, n);
+    /* NexRv: both swaps are indirect calls and the return through t0 an
+     * indirect jump, each with its message; its stack still predicts c.jr */
+    encode(&nexrv, pcs, n, &s);
+    size_t k = read_all(&s, m, 16);
+    assert_int_equal(k, 6);
+    roundtrip(&nexrv, pcs, n);
+    /* A decoder told the wrong rules loses the path */
+    encode(&spec, pcs, n, &s);
+    k = read_all(&s, m, 16);
+    trail t;
+    rvt_diag d = {{0}};
+    rvt_ntrace_decoder_options wrong = {.call_stack = 4, .src_id = -1, .nexrv = true};
+    assert_int_not_equal(decode_with(&wrong, m, k, &t, &d), 0);
 }
 
 /* Sequential jumps ("Sequential Jump Optimization"): `lui a5,0x1` then
@@ -513,6 +618,8 @@ int main(void) {
         cmocka_unit_test(test_msb_extension_encoder),
         cmocka_unit_test(test_icnt_overflow_example),
         cmocka_unit_test(test_sequential_jumps),
+        cmocka_unit_test(test_spec_itype_table),
+        cmocka_unit_test(test_call_stack_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
