@@ -1095,6 +1095,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     side->dialect = cfg.dialect;
     side->src_bits = opt->src_bits;
     rvt_nexus_reader rd;
+    uint64_t unknown_messages = 0, first_unknown = 0;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
     uint64_t base = 0;
@@ -1182,6 +1183,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         damaged = false;
         side->count++;
         c->packets++;
+        if (!rvt_nexus_dialect_tcode_name(rd.cfg.dialect, m->tcode) && unknown_messages++ == 0)
+            first_unknown = m->offset;
         if (pool) {
             if ((rc = rvt_decode_pool_item(pool, m)) != 0) {
                 status = rc != POOL_STOP;
@@ -1226,6 +1229,10 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     if (rd.skipped)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " bytes skipped to find messages again\n", trace,
                 (uint64_t)rd.skipped);
+    if (unknown_messages) /* (N-Trace: not part of the flow, but a sign of damage; dump shows them) */
+        fprintf(stderr, "rvtrace decode: %s: warning: %" PRIu64 " message%s with a reserved or vendor-defined TCODE "
+                        "ignored, the first at byte %" PRIu64 " (rvtrace dump lists them)\n", trace, unknown_messages,
+                unknown_messages == 1 ? "" : "s", first_unknown);
     free(data);
     if (pool)
         rvt_decode_pool_counts(pool, &c->segments, &c->segments_chained, &c->segments_again);
