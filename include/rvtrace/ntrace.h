@@ -412,7 +412,8 @@ RVT_API int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *
  * (SiFive); false when it was none or had no address to decompress. */
 RVT_API bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The process (scontext of the last Ownership message) and privilege the
- * flow is in; false before the first Ownership message with a context. */
+ * flow is in (PRV in bits 1:0, V in bit 2: 4 is VU, 5 VS); false before the
+ * first Ownership message with a context. */
 RVT_API bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
 /* Whether the flow of that process is walked (options.pids). */
 RVT_API bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d);

@@ -920,10 +920,11 @@ static uint64_t addr_value(const rvt_ntrace_decoder *d, const rvt_nexus_field *f
 }
 
 /* Ownership's PROCESS field: FORMAT in bits 1:0 (0: privilege only, 2: a
- * new scontext, 3: a new hcontext), PRV in 3:2, V in 4, the context above. */
+ * new scontext, 3: a new hcontext), PRV in 3:2, V in 4, the context above.
+ * (hcontext selects no process here: processes are told by scontext.) */
 static void ownership(rvt_ntrace_decoder *d, uint64_t process) {
     unsigned format = (unsigned)(process & 3);
-    d->priv = (unsigned)(process >> 2) & 3;
+    d->priv = (unsigned)(process >> 2) & 7; /* V with PRV */
     if (format == 2) {
         d->context = process >> 5;
         d->have_context = true;

@@ -61,6 +61,7 @@ struct rvt_ntrace_encoder {
     unsigned priv;          /* privilege and context last reported by Ownership */
     uint64_t context;
     bool owned;
+    bool ownership_due;     /* a trap or trap return: Ownership before the next instruction */
     uint64_t last_iaddr;    /* address of the last instruction or trap record (for the closing message) */
 
     /* Repetition detection. */
@@ -482,6 +483,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->last_addr = addr;
         e->since_sync = 0;
         e->prev_hist = 0;
+        e->owned = false; /* (but every message with SYNC is followed by Ownership) */
     } else if (sync) {
         restart_state(e, addr);
     }
@@ -528,18 +530,22 @@ static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) {
 }
 
 /* Ownership (trTeContext): PROCESS = {CONTEXT, V = 0, PRV, FORMAT}, FORMAT 2
- * (privilege and context) after a sync, 0 (privilege only) on a change. */
+ * (privilege and scontext) after a sync and when the context changed, 0
+ * (privilege only) at a privilege change, trap entry or trap return. There
+ * is no hcontext (FORMAT 3): the hart has no H extension. */
 static void send_ownership(rvt_ntrace_encoder *e, unsigned priv, uint64_t context, uint64_t time) {
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
     begin(e, &m, RVT_NX_OWNERSHIP);
-    put_var(&m, e->owned ? (uint64_t)(priv & 3) << 2 : context << 5 | (uint64_t)(priv & 3) << 2 | 2);
+    bool with_context = !e->owned || context != e->context;
+    put_var(&m, with_context ? context << 5 | (uint64_t)(priv & 3) << 2 | 2 : (uint64_t)(priv & 3) << 2);
     end_stamped(e, &m, false, time);
     flush_bytes(e, &m);
     e->priv = priv;
     e->context = context;
     e->owned = true;
+    e->ownership_due = false;
 }
 
 /* The part of a record's handling that happens before its own effect: the
@@ -571,7 +577,7 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
             send_sync(e, addr);
     }
     if (e->o.ownership && rec && rec->ninsns && !closing &&
-        (!e->owned || rec->priv != e->priv || (rec->context != e->context)))
+        (!e->owned || e->ownership_due || rec->priv != e->priv || (rec->context != e->context)))
         send_ownership(e, rec->priv, rec->context, rec->time);
 }
 
@@ -777,6 +783,8 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
             before(e, r->iaddr, false, r);
         bool quiet = messages == e->stats.messages; /* this record starts no new message */
         e->pending_time = r->time;
+        if (e->o.ownership && (r->ninsns == 0 || r->itype == RVT_ITYPE_XRET))
+            e->ownership_due = true; /* trap entry or return */
         if (r->ninsns == 0) {
             after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
             e->prev_ok = false;

@@ -605,6 +605,123 @@ static void test_sequential_jumps(void **state) {
         assert_int_equal(t.pcs[i], pcs[i]);
 }
 
+/* A retirement record of one instruction of the current program. */
+static rvt_retire record_at(uint64_t pc, unsigned priv, uint64_t context, bool taken) {
+    rvt_insn in;
+    assert_true(fetch(NULL, pc, &in));
+    uint32_t bits = 0;
+    for (size_t k = 0; k < program_len; k++)
+        if (program[k].addr == pc)
+            bits = program[k].bits;
+    return (rvt_retire){.iaddr = pc, .insn = bits, .ninsns = 1, .iretire = (uint16_t)(in.len / 2),
+                        .ilastsize = in.len == 4, .itype = (uint8_t)rvt_itype(&in, taken, 4, true),
+                        .priv = (uint8_t)priv, .context = context};
+}
+
+static void expect_process(const rvt_nexus_msg *m, uint64_t process) {
+    expect(m, RVT_NX_OWNERSHIP, RVT_NXF_PROCESS, process);
+}
+
+/* Ownership ("Ownership Message"): after every message with SYNC (FORMAT 10
+ * with scontext), on a privilege change (FORMAT 00), on an scontext change
+ * (FORMAT 10 with the new value), at trap entry; SYNC 4 too. */
+static void test_ownership_messages(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {.btm = true, .ownership = true};
+    stream s;
+    s.len = 0;
+    rvt_ntrace_encoder *e;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+    rvt_retire recs[] = {
+        record_at(0x100, 3, 0x1d, false), record_at(0x102, 3, 0x1d, false), /* M, scontext 0x1d */
+        record_at(0x106, 1, 0x1d, false),                                    /* to S */
+        record_at(0x10a, 1, 0x2a, false),                                    /* scontext 0x2a */
+        record_at(0x10e, 1, 0x2a, false),
+        {.iaddr = 0x200, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .priv = 1, .context = 0x2a},
+        record_at(0x200, 1, 0x2a, false), /* the handler, still in S */
+    };
+    assert_int_equal(rvt_ntrace_encoder_push(e, recs, sizeof recs / sizeof recs[0]), 0);
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    rvt_nexus_msg m[16];
+    size_t k = read_all(&s, m, 16);
+    assert_int_equal(k, 7);
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_SYNC, 1);
+    expect_process(&m[1], 0x1d << 5 | 3 << 2 | 2);
+    expect_process(&m[2], 1 << 2);
+    expect_process(&m[3], 0x2a << 5 | 1 << 2 | 2);
+    expect(&m[4], RVT_NX_INDIRECT_BRANCH, RVT_NXF_BTYPE, 2);
+    expect_process(&m[5], 1 << 2); /* trap entry, no change */
+    expect(&m[6], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1);
+    /* the decoder follows the context and privilege */
+    trail t;
+    rvt_diag d = {{0}};
+    rvt_ntrace_decoder *dec;
+    rvt_ntrace_decoder_options dopt = {.src_id = -1};
+    t.n = 0;
+    assert_int_equal(rvt_ntrace_decoder_new(&dec, &dopt, 64, fetch, collect, &t), 0);
+    uint64_t context;
+    unsigned priv;
+    for (size_t i = 0; i < k; i++) {
+        assert_int_equal(rvt_ntrace_decode(dec, &m[i], &d), 0);
+        if (i == 2) {
+            assert_true(rvt_ntrace_decoder_context(dec, &context, &priv));
+            assert_int_equal(context, 0x1d);
+            assert_int_equal(priv, 1);
+        }
+    }
+    assert_true(rvt_ntrace_decoder_context(dec, &context, &priv));
+    assert_int_equal(context, 0x2a);
+    rvt_ntrace_decoder_free(dec);
+    assert_int_equal(t.n, 6);
+
+    /* the I-CNT overflow example: the SYNC 4 message is followed by one too */
+    use_program(overflow_example, sizeof overflow_example / sizeof overflow_example[0]);
+    static const uint64_t pcs[] = {0x100, 0x102, 0x106, 0x108, 0x10c, 0x110, 0x114, 0x118};
+    rvt_ntrace_options of = {.icnt_bits = 4, .ownership = true};
+    s.len = 0;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &of, 64, keep, &s), 0);
+    for (size_t i = 0; i < 8; i++) {
+        rvt_retire r = record_at(pcs[i], 0, 7, pcs[i] == 0x102);
+        assert_int_equal(rvt_ntrace_encoder_push(e, &r, 1), 0);
+    }
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    k = read_all(&s, m, 16);
+    assert_int_equal(k, 5);
+    expect_process(&m[1], 7 << 5 | 0 << 2 | 2);
+    expect(&m[2], RVT_NX_INDIRECT_BRANCH_HIST_SYNC, RVT_NXF_SYNC, 4);
+    expect_process(&m[3], 7 << 5 | 0 << 2 | 2);
+}
+
+/* The PROCESS examples of "Ownership Message": 0x3B2 is FORMAT 10, PRV 00,
+ * V 1 (VU) with scontext 0x1D; 0xC is FORMAT 00, PRV 11, V 0 (M), the
+ * context kept. */
+static void test_process_vectors(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_decoder *dec;
+    rvt_ntrace_decoder_options o = {.src_id = -1};
+    trail t;
+    assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, &t), 0);
+    static const rvt_nexus_field_id ids[] = {RVT_NXF_PROCESS};
+    uint64_t context;
+    unsigned priv;
+    assert_false(rvt_ntrace_decoder_context(dec, &context, &priv));
+    rvt_diag d = {{0}};
+    static const uint64_t vu[] = {0x3B2}, m_mode[] = {0xC};
+    rvt_nexus_msg m = make_msg(RVT_NX_OWNERSHIP, 1, ids, vu);
+    assert_int_equal(rvt_ntrace_decode(dec, &m, &d), 0);
+    assert_true(rvt_ntrace_decoder_context(dec, &context, &priv));
+    assert_int_equal(context, 0x1D);
+    assert_int_equal(priv, 4); /* V 1, PRV 00 */
+    m = make_msg(RVT_NX_OWNERSHIP, 1, ids, m_mode);
+    assert_int_equal(rvt_ntrace_decode(dec, &m, &d), 0);
+    assert_true(rvt_ntrace_decoder_context(dec, &context, &priv));
+    assert_int_equal(context, 0x1D);
+    assert_int_equal(priv, 3);
+    rvt_ntrace_decoder_free(dec);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -620,6 +737,8 @@ int main(void) {
         cmocka_unit_test(test_sequential_jumps),
         cmocka_unit_test(test_spec_itype_table),
         cmocka_unit_test(test_call_stack_rules),
+        cmocka_unit_test(test_ownership_messages),
+        cmocka_unit_test(test_process_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
