@@ -284,6 +284,18 @@ RVT_API int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *rec
  * have given them. Without the code such a block fails the push with
  * RVT_E_UNSUPP (the overflow message would have no place). */
 RVT_API void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user);
+/* Instruction trace off (a filter or trigger stops it while the hart
+ * runs) or on again: off sends ProgTraceCorrelation EVCODE 4 with the
+ * count so far (before any record: with none, "trace starts disabled"),
+ * records pushed while off are not traced (a halt among them sends
+ * ProgTraceCorrelation EVCODE 0 with I-CNT 0, as does the end), and the
+ * first record after on starts with ProgTraceSync SYNC 5. */
+RVT_API int rvt_ntrace_encoder_enable(rvt_ntrace_encoder *e, bool on);
+/* A marker before the next record: ProgTraceSync with SYNC 0 (external
+ * trace trigger) or 6 (watchpoint trace event), the count so far locating
+ * it and the next record's address, the return-address stack kept. Any
+ * other code is RVT_E_ARG; ignored while trace is off or not started. */
+RVT_API int rvt_ntrace_encoder_mark(rvt_ntrace_encoder *e, unsigned sync);
 /* Sends what is pending (ProgTraceCorrelation when instructions are
  * unreported), fills *stats when not NULL and frees the encoder. */
 RVT_API int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);

@@ -722,6 +722,132 @@ static void test_process_vectors(void **state) {
     rvt_ntrace_decoder_free(dec);
 }
 
+/* Decodes messages, requiring every one to decode cleanly, and compares
+ * the flow with `pcs`. */
+static void expect_flow(const rvt_nexus_msg *m, size_t k, unsigned call_stack, const uint64_t *pcs, size_t n) {
+    trail t;
+    rvt_diag d = {{0}};
+    assert_int_equal(decode_msgs(m, k, call_stack, &t, &d), 0);
+    assert_int_equal(t.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(t.pcs[i], pcs[i]);
+}
+
+/* "Trace disabled while the hart runs": ProgTraceCorrelation EVCODE 4 with
+ * the count (and in HTM the history, CDF 1), then on enabling a
+ * ProgTraceSync with SYNC 5 (trace enabled again after a gap). */
+static void test_trace_disabled_and_enabled(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {0};
+    stream s;
+    s.len = 0;
+    rvt_ntrace_encoder *e;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+    rvt_retire before_gap[] = {record_at(0x100, 3, 0, false), record_at(0x102, 3, 0, false),
+                               record_at(0x106, 3, 0, false)};
+    rvt_retire in_gap[] = {record_at(0x10a, 3, 0, false), record_at(0x10e, 3, 0, false)};
+    rvt_retire after_gap = record_at(0x110, 3, 0, false);
+    assert_int_equal(rvt_ntrace_encoder_push(e, before_gap, 3), 0);
+    assert_int_equal(rvt_ntrace_encoder_enable(e, false), 0);
+    assert_int_equal(rvt_ntrace_encoder_push(e, in_gap, 2), 0);
+    assert_int_equal(rvt_ntrace_encoder_enable(e, true), 0);
+    assert_int_equal(rvt_ntrace_encoder_push(e, &after_gap, 1), 0);
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    rvt_nexus_msg m[8];
+    size_t k = read_all(&s, m, 8);
+    assert_int_equal(k, 4);
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_SYNC, 1);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 4);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 1);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1 + 2 + 2);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_HIST, 0x2); /* the beq not taken */
+    expect(&m[2], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_SYNC, 5);
+    expect(&m[2], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_ICNT, 0);
+    expect(&m[2], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x110 >> 1);
+    expect(&m[3], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 0);
+    expect(&m[3], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 2);
+    static const uint64_t traced[] = {0x100, 0x102, 0x106, 0x110};
+    expect_flow(m, k, 0, traced, 4);
+}
+
+/* Trace that starts disabled: ProgTraceCorrelation EVCODE 4 first; the
+ * hart halting while it is: EVCODE 0 with I-CNT 0; then SYNC 5. */
+static void test_trace_starts_disabled(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {.btm = true};
+    stream s;
+    s.len = 0;
+    rvt_ntrace_encoder *e;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+    assert_int_equal(rvt_ntrace_encoder_enable(e, false), 0);
+    rvt_retire gap[] = {record_at(0x100, 3, 0, false), {.sideband = RVT_SIDEBAND_HALTED},
+                        record_at(0x102, 3, 0, false)};
+    assert_int_equal(rvt_ntrace_encoder_push(e, gap, 3), 0);
+    assert_int_equal(rvt_ntrace_encoder_enable(e, true), 0);
+    rvt_retire traced_recs[] = {record_at(0x10e, 3, 0, false), record_at(0x110, 3, 0, false)};
+    assert_int_equal(rvt_ntrace_encoder_push(e, traced_recs, 2), 0);
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    rvt_nexus_msg m[8];
+    size_t k = read_all(&s, m, 8);
+    assert_int_equal(k, 4);
+    expect(&m[0], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 4);
+    expect(&m[0], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 0);
+    expect(&m[0], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_CDF, 0); /* BTM */
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 0);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 0);
+    expect(&m[2], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_SYNC, 5);
+    expect(&m[2], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x10e >> 1);
+    expect(&m[3], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1 + 2);
+    static const uint64_t traced[] = {0x10e, 0x110};
+    expect_flow(m, k, 0, traced, 2);
+    /* ended while disabled: EVCODE 0, nothing counted */
+    s.len = 0;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+    assert_int_equal(rvt_ntrace_encoder_push(e, traced_recs, 1), 0);
+    assert_int_equal(rvt_ntrace_encoder_enable(e, false), 0);
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    k = read_all(&s, m, 8);
+    assert_int_equal(k, 3);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 4);
+    expect(&m[1], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_EVCODE, 0);
+    expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 0);
+}
+
+/* SYNC 0 (external trigger) and 6 (watchpoint event) mark a place: the
+ * count locates it, the return-address stack is kept, so the return after
+ * it is still implicit and the decoder still predicts it. */
+static void test_marker_syncs(void **state) {
+    (void)state;
+    use_program(calls, sizeof calls / sizeof calls[0]);
+    static const uint64_t pcs[] = {0x100, 0x200, 0x204, 0x104, 0x106, 0x1fe};
+    for (unsigned code = 0; code <= 6; code += 6) {
+        rvt_ntrace_options o = {.call_stack = 4};
+        stream s;
+        s.len = 0;
+        rvt_ntrace_encoder *e;
+        assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+        assert_int_equal(rvt_ntrace_encoder_mark(e, 5), RVT_E_ARG);
+        for (size_t i = 0; i < 6; i++) {
+            if (pcs[i] == 0x200)
+                assert_int_equal(rvt_ntrace_encoder_mark(e, code), 0);
+            rvt_retire r = record_at(pcs[i], 3, 0, false);
+            assert_int_equal(rvt_ntrace_encoder_push(e, &r, 1), 0);
+        }
+        assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+        rvt_nexus_msg m[8];
+        size_t k = read_all(&s, m, 8);
+        assert_int_equal(k, 3); /* sync, marker, correlation: the return is still implicit */
+        expect(&m[1], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_SYNC, code);
+        expect(&m[1], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_ICNT, 2); /* the jal before it */
+        expect(&m[1], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x200 >> 1);
+        expect(&m[2], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 2 + 1 + 1 + 2 + 1);
+        expect_flow(m, k, 4, pcs, 6);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -739,6 +865,9 @@ int main(void) {
         cmocka_unit_test(test_call_stack_rules),
         cmocka_unit_test(test_ownership_messages),
         cmocka_unit_test(test_process_vectors),
+        cmocka_unit_test(test_trace_disabled_and_enabled),
+        cmocka_unit_test(test_trace_starts_disabled),
+        cmocka_unit_test(test_marker_syncs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
