@@ -441,6 +441,19 @@ RVT_API void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
  * resets the return stack. */
 extern RVT_API const rvt_pool_codec rvt_ntrace_pool_codec;
 
+/* ---- Time stamps ---- */
+
+/* N-Trace 1.0 time: a message with a SYNC field carries the absolute time
+ * (zero-extended), every other one the time since the last message with a
+ * TSTAMP, added to it. One clock per trace source, zeroed to start. */
+typedef struct rvt_ntrace_clock {
+    uint64_t time;
+    bool valid; /* an absolute time came */
+} rvt_ntrace_clock;
+/* The time of message `m`: false when it carries no TSTAMP, or a relative
+ * one before any absolute time. */
+RVT_API bool rvt_ntrace_time(rvt_ntrace_clock *c, const rvt_nexus_msg *m, uint64_t *time);
+
 /* ---- SiFive's trace tools: time stamps and ITC print ---- */
 
 /* Time stamps as SiFive's encoders send them: sync messages carry the full

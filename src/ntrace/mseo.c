@@ -363,3 +363,19 @@ uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb) {
         v |= ~UINT64_C(0) << f->width;
     return v;
 }
+
+bool rvt_ntrace_time(rvt_ntrace_clock *c, const rvt_nexus_msg *m, uint64_t *time) {
+    const rvt_nexus_field *stamp = rvt_nexus_find(m, RVT_NXF_TSTAMP);
+    if (!stamp)
+        return false;
+    if (rvt_nexus_has(m, RVT_NXF_SYNC)) {
+        c->time = stamp->value;
+        c->valid = true;
+    } else if (c->valid) {
+        c->time += stamp->value;
+    } else {
+        return false;
+    }
+    *time = c->time;
+    return true;
+}

@@ -848,6 +848,71 @@ static void test_marker_syncs(void **state) {
     }
 }
 
+/* Time stamps ("Timestamp Reporting"): absolute in every message with
+ * SYNC, relative to the last stamp in the others; the decoder takes the
+ * absolute value and adds the relative ones. An addressed message has the
+ * time of its event (the trap for a handler's). */
+static void test_time_stamps(void **state) {
+    (void)state;
+    /* decoding, by hand: sync 0x100, +5, +7, a new sync 0x20 (not added) */
+    static const struct {
+        bool sync;
+        uint64_t stamp, time;
+    } vec[] = {{true, 0x100, 0x100}, {false, 5, 0x105}, {false, 7, 0x10c}, {true, 0x20, 0x20}, {false, 1, 0x21}};
+    rvt_ntrace_clock clock = {0};
+    uint64_t t;
+    static const rvt_nexus_field_id rel_ids[] = {RVT_NXF_TSTAMP}, sync_ids[] = {RVT_NXF_SYNC, RVT_NXF_TSTAMP};
+    uint64_t rel_only[] = {9};
+    rvt_nexus_msg early = make_msg(RVT_NX_DIRECT_BRANCH, 1, rel_ids, rel_only);
+    assert_false(rvt_ntrace_time(&clock, &early, &t)); /* relative, with nothing to add it to */
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
+        uint64_t values[] = {1, vec[i].stamp};
+        rvt_nexus_msg m = vec[i].sync ? make_msg(RVT_NX_PROG_TRACE_SYNC, 2, sync_ids, values)
+                                      : make_msg(RVT_NX_DIRECT_BRANCH, 1, rel_ids, values + 1);
+        assert_true(rvt_ntrace_time(&clock, &m, &t));
+        assert_int_equal(t, vec[i].time);
+    }
+    rvt_nexus_msg none = make_msg(RVT_NX_DIRECT_BRANCH, 0, NULL, NULL);
+    assert_false(rvt_ntrace_time(&clock, &none, &t));
+
+    /* encoding: BTM, the first branch taken to 0x200, which traps; the
+     * handler at 0x300 */
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    rvt_ntrace_options o = {.btm = true, .timestamps = true};
+    stream s;
+    s.len = 0;
+    rvt_ntrace_encoder *e;
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+    rvt_retire recs[] = {
+        record_at(0x100, 3, 0, false), record_at(0x102, 3, 0, true), record_at(0x200, 3, 0, false),
+        {.iaddr = 0x300, .ninsns = 0, .itype = RVT_ITYPE_EXCEPTION, .priv = 3},
+        record_at(0x300, 3, 0, false),
+    };
+    static const uint64_t times[] = {1000, 1003, 1010, 1011, 1050};
+    for (size_t i = 0; i < 5; i++)
+        recs[i].time = times[i];
+    assert_int_equal(rvt_ntrace_encoder_push(e, recs, 5), 0);
+    assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    rvt_nexus_msg m[8];
+    size_t k = read_all(&s, m, 8);
+    assert_int_equal(k, 4);
+    /* sync at the first record, the branch when it retired, the trap when
+     * it was taken, the end at the last record */
+    static const uint64_t want[] = {1000, 1003, 1011, 1050};
+    static const unsigned tcodes[] = {RVT_NX_PROG_TRACE_SYNC, RVT_NX_DIRECT_BRANCH, RVT_NX_INDIRECT_BRANCH,
+                                      RVT_NX_PROG_TRACE_CORRELATION};
+    rvt_ntrace_clock c2 = {0};
+    for (size_t i = 0; i < k; i++) {
+        assert_int_equal(m[i].tcode, tcodes[i]);
+        assert_true(rvt_ntrace_time(&c2, &m[i], &t));
+        assert_int_equal(t, want[i]);
+    }
+    expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_TSTAMP, 1000);  /* absolute */
+    expect(&m[1], RVT_NX_DIRECT_BRANCH, RVT_NXF_TSTAMP, 3);        /* relative */
+    expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_BTYPE, 2);
+    expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_TSTAMP, 1011 - 1003);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -868,6 +933,7 @@ int main(void) {
         cmocka_unit_test(test_trace_disabled_and_enabled),
         cmocka_unit_test(test_trace_starts_disabled),
         cmocka_unit_test(test_marker_syncs),
+        cmocka_unit_test(test_time_stamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,8 @@ static void decode_usage(FILE *out) {
             "                     kmempath (kernel pages kmem.0xADDR); paths relative to it\n"
             "  --sysroot DIR      where mapped files are, by their full path, when they are\n"
             "                     not beside the settings file\n"
-            "  --messages FILE    N-Trace/SiFive: one line per message: number, time (Tics),\n"
+            "  --messages FILE    N-Trace/SiFive: one line per message: number, time (Tics: an\n"
+            "                     N-Trace TSTAMP is absolute in a sync, else added to the last),\n"
             "                     the address the flow continues at (NxtAddr), TCODE, fields\n"
             "  --itc-print FILE   SiFive: the text the program printed through ITC channel 0\n"
             "                     and the no-load strings of its .comment section\n"
@@ -746,6 +747,7 @@ typedef struct {
     unsigned dialect, src_bits;
     uint64_t count;                 /* messages read, numbered from 1 */
     rvt_sifive_clock clock[16];     /* per trace source */
+    rvt_ntrace_clock ntrace_clock[16];
     uint64_t addressed[16];         /* per source: NxtAddr after its last message with an address */
 } nexus_side;
 
@@ -760,9 +762,10 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
         return 1;
     fprintf(f, "Msg # %" PRIu64 ", ", s->count);
     uint64_t t, addr = 0;
-    if (s->dialect == RVT_NEXUS_SIFIVE && rvt_sifive_time(&s->clock[src & 15], m, &t))
+    if (s->dialect == RVT_NEXUS_SIFIVE ? rvt_sifive_time(&s->clock[src & 15], m, &t)
+                                       : rvt_ntrace_time(&s->ntrace_clock[src & 15], m, &t))
         fprintf(f, "Tics: %" PRIu64 ", ", t);
-    else if (rvt_nexus_has(m, RVT_NXF_TSTAMP))
+    else if (rvt_nexus_has(m, RVT_NXF_TSTAMP)) /* (relative, before any absolute time) */
         fprintf(f, "TSTAMP: %" PRIu64 ", ", rvt_nexus_get(m, RVT_NXF_TSTAMP, 0));
     char where[32];
     if (m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC) {
