@@ -251,6 +251,12 @@ typedef struct rvt_ntrace_options {
                              pending, else ResourceFull RCODE 0 */
     bool all_jumps;       /* trTeInstEnAllJumps: every direct jump is a taken branch
                              (a DirectBranch message in BTM, a history bit 1 in HTM) */
+    unsigned return_bits; /* implicit return mode 2: the stack keeps the low
+                             return_bits bits of each return address (2..63) and a
+                             return whose target matches them sends nothing; 0: full
+                             addresses (mode 3). The decoder keeps full addresses
+                             and needs no option; a return that matched only in the
+                             low bits misleads it, the risk mode 2 takes. */
     bool nexrv;           /* NexRv's rules where they depart from the specification
                              (its golden streams need them): its call-stack
                              classification (rvt_nexus_classify), and in HTM a

@@ -79,6 +79,7 @@ struct rvt_ntrace_encoder {
     uint64_t rep_prev;      /* the pattern with its stop bit */
 
     nx_call_stack stack;
+    uint64_t return_mask;   /* the return-address bits the stack keeps (all, or return_bits) */
     uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
 
     /* Indirect-branch messages that went out on their own (see keepable),
@@ -202,7 +203,7 @@ static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) { send_bytes(e, m-
 int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
                            rvt_nexus_byte_sink sink, void *user) {
     if (!out || !o || !sink || o->call_stack > RVT_NTRACE_MAX_CALL_STACK || o->src_bits > 12 || o->icnt_bits == 1 ||
-        o->icnt_bits > 32)
+        o->icnt_bits > 32 || (o->return_bits && (o->return_bits < 2 || o->return_bits > 63)))
         return RVT_E_ARG;
     rvt_ntrace_encoder *e = calloc(1, sizeof *e);
     if (!e)
@@ -213,6 +214,7 @@ int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o
     e->user = user;
     e->hist = 1;
     e->check_ret = 1;
+    e->return_mask = o->return_bits ? (UINT64_C(1) << o->return_bits) - 1 : ~UINT64_C(0);
     nx_stack_init(&e->stack, o->call_stack, o->call_counter);
     *out = e;
     return 0;
@@ -575,7 +577,7 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         e->pending_time = rec ? rec->time : 0;
     }
     if (!(e->check_ret & 1)) {
-        if (e->o.call_counter || e->check_ret == addr)
+        if (e->o.call_counter || e->check_ret == (addr & e->return_mask))
             e->pending = 0; /* the return went where the stack said: nothing to send */
         e->check_ret = 1;
     }
@@ -661,7 +663,7 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
         e->pending_btype = 0;
     }
     if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
-        nx_stack_push(&e->stack, last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+        nx_stack_push(&e->stack, (last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2)) & e->return_mask);
     note_icnt(e);
 }
 
@@ -784,7 +786,7 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
         if (flags & RVT_NXI_BRANCH)
             note_branch(e, r->itype == RVT_ITYPE_BRANCH_TAKEN || (flags & RVT_NXI_TAKEN));
         if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
-            nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+            nx_stack_push(&e->stack, (rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2)) & e->return_mask);
         note_icnt(e);
     }
     /* (prev_ok and prev_insn are left as they are: only sequential jumps,

@@ -913,6 +913,47 @@ static void test_time_stamps(void **state) {
     expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_TSTAMP, 1011 - 1003);
 }
 
+/* Implicit return mode 2: the stack holds the low bits of return
+ * addresses, and a return is implicit when its target matches those. A
+ * return to 0x1104 instead of 0x104 matches in 8 bits, not in 16 or in
+ * full (mode 3). */
+static const code_word far_return[] = {
+    {0x100, 0x100000ef}, /* jal ra,0x200 */
+    {0x104, 0x952e},     /* c.add */
+    {0x106, 0x9002},     /* c.ebreak */
+    {0x200, 0x00b50533}, /* add */
+    {0x204, 0x8082},     /* ret (ra changed on the way: to 0x1104) */
+    {0x1104, 0x952e},    /* c.add */
+    {0x1106, 0x9002},    /* c.ebreak */
+};
+
+static void test_partial_return_addresses(void **state) {
+    (void)state;
+    use_program(calls, sizeof calls / sizeof calls[0]);
+    static const uint64_t good[] = {0x100, 0x200, 0x204, 0x104, 0x106, 0x1fe};
+    rvt_ntrace_options mode2 = {.call_stack = 4, .return_bits = 8};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&mode2, good, 6, &s);
+    assert_int_equal(read_all(&s, m, 8), 2); /* the return matched: implicit */
+    roundtrip(&mode2, good, 6);
+
+    use_program(far_return, sizeof far_return / sizeof far_return[0]);
+    static const uint64_t far[] = {0x100, 0x200, 0x204, 0x1104};
+    encode(&mode2, far, 4, &s);
+    assert_int_equal(read_all(&s, m, 8), 2); /* 0x1104 and 0x104 agree in 8 bits */
+    rvt_ntrace_options wider = {.call_stack = 4, .return_bits = 16}, full = {.call_stack = 4};
+    encode(&wider, far, 4, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, (0x100 ^ 0x1104) >> 1); /* (no history: the short form) */
+    roundtrip(&wider, far, 4);
+    encode(&full, far, 4, &s);
+    assert_int_equal(read_all(&s, m, 8), 3);
+    rvt_ntrace_encoder *e;
+    rvt_ntrace_options bad = {.return_bits = 1};
+    assert_int_equal(rvt_ntrace_encoder_new(&e, &bad, 64, keep, &s), RVT_E_ARG);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -934,6 +975,7 @@ int main(void) {
         cmocka_unit_test(test_trace_starts_disabled),
         cmocka_unit_test(test_marker_syncs),
         cmocka_unit_test(test_time_stamps),
+        cmocka_unit_test(test_partial_return_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
