@@ -988,6 +988,19 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
         follow_addresses(d, m, faddr);
         return 0;
     }
+    if (sync == 7 && rvt_nexus_has(m, RVT_NXF_FADDR) && !d->o.sifive) {
+        /* Restart after the encoder's queue overran: what this message
+         * counts cannot be placed, the flow goes on at its address. Unless
+         * an Error message reported it already, that is a loss. */
+        bool lost = d->synced;
+        rvt_ntrace_decoder_resync(d);
+        sync_to(d, faddr, sync);
+        if (!lost)
+            return 0;
+        return rvt_diag_set(diag, RVT_E_FORMAT, "message at byte %" PRIu64 " (%s): SYNC 7: the encoder lost messages "
+                                                "before it (queue overrun); the flow goes on at %#" PRIx64,
+                            m->offset, rvt_nexus_tcode_name(m->tcode) ? rvt_nexus_tcode_name(m->tcode) : "?", d->pc);
+    }
     switch (m->tcode) {
     case RVT_NX_PROG_TRACE_SYNC:
         if (d->synced && icnt && !walk_icnt(d, icnt, FINAL_ANY))

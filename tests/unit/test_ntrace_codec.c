@@ -954,6 +954,197 @@ static void test_partial_return_addresses(void **state) {
     assert_int_equal(rvt_ntrace_encoder_new(&e, &bad, 64, keep, &s), RVT_E_ARG);
 }
 
+/* "Error Message" and "SYNC 7": the encoder lost messages. Error (ETYPE 0,
+ * queue overrun; ECODE bit 2 program trace lost) marks a gap and the
+ * decoder waits for a full address; the sync after it (SYNC 7) restarts
+ * the flow. A SYNC 7 with no Error before it is a gap of its own. */
+static void test_error_and_overrun_gap(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    static const rvt_nexus_field_id sync_ids[] = {RVT_NXF_SYNC, RVT_NXF_ICNT, RVT_NXF_FADDR};
+    static const rvt_nexus_field_id icnt_id[] = {RVT_NXF_ICNT}, err_ids[] = {RVT_NXF_ETYPE, RVT_NXF_ECODE};
+    static const rvt_nexus_field_id corr_ids[] = {RVT_NXF_EVCODE, RVT_NXF_CDF, RVT_NXF_ICNT};
+    static const uint64_t start[] = {1, 0, 0x100 >> 1}, taken[] = {3}, lost[] = {0, 1u << 2};
+    static const uint64_t restart[] = {7, 0, 0x300 >> 1}, end[] = {0, 0, 2};
+    rvt_nexus_msg with_error[] = {
+        make_msg(RVT_NX_PROG_TRACE_SYNC, 3, sync_ids, start), make_msg(RVT_NX_DIRECT_BRANCH, 1, icnt_id, taken),
+        make_msg(RVT_NX_ERROR, 2, err_ids, lost), make_msg(RVT_NX_PROG_TRACE_SYNC, 3, sync_ids, restart),
+        make_msg(RVT_NX_PROG_TRACE_CORRELATION, 3, corr_ids, end),
+    };
+    static const uint64_t flow[] = {0x100, 0x102, 0x300};
+    for (int error_first = 1; error_first >= 0; error_first--) {
+        rvt_ntrace_decoder *dec;
+        rvt_ntrace_decoder_options o = {.src_id = -1};
+        trail t = {.n = 0};
+        assert_int_equal(rvt_ntrace_decoder_new(&dec, &o, 64, fetch, collect, &t), 0);
+        int failures = 0;
+        for (size_t i = 0; i < 5; i++) {
+            if (i == 2 && !error_first)
+                continue;
+            rvt_diag d = {{0}};
+            int rc = rvt_ntrace_decode(dec, &with_error[i], &d);
+            if (rc) {
+                failures++;
+                assert_int_equal(rc, RVT_E_FORMAT);
+                assert_int_equal(i, error_first ? 2 : 3); /* the gap is where the encoder says so */
+                assert_non_null(strstr(d.msg, error_first ? "lost messages (Error ETYPE 0, ECODE 0x4)" : "SYNC 7"));
+            }
+        }
+        assert_int_equal(failures, 1);
+        assert_int_equal(rvt_ntrace_decoder_error_messages(dec), (uint64_t)error_first);
+        rvt_ntrace_decoder_free(dec);
+        assert_int_equal(t.n, 3);
+        for (size_t i = 0; i < 3; i++)
+            assert_int_equal(t.pcs[i], flow[i]);
+    }
+    /* the message on the wire: ETYPE 0, ECODE 0b1100 (program trace and
+     * ownership lost), TSTAMP 0x2a; ECODE is there even when 0; a vendor
+     * ETYPE (8..15) reads the same */
+    static const uint8_t bytes[] = {0x20, 0x00, 0x0d, 0xab, 0x20, 0x03, 0x20, 0x27};
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, NULL, bytes, sizeof bytes);
+    rvt_nexus_msg m;
+    rvt_diag d;
+    static const uint64_t etype[] = {0, 0, 9}, ecode[] = {12, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(rvt_nexus_next(&r, &m, &d), 1);
+        assert_int_equal(m.tcode, RVT_NX_ERROR);
+        assert_string_equal(rvt_nexus_tcode_name(m.tcode), "Error");
+        expect(&m, RVT_NX_ERROR, RVT_NXF_ETYPE, etype[i]);
+        assert_int_equal(rvt_nexus_find(&m, RVT_NXF_ETYPE)->width, 4);
+        expect(&m, RVT_NX_ERROR, RVT_NXF_ECODE, ecode[i]);
+        assert_int_equal(rvt_nexus_has(&m, RVT_NXF_TSTAMP), i == 0);
+    }
+}
+
+/* "Repeated history": any split of the history bits among ResourceFull
+ * messages is the same history; an HREPEAT that would overflow goes out
+ * as several RCODE 2 messages. The loop's taken branch ten times, then
+ * not taken: {0x3 x10}, {0x3 x4}{0x3 x6}, {0x7 x5} and ten RCODE 1 {0x3}
+ * decode alike. */
+static void test_history_repeat_splits(void **state) {
+    (void)state;
+    use_program(loop, 3);
+    static const rvt_nexus_field_id sync_ids[] = {RVT_NXF_SYNC, RVT_NXF_ICNT, RVT_NXF_FADDR};
+    static const rvt_nexus_field_id rf_ids[] = {RVT_NXF_RCODE, RVT_NXF_RDATA, RVT_NXF_HREPEAT};
+    static const rvt_nexus_field_id corr_ids[] = {RVT_NXF_EVCODE, RVT_NXF_CDF, RVT_NXF_ICNT, RVT_NXF_HIST};
+    static const uint64_t start[] = {1, 0, 0x100 >> 1}, end[] = {0, 1, 44, 0x2};
+    static const struct {
+        unsigned n;
+        uint64_t rcode, pattern, times;
+    } splits[][10] = {
+        {{1, 2, 0x3, 10}},
+        {{2, 2, 0x3, 4}, {0, 2, 0x3, 6}},
+        {{1, 2, 0x7, 5}},
+        {{10, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0},
+         {0, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0}, {0, 1, 0x3, 0}},
+    };
+    for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++) {
+        rvt_nexus_msg m[12];
+        size_t n = 0;
+        m[n++] = make_msg(RVT_NX_PROG_TRACE_SYNC, 3, sync_ids, start);
+        for (unsigned i = 0; i < splits[k][0].n; i++) {
+            uint64_t v[] = {splits[k][i].rcode, splits[k][i].pattern, splits[k][i].times};
+            m[n++] = make_msg(RVT_NX_RESOURCE_FULL, v[0] == 2 ? 3 : 2, rf_ids, v);
+        }
+        m[n++] = make_msg(RVT_NX_PROG_TRACE_CORRELATION, 4, corr_ids, end);
+        trail t;
+        rvt_diag d = {{0}};
+        assert_int_equal(decode_msgs(m, n, 0, &t, &d), 0);
+        assert_int_equal(t.n, 22);
+        for (size_t i = 0; i < 22; i++)
+            assert_int_equal(t.pcs[i], i % 2 ? 0x104 : 0x100);
+    }
+}
+
+/* "Corner cases": an exception on the first traced instruction (the sync,
+ * then B-TYPE 2 with I-CNT 0), an interrupt pending at the start (B-TYPE
+ * 3), and an exception at the entry of a handler (back to back: the second
+ * message B-TYPE 2 with I-CNT 0). */
+static void test_trap_corner_cases(void **state) {
+    (void)state;
+    use_program(icnt_example, sizeof icnt_example / sizeof icnt_example[0]);
+    static const struct {
+        uint8_t first_trap, second_trap; /* itypes; second 0: none */
+        unsigned btype1, btype2;
+    } cases[] = {
+        {RVT_ITYPE_EXCEPTION, 0, 2, 0},
+        {RVT_ITYPE_INTERRUPT, 0, 3, 0},
+        {RVT_ITYPE_EXCEPTION, RVT_ITYPE_EXCEPTION, 2, 2},
+    };
+    for (size_t c = 0; c < 3; c++) {
+        rvt_ntrace_options o = {.btm = true};
+        stream s;
+        s.len = 0;
+        rvt_ntrace_encoder *e;
+        assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &s), 0);
+        /* trapping at 0x100 before it retires; the handler 0x200, whose
+         * first instruction traps again to 0x300 in the third case */
+        rvt_retire recs[4];
+        size_t n = 0;
+        recs[n++] = (rvt_retire){.iaddr = 0x100, .itype = cases[c].first_trap, .priv = 3};
+        if (cases[c].second_trap)
+            recs[n++] = (rvt_retire){.iaddr = 0x200, .itype = cases[c].second_trap, .priv = 3};
+        recs[n++] = record_at(cases[c].second_trap ? 0x300 : 0x200, 3, 0, false);
+        assert_int_equal(rvt_ntrace_encoder_push(e, recs, n), 0);
+        assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+        rvt_nexus_msg m[8];
+        size_t k = read_all(&s, m, 8);
+        assert_int_equal(k, cases[c].second_trap ? 4 : 3);
+        expect(&m[0], RVT_NX_PROG_TRACE_SYNC, RVT_NXF_FADDR, 0x100 >> 1);
+        expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_BTYPE, cases[c].btype1);
+        expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_ICNT, 0);
+        if (cases[c].second_trap) {
+            expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_BTYPE, cases[c].btype2);
+            expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_ICNT, 0);
+            expect(&m[2], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, (0x200 ^ 0x300) >> 1);
+        }
+        uint64_t last = cases[c].second_trap ? 0x300 : 0x200;
+        expect_flow(m, k, 0, &last, 1);
+    }
+}
+
+/* "I-CNT and HIST overflow at once": two ResourceFull messages. Two 16-bit
+ * instructions, then a branch to itself, taken 30 times and then not: the
+ * 31st fills the history register (stop bit at bit 31) as the count
+ * reaches 64 (a 7-bit counter's overflow). The history goes first here
+ * (the spec suggests I-CNT first, but a count sent before the history of
+ * its branches could not be walked), the count, with the instruction after,
+ * next. */
+static const code_word spin[] = {
+    {0x100, 0x952e},     /* c.add */
+    {0x102, 0x952e},     /* c.add */
+    {0x104, 0x00a50063}, /* beq a0,a0,0x104 */
+    {0x108, 0x952e},     /* c.add */
+    {0x10a, 0x952e},     /* c.add */
+    {0x10c, 0x9002},     /* c.ebreak */
+};
+
+static void test_both_counters_full(void **state) {
+    (void)state;
+    use_program(spin, sizeof spin / sizeof spin[0]);
+    uint64_t pcs[40];
+    size_t n = 0;
+    pcs[n++] = 0x100;
+    pcs[n++] = 0x102;
+    for (int i = 0; i < 31; i++)
+        pcs[n++] = 0x104;
+    pcs[n++] = 0x108;
+    pcs[n++] = 0x10a;
+    rvt_ntrace_options o = {.icnt_bits = 7};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&o, pcs, n, &s);
+    size_t k = read_all(&s, m, 8);
+    assert_int_equal(k, 4);
+    expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RCODE, 1);
+    expect(&m[1], RVT_NX_RESOURCE_FULL, RVT_NXF_RDATA, 0xfffffffeu);
+    expect(&m[2], RVT_NX_RESOURCE_FULL, RVT_NXF_RCODE, 0);
+    expect(&m[2], RVT_NX_RESOURCE_FULL, RVT_NXF_RDATA, 2 + 62 + 1);
+    expect(&m[3], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1);
+    roundtrip(&o, pcs, n);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -976,6 +1167,10 @@ int main(void) {
         cmocka_unit_test(test_marker_syncs),
         cmocka_unit_test(test_time_stamps),
         cmocka_unit_test(test_partial_return_addresses),
+        cmocka_unit_test(test_error_and_overrun_gap),
+        cmocka_unit_test(test_history_repeat_splits),
+        cmocka_unit_test(test_trap_corner_cases),
+        cmocka_unit_test(test_both_counters_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
