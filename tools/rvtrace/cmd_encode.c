@@ -44,7 +44,8 @@ static void encode_usage(FILE *out) {
             "  -h, --help     show this help\n"
             "\n"
             "N-Trace (writes Nexus messages as raw MSEO bytes, the messages NexRv makes):\n"
-            "INPUT: NexRv's pcseq file, or any retirement stream above (traps become\n"
+            "INPUT: NexRv's pcseq file (its calls and returns are NexRv's: with implicit\n"
+            "return it needs --nexrv), or any retirement stream above (traps become\n"
             "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
             "  --elf PROGRAM        with the E-Trace encoder-input CSV: the instruction bits\n"
             "                       and jump classes come from the program; with --icnt-bits\n"
@@ -54,7 +55,7 @@ static void encode_usage(FILE *out) {
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
-            "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
+            "         rvtrace encode --format ntrace --nexrv --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
             transport_help, ntrace_option_help);
     fprintf(out, "\n%s", exit_status_help);
 }
