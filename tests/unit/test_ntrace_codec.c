@@ -1145,6 +1145,48 @@ static void test_both_counters_full(void **state) {
     roundtrip(&o, pcs, n);
 }
 
+/* itype 10 and 11 (jumps without linkage, as E-Trace and ratified N-Trace
+ * name them) are taken like 14 and 15, and the reserved 7 a hart may give
+ * a direct jump like any direct jump: the encoder classifies the
+ * instruction's bits, so the three records give the same bytes. */
+static void test_jump_itypes_without_linkage(void **state) {
+    (void)state;
+    use_program(swaps, sizeof swaps / sizeof swaps[0]);
+    static const uint64_t pcs[] = {0x100, 0x200, 0x104, 0x204, 0x108, 0x508, 0x10c, 0x410, 0x110};
+    const size_t n = sizeof pcs / sizeof pcs[0];
+    stream out[3];
+    unsigned tails = 0, sevens = 0;
+    for (int variant = 0; variant < 3; variant++) {
+        rvt_ntrace_options o = {.call_stack = 4};
+        out[variant].len = 0;
+        rvt_ntrace_encoder *e;
+        assert_int_equal(rvt_ntrace_encoder_new(&e, &o, 64, keep, &out[variant]), 0);
+        for (size_t i = 0; i < n; i++) {
+            rvt_retire r = record_at(pcs[i], 3, 0, false);
+            rvt_insn in;
+            assert_true(fetch(NULL, pcs[i], &in));
+            if (variant == 1) { /* E-Trace's classes: 10/11 for jumps without linkage */
+                r.itype = (uint8_t)rvt_itype(&in, false, 4, false);
+                tails += r.itype == RVT_ITYPE_UNINFERABLE_TAIL || r.itype == RVT_ITYPE_INFERABLE_TAIL;
+            } else if (variant == 2 && r.itype == RVT_ITYPE_OTHER_INFERABLE) {
+                r.itype = 7;
+                sevens++;
+            }
+            assert_int_equal(rvt_ntrace_encoder_push(e, &r, 1), 0);
+        }
+        assert_int_equal(rvt_ntrace_encoder_finish(e, NULL), 0);
+    }
+    assert_int_equal(tails, 1); /* jalr x0,0(gp): 10 (jal gp has a non-zero rd: 15 in both) */
+    assert_true(sevens >= 1);
+    for (int variant = 1; variant < 3; variant++) {
+        assert_int_equal(out[variant].len, out[0].len);
+        assert_memory_equal(out[variant].bytes, out[0].bytes, out[0].len);
+    }
+    rvt_nexus_msg m[16];
+    size_t k = read_all(&out[0], m, 16);
+    expect_flow(m, k, 4, pcs, n);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -1171,6 +1213,7 @@ int main(void) {
         cmocka_unit_test(test_history_repeat_splits),
         cmocka_unit_test(test_trap_corner_cases),
         cmocka_unit_test(test_both_counters_full),
+        cmocka_unit_test(test_jump_itypes_without_linkage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
