@@ -367,12 +367,15 @@ static void test_periodic_sync(void **state) {
 static void test_msb_extension_vectors(void **state) {
     (void)state;
     static const struct {
-        uint8_t mdo[8];
+        uint8_t mdo[12];
         unsigned n;
         uint64_t addr;
     } v[] = {{{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x1f}, 6, 0xFFFFFFFFEull},
              {{0x3f, 0x3f, 0x3f, 0x3f, 0x1f, 0x3c}, 6, 0xFFFFFFFE3FFFFFFEull},
-             {{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x00}, 7, 0x1FFFFFFFFEull}};
+             {{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x00}, 7, 0x1FFFFFFFFEull},
+             /* 3F x10, 05: field 0x5FFF_FFFF_FFFF_FFFF, no extension (bit 5
+              * of the last MDO is 0); illegal as an address, but read */
+             {{0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x05}, 11, 0xBFFFFFFFFFFFFFFEull}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         uint8_t bytes[16] = {0x24, 0x05}; /* ProgTraceSync, SYNC 1, I-CNT 0 */
         for (unsigned k = 0; k < v[i].n; k++)
