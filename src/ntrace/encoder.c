@@ -403,8 +403,8 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
-    if (!e->o.btm)
-        handle_repeats(e, &m, addr);
+    if (!e->o.btm || e->o.repeat)
+        handle_repeats(e, &m, addr); /* (in BTM only RepeatBranch: no history to repeat) */
     if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST && e->hist == 1)
         e->pending = RVT_NX_INDIRECT_BRANCH; /* nothing to add: the shorter message */
     if (e->bcnt == 0)

@@ -1190,6 +1190,43 @@ static void test_jump_itypes_without_linkage(void **state) {
     expect_flow(m, k, 4, pcs, n);
 }
 
+/* "RepeatBranch": B-CNT counts how often the previous indirect-branch
+ * message repeated with the same I-CNT, history and target; the decoder
+ * replays it that many times. A loop through `c.jr a5` back to its start,
+ * four times round. */
+static const code_word jr_loop[] = {
+    {0x100, 0x952e}, /* c.add */
+    {0x102, 0x8782}, /* c.jr a5 -> 0x100 */
+};
+
+static void test_repeat_branch(void **state) {
+    (void)state;
+    use_program(jr_loop, sizeof jr_loop / sizeof jr_loop[0]);
+    static const uint64_t pcs[] = {0x100, 0x102, 0x100, 0x102, 0x100, 0x102, 0x100, 0x102, 0x100};
+    rvt_ntrace_options o = {.btm = true, .repeat = 1};
+    stream s;
+    rvt_nexus_msg m[8];
+    encode(&o, pcs, 9, &s);
+    size_t k = read_all(&s, m, 8);
+    assert_int_equal(k, 4);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_ICNT, 2);
+    expect(&m[1], RVT_NX_INDIRECT_BRANCH, RVT_NXF_UADDR, 0); /* 0x100 again */
+    expect(&m[2], RVT_NX_REPEAT_BRANCH, RVT_NXF_BCNT, 3);
+    expect(&m[3], RVT_NX_PROG_TRACE_CORRELATION, RVT_NXF_ICNT, 1);
+    expect_flow(m, k, 0, pcs, 9);
+    /* by hand, from the message definitions */
+    static const rvt_nexus_field_id sync_ids[] = {RVT_NXF_SYNC, RVT_NXF_ICNT, RVT_NXF_FADDR};
+    static const rvt_nexus_field_id ib_ids[] = {RVT_NXF_BTYPE, RVT_NXF_ICNT, RVT_NXF_UADDR};
+    static const rvt_nexus_field_id bcnt_id[] = {RVT_NXF_BCNT};
+    static const rvt_nexus_field_id corr_ids[] = {RVT_NXF_EVCODE, RVT_NXF_CDF, RVT_NXF_ICNT};
+    static const uint64_t start[] = {1, 0, 0x80}, ib[] = {0, 2, 0}, times[] = {3}, end[] = {0, 0, 1};
+    rvt_nexus_msg hand[] = {make_msg(RVT_NX_PROG_TRACE_SYNC, 3, sync_ids, start),
+                            make_msg(RVT_NX_INDIRECT_BRANCH, 3, ib_ids, ib),
+                            make_msg(RVT_NX_REPEAT_BRANCH, 1, bcnt_id, times),
+                            make_msg(RVT_NX_PROG_TRACE_CORRELATION, 3, corr_ids, end)};
+    expect_flow(hand, 4, 0, pcs, 9);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_btm_icnt_example),
@@ -1217,6 +1254,7 @@ int main(void) {
         cmocka_unit_test(test_trap_corner_cases),
         cmocka_unit_test(test_both_counters_full),
         cmocka_unit_test(test_jump_itypes_without_linkage),
+        cmocka_unit_test(test_repeat_branch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
