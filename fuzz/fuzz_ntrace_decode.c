@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                     .call_counter = (data[0] & 0x80) != 0,
                                     .src_bits = (data[0] & 1) ? 4 : 0,
                                     .src_id = -1,
-                                    .extend_addr_msb = (data[0] & 2) != 0};
+                                    .extend_addr_msb = (data[0] & 2) != 0,
+                                    .nexrv = (data[0] & 4) != 0};
     rvt_nexus_config cfg = {.src_bits = o.src_bits};
     flow_list lists[3] = {{by_pc, 0, PC_LIMIT, false, fetch},
                           {by_block, 0, PC_LIMIT, false, fetch},

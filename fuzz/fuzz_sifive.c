@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rvt_ntrace_decoder_options o = {.src_bits = data[0] & 3,
                                     .src_id = (data[0] & 4) ? 1 : -1,
                                     .sifive = true,
+                                    .nexrv = true,
                                     .pids = pids,
                                     .npids = (data[0] & 8) ? 2 : 0,
                                     .addr_bits = (data[0] & 16) ? 48 : 0,

@@ -160,13 +160,19 @@ RVT_API int rvt_nexus_next(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d);
 
 /* ---- What the encoder and the decoder know about an instruction ---- */
 
-/* Control-flow facts of one retired instruction, as N-Trace needs them. The
- * classes follow NexRv's instruction info (taken from objdump's alias
- * mnemonics), so a pcseq file, the program image and a retirement stream all
- * describe an instruction the same way: jal/c.jal with a link register is a
- * call, jalr with rd != x0 and ecall are indirect calls, `ret` (jalr x0,0(ra))
- * is a return, every other jalr (and mret/sret, which NexRv's pcseq marks R)
- * is an indirect jump. */
+/* Control-flow facts of one retired instruction, as N-Trace needs them.
+ * Two rule sets say which jumps push and pop the return-address stack of
+ * the implicit-return optimisation; encoder and decoder must use the same:
+ * - the specification's 4-bit itype table (the default): x1 and x5 are link
+ *   registers; jal/c.jal with a link rd is a call; jalr with a link rd is a
+ *   call, with a link rs1 (and not the same link rd) a return whatever its
+ *   offset, with both (different) a co-routine swap, which pops then pushes;
+ *   every other jump neither pushes nor pops;
+ * - NexRv's (the reference encoder, whose golden streams need them; taken
+ *   from objdump's alias mnemonics, as its pcseq files classify): jal and
+ *   jalr with any rd other than x0, and ecall, push; only `ret` (jalr
+ *   x0,0(ra)) pops; mret/sret, which NexRv's pcseq marks R, are indirect
+ *   jumps in both. */
 enum rvt_nexus_iflags {
     RVT_NXI_SIZE4 = 1u << 0,     /* 32-bit instruction (else 16-bit) */
     RVT_NXI_BRANCH = 1u << 1,    /* direct conditional branch */
@@ -179,8 +185,11 @@ enum rvt_nexus_iflags {
     RVT_NXI_INTERRUPT = 1u << 8, /* trap record: nothing retired, B-TYPE 3 */
 };
 
-/* Flags of a decoded instruction (without TAKEN, which only execution knows). */
+/* Flags of a decoded instruction (without TAKEN, which only execution
+ * knows): by NexRv's rules, by the specification's, by either. */
 RVT_API unsigned rvt_nexus_classify(const rvt_insn *in);
+RVT_API unsigned rvt_nexus_classify_spec(const rvt_insn *in);
+RVT_API unsigned rvt_nexus_classify_by(const rvt_insn *in, bool nexrv);
 
 /* One executed instruction of a pcseq file (NexRv's encoder input). */
 typedef struct rvt_nexus_step {
@@ -242,6 +251,18 @@ typedef struct rvt_ntrace_options {
                              pending, else ResourceFull RCODE 0 */
     bool all_jumps;       /* trTeInstEnAllJumps: every direct jump is a taken branch
                              (a DirectBranch message in BTM, a history bit 1 in HTM) */
+    unsigned return_bits; /* implicit return mode 2: the stack keeps the low
+                             return_bits bits of each return address (2..63) and a
+                             return whose target matches them sends nothing; 0: full
+                             addresses (mode 3). The decoder keeps full addresses
+                             and needs no option; a return that matched only in the
+                             low bits misleads it, the risk mode 2 takes. */
+    bool nexrv;           /* NexRv's rules where they depart from the specification
+                             (its golden streams need them): its call-stack
+                             classification (rvt_nexus_classify), and in HTM a
+                             ProgTraceCorrelation with CDF 0 and no HIST when the
+                             history is empty (the specification: CDF 1, HIST 0x1).
+                             Steps (rvt_ntrace_encoder_step) carry their own flags. */
 } rvt_ntrace_options;
 
 #define RVT_NTRACE_MAX_CALL_STACK 32
@@ -269,6 +290,18 @@ RVT_API int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *rec
  * have given them. Without the code such a block fails the push with
  * RVT_E_UNSUPP (the overflow message would have no place). */
 RVT_API void rvt_ntrace_encoder_set_code(rvt_ntrace_encoder *e, rvt_code_fetch fetch, void *user);
+/* Instruction trace off (a filter or trigger stops it while the hart
+ * runs) or on again: off sends ProgTraceCorrelation EVCODE 4 with the
+ * count so far (before any record: with none, "trace starts disabled"),
+ * records pushed while off are not traced (a halt among them sends
+ * ProgTraceCorrelation EVCODE 0 with I-CNT 0, as does the end), and the
+ * first record after on starts with ProgTraceSync SYNC 5. */
+RVT_API int rvt_ntrace_encoder_enable(rvt_ntrace_encoder *e, bool on);
+/* A marker before the next record: ProgTraceSync with SYNC 0 (external
+ * trace trigger) or 6 (watchpoint trace event), the count so far locating
+ * it and the next record's address, the return-address stack kept. Any
+ * other code is RVT_E_ARG; ignored while trace is off or not started. */
+RVT_API int rvt_ntrace_encoder_mark(rvt_ntrace_encoder *e, unsigned sync);
 /* Sends what is pending (ProgTraceCorrelation when instructions are
  * unreported), fills *stats when not NULL and frees the encoder. */
 RVT_API int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats);
@@ -302,6 +335,11 @@ typedef struct rvt_ntrace_decoder_options {
      * one shares (one decoder per trace source); it must outlive this one */
     const struct rvt_ntrace_decoder *share_runs_of;
     bool all_jumps; /* as the encoder's: direct jumps were reported as taken branches */
+    /* The encoder classified calls and returns by NexRv's rules (its nexrv
+     * option; SiFive's captures decode as SiFive's decoder did with them);
+     * false: by the specification's table. A decoder sharing runs
+     * (share_runs_of) must use the same rules as the one it shares with. */
+    bool nexrv;
 } rvt_ntrace_decoder_options;
 
 /* ---- SiFive trace-tool settings files ---- */
@@ -392,7 +430,8 @@ RVT_API int rvt_ntrace_decoder_next_addr(const rvt_ntrace_decoder *d, uint64_t *
  * (SiFive); false when it was none or had no address to decompress. */
 RVT_API bool rvt_ntrace_decoder_event_addr(const rvt_ntrace_decoder *d, uint64_t *addr);
 /* The process (scontext of the last Ownership message) and privilege the
- * flow is in; false before the first Ownership message with a context. */
+ * flow is in (PRV in bits 1:0, V in bit 2: 4 is VU, 5 VS); false before the
+ * first Ownership message with a context. */
 RVT_API bool rvt_ntrace_decoder_context(const rvt_ntrace_decoder *d, uint64_t *context, unsigned *priv);
 /* Whether the flow of that process is walked (options.pids). */
 RVT_API bool rvt_ntrace_decoder_traced(const rvt_ntrace_decoder *d);
@@ -407,6 +446,19 @@ RVT_API void rvt_ntrace_decoder_free(rvt_ntrace_decoder *d);
  * rvt_nexus_msg; segments start at a sync message with a full address that
  * resets the return stack. */
 extern RVT_API const rvt_pool_codec rvt_ntrace_pool_codec;
+
+/* ---- Time stamps ---- */
+
+/* N-Trace 1.0 time: a message with a SYNC field carries the absolute time
+ * (zero-extended), every other one the time since the last message with a
+ * TSTAMP, added to it. One clock per trace source, zeroed to start. */
+typedef struct rvt_ntrace_clock {
+    uint64_t time;
+    bool valid; /* an absolute time came */
+} rvt_ntrace_clock;
+/* The time of message `m`: false when it carries no TSTAMP, or a relative
+ * one before any absolute time. */
+RVT_API bool rvt_ntrace_time(rvt_ntrace_clock *c, const rvt_nexus_msg *m, uint64_t *time);
 
 /* ---- SiFive's trace tools: time stamps and ITC print ---- */
 

@@ -94,8 +94,13 @@ struct rvt_ntrace_decoder {
     int status;
 };
 
-/* N-Trace's flags of an instruction a walk cannot simply pass, else 0. */
-static unsigned nonlinear_flags(const rvt_insn *in) {
+/* N-Trace's flags of an instruction a walk cannot simply pass, else 0: by
+ * the specification's rules, or NexRv's. */
+static unsigned nonlinear_flags_spec(const rvt_insn *in) {
+    unsigned f = rvt_nexus_classify_spec(in);
+    return f & ~(unsigned)RVT_NXI_SIZE4 ? f : 0;
+}
+static unsigned nonlinear_flags_nexrv(const rvt_insn *in) {
     unsigned f = rvt_nexus_classify(in);
     return f & ~(unsigned)RVT_NXI_SIZE4 ? f : 0;
 }
@@ -104,10 +109,13 @@ int rvt_ntrace_decoder_new(rvt_ntrace_decoder **out, const rvt_ntrace_decoder_op
                            rvt_code_fetch fetch, rvt_pc_sink sink, void *user) {
     if (!out || !fetch)
         return RVT_E_ARG;
+    if (o && o->share_runs_of && o->share_runs_of->o.nexrv != o->nexrv)
+        return RVT_E_ARG; /* the runs end where the other rules say */
     rvt_ntrace_decoder *d = calloc(1, sizeof *d);
     if (d && o && o->share_runs_of)
         d->runs = o->share_runs_of->runs;
-    else if (d && rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64, nonlinear_flags))
+    else if (d && rvt_run_cache_new(&d->runs, fetch, user, xlen ? xlen : 64,
+                                    o && o->nexrv ? nonlinear_flags_nexrv : nonlinear_flags_spec))
         d->runs = NULL;
     if (!d || !d->runs) {
         free(d);
@@ -372,7 +380,7 @@ static bool insn_at(rvt_ntrace_decoder *d, const rvt_run *r, rvt_insn *in, unsig
     }
     if (!fetch_at(d, in))
         return false;
-    *flags = as_reported(d, rvt_nexus_classify(in));
+    *flags = as_reported(d, rvt_nexus_classify_by(in, d->o.nexrv));
     return true;
 }
 
@@ -452,7 +460,9 @@ static bool follow(rvt_ntrace_decoder *d, const rvt_insn *in, unsigned flags, bo
     } else {
         d->pc = next;
     }
-    if ((flags & RVT_NXI_CALL) && !(flags & RVT_NXI_INDIRECT))
+    /* (an indirect call ends the walk, and pushes there; a co-routine swap
+     * the stack predicted pushes after its pop) */
+    if ((flags & RVT_NXI_CALL) && (!(flags & RVT_NXI_INDIRECT) || (flags & RVT_NXI_RETURN)))
         stack_push(d, next);
     d->prev_valid = d->o.seq_jump;
     d->prev_pc = at;
@@ -561,10 +571,10 @@ static bool walk_icnt(rvt_ntrace_decoder *d, uint64_t icnt, enum final_kind kind
             if (!(flags & RVT_NXI_INDIRECT))
                 return fail(d, "I-CNT %" PRIu64 " ends at %#" PRIx64 ", which is not an uninferable transfer",
                             icnt, d->pc);
-            if (flags & RVT_NXI_CALL)
-                stack_push(d, xlen_mask(d, d->pc + in.len));
             if (flags & RVT_NXI_RETURN)
                 stack_pop(d); /* the encoder popped it and found it wrong */
+            if (flags & RVT_NXI_CALL) /* (after the pop: a co-routine swap) */
+                stack_push(d, xlen_mask(d, d->pc + in.len));
         }
     }
     return true;
@@ -599,10 +609,10 @@ static bool walk_certain(rvt_ntrace_decoder *d, uint64_t left, bool carry) {
             if (!emit(d, d->pc, in.len)) /* where it went comes later */
                 return false;
             uint64_t ret;
-            if (flags & RVT_NXI_CALL)
-                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
             if (flags & RVT_NXI_RETURN)
                 nx_stack_pop(&d->stack, &ret);
+            if (flags & RVT_NXI_CALL)
+                nx_stack_push(&d->stack, xlen_mask(d, d->pc + in.len));
             left -= in.len / 2u;
             d->pending = true;
             break;
@@ -910,10 +920,11 @@ static uint64_t addr_value(const rvt_ntrace_decoder *d, const rvt_nexus_field *f
 }
 
 /* Ownership's PROCESS field: FORMAT in bits 1:0 (0: privilege only, 2: a
- * new scontext, 3: a new hcontext), PRV in 3:2, V in 4, the context above. */
+ * new scontext, 3: a new hcontext), PRV in 3:2, V in 4, the context above.
+ * (hcontext selects no process here: processes are told by scontext.) */
 static void ownership(rvt_ntrace_decoder *d, uint64_t process) {
     unsigned format = (unsigned)(process & 3);
-    d->priv = (unsigned)(process >> 2) & 3;
+    d->priv = (unsigned)(process >> 2) & 7; /* V with PRV */
     if (format == 2) {
         d->context = process >> 5;
         d->have_context = true;
@@ -976,6 +987,19 @@ int rvt_ntrace_decode(rvt_ntrace_decoder *d, const rvt_nexus_msg *m, rvt_diag *d
     if (!traced(d) || (d->o.sifive && !d->synced && !event && !rvt_nexus_has(m, RVT_NXF_FADDR))) {
         follow_addresses(d, m, faddr);
         return 0;
+    }
+    if (sync == 7 && rvt_nexus_has(m, RVT_NXF_FADDR) && !d->o.sifive) {
+        /* Restart after the encoder's queue overran: what this message
+         * counts cannot be placed, the flow goes on at its address. Unless
+         * an Error message reported it already, that is a loss. */
+        bool lost = d->synced;
+        rvt_ntrace_decoder_resync(d);
+        sync_to(d, faddr, sync);
+        if (!lost)
+            return 0;
+        return rvt_diag_set(diag, RVT_E_FORMAT, "message at byte %" PRIu64 " (%s): SYNC 7: the encoder lost messages "
+                                                "before it (queue overrun); the flow goes on at %#" PRIx64,
+                            m->offset, rvt_nexus_tcode_name(m->tcode) ? rvt_nexus_tcode_name(m->tcode) : "?", d->pc);
     }
     switch (m->tcode) {
     case RVT_NX_PROG_TRACE_SYNC:

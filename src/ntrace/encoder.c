@@ -51,7 +51,11 @@ struct rvt_ntrace_encoder {
     void *fetch_user;
 
     bool started;
-    unsigned start_sync;    /* SYNC code of the next start: 1 (reset) or 3 (after debug mode) */
+    unsigned start_sync;    /* SYNC code of the next start: 1 (reset), 3 (after debug mode),
+                               5 (trace enabled again) */
+    bool disabled;          /* rvt_ntrace_encoder_enable(false): records are not traced */
+    unsigned evcode;        /* of the next ProgTraceCorrelation: 0 (debug mode), 4 (disabled) */
+    unsigned marker;        /* rvt_ntrace_encoder_mark: its SYNC code + 1, 0 = none */
     unsigned pending;       /* TCODE to send when the next instruction retires, 0 = none */
     unsigned pending_btype;
     uint64_t pending_time;  /* when the pending message's event happened */
@@ -61,6 +65,9 @@ struct rvt_ntrace_encoder {
     unsigned priv;          /* privilege and context last reported by Ownership */
     uint64_t context;
     bool owned;
+    bool stopped_disabled;  /* a halt while disabled was reported */
+    bool correlated;        /* a ProgTraceCorrelation went out (since this was cleared) */
+    bool ownership_due;     /* a trap or trap return: Ownership before the next instruction */
     uint64_t last_iaddr;    /* address of the last instruction or trap record (for the closing message) */
 
     /* Repetition detection. */
@@ -72,6 +79,7 @@ struct rvt_ntrace_encoder {
     uint64_t rep_prev;      /* the pattern with its stop bit */
 
     nx_call_stack stack;
+    uint64_t return_mask;   /* the return-address bits the stack keeps (all, or return_bits) */
     uint64_t check_ret;     /* return address to compare with the next instruction; odd = none */
 
     /* Indirect-branch messages that went out on their own (see keepable),
@@ -195,7 +203,7 @@ static void flush_bytes(rvt_ntrace_encoder *e, nx_builder *m) { send_bytes(e, m-
 int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o, unsigned xlen,
                            rvt_nexus_byte_sink sink, void *user) {
     if (!out || !o || !sink || o->call_stack > RVT_NTRACE_MAX_CALL_STACK || o->src_bits > 12 || o->icnt_bits == 1 ||
-        o->icnt_bits > 32)
+        o->icnt_bits > 32 || (o->return_bits && (o->return_bits < 2 || o->return_bits > 63)))
         return RVT_E_ARG;
     rvt_ntrace_encoder *e = calloc(1, sizeof *e);
     if (!e)
@@ -206,6 +214,7 @@ int rvt_ntrace_encoder_new(rvt_ntrace_encoder **out, const rvt_ntrace_options *o
     e->user = user;
     e->hist = 1;
     e->check_ret = 1;
+    e->return_mask = o->return_bits ? (UINT64_C(1) << o->return_bits) - 1 : ~UINT64_C(0);
     nx_stack_init(&e->stack, o->call_stack, o->call_counter);
     *out = e;
     return 0;
@@ -394,8 +403,8 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
-    if (!e->o.btm)
-        handle_repeats(e, &m, addr);
+    if (!e->o.btm || e->o.repeat)
+        handle_repeats(e, &m, addr); /* (in BTM only RepeatBranch: no history to repeat) */
     if (e->pending == RVT_NX_INDIRECT_BRANCH_HIST && e->hist == 1)
         e->pending = RVT_NX_INDIRECT_BRANCH; /* nothing to add: the shorter message */
     if (e->bcnt == 0)
@@ -415,7 +424,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
     bool sync = false;
     switch (e->pending) {
     case RVT_NX_PROG_TRACE_SYNC:
-        put_fixed(&m, 4, e->start_sync ? e->start_sync : 1); /* exit from reset or debug mode */
+        put_fixed(&m, 4, e->start_sync ? e->start_sync : 1); /* exit from reset, debug mode or a trace gap */
         put_var(&m, e->icnt);
         put_addr(e, &m, addr >> 1);
         e->icnt = 0;
@@ -461,13 +470,19 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         put_var(&m, e->hist);
         break;
     case RVT_NX_PROG_TRACE_CORRELATION:
-        put_fixed(&m, 4, 0);             /* EVCODE 0: entry into debug mode (trace ends) */
-        put_fixed(&m, 2, e->hist > 1);   /* CDF 1: a HIST field follows */
+    {
+        /* In HTM the specification sends HIST even when it is empty (0x1);
+         * NexRv only when it holds a branch */
+        bool with_hist = e->o.nexrv ? e->hist > 1 : !e->o.btm;
+        put_fixed(&m, 4, e->evcode); /* 0: entry into debug mode (trace ends); 4: trace disabled */
+        e->correlated = true;
+        put_fixed(&m, 2, with_hist); /* CDF 1: a HIST field follows */
         put_var(&m, e->icnt);
-        if (e->hist > 1)
+        if (with_hist)
             put_var(&m, e->hist);
         e->icnt = 0;
         break;
+    }
     default:
         break;
     }
@@ -477,6 +492,7 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->last_addr = addr;
         e->since_sync = 0;
         e->prev_hist = 0;
+        e->owned = false; /* (but every message with SYNC is followed by Ownership) */
     } else if (sync) {
         restart_state(e, addr);
     }
@@ -492,10 +508,12 @@ static void send_pending(rvt_ntrace_encoder *e, uint64_t addr) {
         e->hist = 1;
 }
 
-/* A periodic sync that fell due while no branch message could carry it:
- * what is held back goes out (repeats, then the history as ResourceFull) and
- * ProgTraceSync (SYNC 2) gives the count so far and the next address. */
-static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) {
+/* A sync that no branch message carries: what is held back goes out
+ * (repeats, then the history as ResourceFull) and ProgTraceSync gives the
+ * count so far and the next address. `code`: 2 for a periodic sync that
+ * fell due, 0 (trigger) or 6 (watchpoint) for a marker, which keeps the
+ * return-address stack. */
+static void send_sync_code(rvt_ntrace_encoder *e, uint64_t addr, unsigned code, uint64_t time) {
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
@@ -513,28 +531,41 @@ static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) {
         e->hist = 1;
     }
     begin(e, &m, RVT_NX_PROG_TRACE_SYNC);
-    put_fixed(&m, 4, 2);
+    put_fixed(&m, 4, code);
     put_var(&m, e->icnt);
     put_addr(e, &m, addr >> 1);
-    end_stamped(e, &m, true, e->pending_time);
+    end_stamped(e, &m, true, time);
     e->icnt = 0;
-    restart_state(e, addr);
+    if (code == 0 || code == 6) { /* a marker: the state goes on */
+        e->last_addr = addr;
+        e->since_sync = 0;
+        e->prev_hist = 0;
+        e->owned = false;
+    } else {
+        restart_state(e, addr);
+    }
     flush_bytes(e, &m);
 }
 
+static void send_sync(rvt_ntrace_encoder *e, uint64_t addr) { send_sync_code(e, addr, 2, e->pending_time); }
+
 /* Ownership (trTeContext): PROCESS = {CONTEXT, V = 0, PRV, FORMAT}, FORMAT 2
- * (privilege and context) after a sync, 0 (privilege only) on a change. */
+ * (privilege and scontext) after a sync and when the context changed, 0
+ * (privilege only) at a privilege change, trap entry or trap return. There
+ * is no hcontext (FORMAT 3): the hart has no H extension. */
 static void send_ownership(rvt_ntrace_encoder *e, unsigned priv, uint64_t context, uint64_t time) {
     nx_builder m;
     m.n = m.start = 0;
     m.used = 0;
     begin(e, &m, RVT_NX_OWNERSHIP);
-    put_var(&m, e->owned ? (uint64_t)(priv & 3) << 2 : context << 5 | (uint64_t)(priv & 3) << 2 | 2);
+    bool with_context = !e->owned || context != e->context;
+    put_var(&m, with_context ? context << 5 | (uint64_t)(priv & 3) << 2 | 2 : (uint64_t)(priv & 3) << 2);
     end_stamped(e, &m, false, time);
     flush_bytes(e, &m);
     e->priv = priv;
     e->context = context;
     e->owned = true;
+    e->ownership_due = false;
 }
 
 /* The part of a record's handling that happens before its own effect: the
@@ -546,7 +577,7 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         e->pending_time = rec ? rec->time : 0;
     }
     if (!(e->check_ret & 1)) {
-        if (e->o.call_counter || e->check_ret == addr)
+        if (e->o.call_counter || e->check_ret == (addr & e->return_mask))
             e->pending = 0; /* the return went where the stack said: nothing to send */
         e->check_ret = 1;
     }
@@ -565,8 +596,12 @@ static void before(rvt_ntrace_encoder *e, uint64_t addr, bool closing, const rvt
         if (!closing && due && sync_due(e))
             send_sync(e, addr);
     }
+    if (e->marker && !closing) {
+        send_sync_code(e, addr, e->marker - 1, rec ? rec->time : e->pending_time);
+        e->marker = 0;
+    }
     if (e->o.ownership && rec && rec->ninsns && !closing &&
-        (!e->owned || rec->priv != e->priv || (rec->context != e->context)))
+        (!e->owned || e->ownership_due || rec->priv != e->priv || (rec->context != e->context)))
         send_ownership(e, rec->priv, rec->context, rec->time);
 }
 
@@ -628,12 +663,67 @@ static void after(rvt_ntrace_encoder *e, uint64_t last_insn_addr, unsigned flags
         e->pending_btype = 0;
     }
     if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
-        nx_stack_push(&e->stack, last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+        nx_stack_push(&e->stack, (last_insn_addr + ((flags & RVT_NXI_SIZE4) ? 4 : 2)) & e->return_mask);
     note_icnt(e);
 }
 
+/* ProgTraceCorrelation with nothing counted: trace starts disabled
+ * (EVCODE 4), the hart halts while it is (EVCODE 0). */
+static void send_empty_correlation(rvt_ntrace_encoder *e, unsigned evcode, uint64_t time) {
+    nx_builder m;
+    m.n = m.start = 0;
+    m.used = 0;
+    bool with_hist = !e->o.nexrv && !e->o.btm;
+    begin(e, &m, RVT_NX_PROG_TRACE_CORRELATION);
+    put_fixed(&m, 4, evcode);
+    put_fixed(&m, 2, with_hist);
+    put_var(&m, 0);
+    if (with_hist)
+        put_var(&m, 1);
+    end_stamped(e, &m, false, time);
+    flush_bytes(e, &m);
+}
+
+int rvt_ntrace_encoder_enable(rvt_ntrace_encoder *e, bool on) {
+    if (e->status || on == !e->disabled)
+        return e->status;
+    if (on) {
+        e->disabled = false;
+        e->stopped_disabled = false;
+        e->start_sync = 5;
+        return e->status;
+    }
+    if (e->started) {
+        /* as at a halt: the correlation's count covers a branch whose
+         * message waited for the next instruction */
+        if (e->pending != PENDING_ICNT_OVERFLOW && e->pending != RVT_NX_RESOURCE_FULL)
+            e->pending = 0;
+        e->check_ret = 1;
+        e->evcode = 4;
+        e->correlated = false;
+        close_trace(e);
+        e->evcode = 0;
+        if (!e->correlated) /* (nothing counted since the last message: the event still goes out) */
+            send_empty_correlation(e, 4, e->pending_time);
+    } else {
+        send_empty_correlation(e, 4, e->pending_time); /* trace starts disabled */
+    }
+    e->started = false;
+    e->disabled = true;
+    e->marker = 0;
+    return e->status;
+}
+
+int rvt_ntrace_encoder_mark(rvt_ntrace_encoder *e, unsigned sync) {
+    if (sync != 0 && sync != 6)
+        return RVT_E_ARG;
+    if (e->started && !e->disabled)
+        e->marker = sync + 1;
+    return e->status;
+}
+
 int rvt_ntrace_encoder_step(rvt_ntrace_encoder *e, const rvt_nexus_step *s) {
-    if (e->status)
+    if (e->status || (!e->started && e->disabled))
         return e->status;
     before(e, s->addr, false, NULL);
     after(e, s->addr, as_reported(e, s->flags), (s->flags & RVT_NXI_SIZE4) ? 2 : 1);
@@ -648,7 +738,7 @@ static inline const struct decoded *classified(rvt_ntrace_encoder *e, uint32_t i
     struct decoded *d = &e->decoded[(uint32_t)(insn * 0x9e3779b1u) >> (32 - DECODED_SLOT_BITS)];
     if (!d->filled || d->in.raw != insn) {
         rvt_decode(insn, e->xlen, &d->in);
-        d->flags = rvt_nexus_classify(&d->in);
+        d->flags = rvt_nexus_classify_by(&d->in, e->o.nexrv);
         d->filled = true;
     }
     return d;
@@ -696,7 +786,7 @@ static size_t push_quiet_records(rvt_ntrace_encoder *e, const rvt_retire *recs, 
         if (flags & RVT_NXI_BRANCH)
             note_branch(e, r->itype == RVT_ITYPE_BRANCH_TAKEN || (flags & RVT_NXI_TAKEN));
         if ((flags & RVT_NXI_CALL) && (e->o.call_stack || e->o.call_counter))
-            nx_stack_push(&e->stack, rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2));
+            nx_stack_push(&e->stack, (rvt_retire_last_iaddr(r) + ((flags & RVT_NXI_SIZE4) ? 4 : 2)) & e->return_mask);
         note_icnt(e);
     }
     /* (prev_ok and prev_insn are left as they are: only sequential jumps,
@@ -738,10 +828,21 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
     const bool quiet_options = !e->o.ownership && !e->o.seq_jump; /* (see push_quiet_records) */
     for (size_t i = 0; i < n && !e->status; i++) {
         /* The record push_quiet_records stops at goes the general way. */
-        if (quiet_options && e->started && !e->pending && (e->check_ret & 1) &&
+        if (quiet_options && e->started && !e->pending && (e->check_ret & 1) && !e->marker &&
             (i = push_quiet_records(e, recs, i, n)) == n)
             break;
         const rvt_retire *r = &recs[i];
+        if (!e->started && e->disabled) {
+            /* Not traced; a halt in the gap still ends the trace with
+             * EVCODE 0 and no instructions (there is no address). */
+            if (r->sideband && !e->stopped_disabled) {
+                send_empty_correlation(e, 0, r->time);
+                e->stopped_disabled = true;
+            } else if (!r->sideband) {
+                e->stopped_disabled = false;
+            }
+            continue;
+        }
         if (r->sideband) {
             /* Halted or in reset: the trace ends as at the end of the run
              * (ProgTraceCorrelation, EVCODE 0) and restarts with SYNC 3 after
@@ -768,10 +869,12 @@ int rvt_ntrace_encoder_push(rvt_ntrace_encoder *e, const rvt_retire *recs, size_
         }
         uint64_t messages = e->stats.messages;
         /* (before() does nothing for most records: no message waits) */
-        if (!e->started || !(e->check_ret & 1) || e->pending || e->o.ownership)
+        if (!e->started || !(e->check_ret & 1) || e->pending || e->o.ownership || e->marker)
             before(e, r->iaddr, false, r);
         bool quiet = messages == e->stats.messages; /* this record starts no new message */
         e->pending_time = r->time;
+        if (e->o.ownership && (r->ninsns == 0 || r->itype == RVT_ITYPE_XRET))
+            e->ownership_due = true; /* trap entry or return */
         if (r->ninsns == 0) {
             after(e, r->iaddr, r->itype == RVT_ITYPE_INTERRUPT ? RVT_NXI_INTERRUPT : RVT_NXI_EXCEPTION, 0);
             e->prev_ok = false;
@@ -811,6 +914,8 @@ int rvt_ntrace_encoder_finish(rvt_ntrace_encoder *e, rvt_ntrace_stats *stats) {
         return RVT_E_ARG;
     if (e->started && !e->status)
         close_trace(e);
+    else if (e->disabled && !e->stopped_disabled && !e->status)
+        send_empty_correlation(e, 0, e->pending_time);
     int status = e->status;
     if (stats)
         *stats = e->stats;

@@ -30,6 +30,42 @@ unsigned rvt_nexus_classify(const rvt_insn *in) {
     }
 }
 
+/* x1 and x5: the registers the specification's itype table treats as links. */
+static bool is_link(unsigned reg) { return reg == 1 || reg == 5; }
+
+unsigned rvt_nexus_classify_spec(const rvt_insn *in) {
+    unsigned f = in->len == 4 ? RVT_NXI_SIZE4 : 0;
+    switch (in->cf) {
+    case RVT_CF_BRANCH:
+        return f | RVT_NXI_BRANCH;
+    case RVT_CF_JAL: /* itype 9 with a link register, else 15 */
+        return f | RVT_NXI_JUMP | (is_link(in->rd) ? RVT_NXI_CALL : 0);
+    case RVT_CF_JALR: {
+        f |= RVT_NXI_JUMP | RVT_NXI_INDIRECT;
+        bool rd_link = is_link(in->rd), rs1_link = is_link(in->rs1);
+        if (rd_link && rs1_link && in->rd != in->rs1)
+            return f | RVT_NXI_CALL | RVT_NXI_RETURN; /* 12: co-routine swap, pop then push */
+        if (rd_link)
+            return f | RVT_NXI_CALL; /* 8 */
+        if (rs1_link)
+            return f | RVT_NXI_RETURN; /* 13, whatever the offset: the pop is checked */
+        return f; /* 14 */
+    }
+    case RVT_CF_XRET:
+        return f | RVT_NXI_JUMP | RVT_NXI_INDIRECT;
+    case RVT_CF_TRAP:
+        /* ecall is an exception (itype 1), its handler the trap record's;
+         * it leaves nothing on the return stack */
+        return in->op == RVT_OP_ECALL ? f | RVT_NXI_JUMP | RVT_NXI_INDIRECT : f;
+    default:
+        return f;
+    }
+}
+
+unsigned rvt_nexus_classify_by(const rvt_insn *in, bool nexrv) {
+    return nexrv ? rvt_nexus_classify(in) : rvt_nexus_classify_spec(in);
+}
+
 struct rvt_pcseq_reader {
     rvt_line_reader *lines;
 };

@@ -268,6 +268,25 @@ static size_t after_message_end(const rvt_nexus_reader *r, size_t from) {
     return from < r->size ? from + 1 : r->size;
 }
 
+/* A reserved or vendor-defined TCODE: its fields are unknown, but MSEO
+ * still marks where it ends, so it is passed over whole (decoders that
+ * follow the flow ignore it) and handed out with its TCODE alone. A
+ * reserved MSEO 2 on the way is damage as anywhere else. */
+static int skip_unknown(const rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
+    for (size_t i = r->pos + 1; i < r->size; i++) {
+        unsigned mseo = r->data[i] & 3u;
+        if (mseo == 2)
+            return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: reserved MSEO 2 in a message with TCODE %u",
+                                (unsigned long long)(r->base + i), m->tcode);
+        if (mseo == MSEO_MESSAGE_END) {
+            m->length = i - r->pos + 1;
+            return 1;
+        }
+    }
+    return rvt_diag_set(d, RVT_E_TRUNC, "byte %llu: the message with TCODE %u is cut off by the end of the data",
+                        (unsigned long long)(r->base + r->size), m->tcode);
+}
+
 static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
     size_t start = r->pos;
     uint64_t at = r->base + start;
@@ -283,8 +302,7 @@ static int parse_message(rvt_nexus_reader *r, rvt_nexus_msg *m, rvt_diag *d) {
     m->tcode = (unsigned)m->fields[0].value;
     const message_layout *l = layout_of(r->cfg.dialect, m->tcode);
     if (!l)
-        return rvt_diag_set(d, RVT_E_FORMAT, "byte %llu: TCODE %u is not %s message", (unsigned long long)at, m->tcode,
-                            r->cfg.dialect == RVT_NEXUS_SIFIVE ? "a SiFive Nexus" : "an N-Trace");
+        return skip_unknown(r, m, d);
     if (r->cfg.src_bits && (rc = read_fixed(&c, m, RVT_NXF_SRC, r->cfg.src_bits, at, d)))
         return rc;
     int last_mseo = 0;
@@ -344,4 +362,20 @@ uint64_t rvt_nexus_addr_field(const rvt_nexus_field *f, bool extend_msb) {
     if (extend_msb && f->width > 0 && f->width < 64 && ((v >> (f->width - 1)) & 1))
         v |= ~UINT64_C(0) << f->width;
     return v;
+}
+
+bool rvt_ntrace_time(rvt_ntrace_clock *c, const rvt_nexus_msg *m, uint64_t *time) {
+    const rvt_nexus_field *stamp = rvt_nexus_find(m, RVT_NXF_TSTAMP);
+    if (!stamp)
+        return false;
+    if (rvt_nexus_has(m, RVT_NXF_SYNC)) {
+        c->time = stamp->value;
+        c->valid = true;
+    } else if (c->valid) {
+        c->time += stamp->value;
+    } else {
+        return false;
+    }
+    *time = c->time;
+    return true;
 }

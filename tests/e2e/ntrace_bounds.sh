@@ -26,8 +26,10 @@ HUGE_DB='\014\374\374\374\374\374\017'
 JR_IB='\020\041\003'
 # RepeatBranch with BCNT 2^30.
 REPEAT='\170\000\000\000\000\000\007'
-# A message with the reserved TCODE 63, ended at once.
-BAD='\374\003'
+# A DirectBranch that ends right after its TCODE, before its I-CNT. (A
+# reserved TCODE is no damage: its message is skipped whole, see
+# ntrace_reserved.)
+BAD='\017'
 
 # check NAME WANT-STATUS WANT-TEXT WANT-PCS DECODE-ARGS...: decode within a
 # minute, with the exit status, a text on standard error and the PCs given.

@@ -8,14 +8,15 @@
 set -u
 R=$1 SHARED=$2 N=$3 WORK=$4
 G=$SHARED/golden/ntrace
-# NexRv's flags per option set (golden README): -nobhm; -cs 0 -rpt 0;
+# NexRv's flags per option set (golden README), with --nexrv: its call-stack
+# rules and correlation messages: -nobhm; -cs 0 -rpt 0;
 # -cs 0 -rpt 2; -cs 8 -rpt 0; -cs 8 -rpt 2.
 case $N in
-0) OPTS="--btm" ;;
-1) OPTS="--call-stack 0 --repeat-history 0" ;;
-2) OPTS="--call-stack 0 --repeat-history 2" ;;
-3) OPTS="--call-stack 8 --repeat-history 0" ;;
-4) OPTS="--call-stack 8 --repeat-history 2" ;;
+0) OPTS="--nexrv --btm" ;;
+1) OPTS="--nexrv --call-stack 0 --repeat-history 0" ;;
+2) OPTS="--nexrv --call-stack 0 --repeat-history 2" ;;
+3) OPTS="--nexrv --call-stack 8 --repeat-history 0" ;;
+4) OPTS="--nexrv --call-stack 8 --repeat-history 2" ;;
 *) echo "unknown option set $N"; exit 2 ;;
 esac
 mkdir -p "$WORK" || exit 1
@@ -41,7 +42,7 @@ for nex in "$G"/tst$N/*.nex; do
     if [ -z "$elf" ]; then
         echo "$name: no ELF in the corpus, decode not checked"; continue
     fi
-    if ! "$R" decode --format ntrace --elf "$elf" "$nex" --pcs "$WORK/$name.pcs"; then
+    if ! "$R" decode --format ntrace --nexrv --elf "$elf" "$nex" --pcs "$WORK/$name.pcs"; then
         echo "$name: decode reported errors"; fail=$((fail + 1)); continue
     fi
     zstd -dcq "$pcseq" | awk -F, '{ a = tolower(substr($1, 3)); sub(/^0+/, "", a); print (a == "" ? "0" : a) }' \

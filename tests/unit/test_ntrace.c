@@ -75,7 +75,7 @@ static void test_damage_reported_and_skipped(void **state) {
     (void)state;
     static const uint8_t bytes[] = {
         0x10, 0x13,             /* IndirectBranch that ends after I-CNT: U-ADDR missing */
-        0xf8, 0x03,             /* TCODE 62: not an N-Trace message */
+        0xf8, 0x02, 0x03,       /* TCODE 62 with a reserved MSEO 2 */
         0x0c, 0x9b,             /* DirectBranch I-CNT 0x26: must still be read */
         0x0c, 0x18,             /* DirectBranch cut off by the end of the capture */
     };
@@ -87,14 +87,53 @@ static void test_damage_reported_and_skipped(void **state) {
     assert_non_null(strstr(d.msg, "byte 1"));
     assert_non_null(strstr(d.msg, "UADDR"));
     assert_int_equal(rvt_nexus_next(&r, &m, &d), RVT_E_FORMAT);
-    assert_non_null(strstr(d.msg, "TCODE 62"));
+    assert_non_null(strstr(d.msg, "byte 3: reserved MSEO 2"));
     assert_int_equal(rvt_nexus_next(&r, &m, &d), 1);
-    assert_int_equal(m.offset, 4);
+    assert_int_equal(m.offset, 5);
     expect_field(&m, RVT_NXF_ICNT, 6, 0x26);
     assert_int_equal(rvt_nexus_next(&r, &m, &d), RVT_E_TRUNC);
-    assert_non_null(strstr(d.msg, "byte 8"));
+    assert_non_null(strstr(d.msg, "byte 9"));
     assert_int_equal(rvt_nexus_next(&r, &m, &d), 0);
-    assert_int_equal(r.skipped, 6);
+    assert_int_equal(r.skipped, 7);
+}
+
+/* TCODE 56..62 are vendor-defined, the others N-Trace does not name are
+ * reserved: their fields are unknown, but MSEO 11 ends them, so a reader
+ * passes over them whole and flow decoding ignores them (they are not
+ * errors). Each is handed out with its TCODE and length. */
+static void test_reserved_and_vendor_tcodes(void **state) {
+    (void)state;
+    static const uint8_t bytes[] = {
+        0xf8, 0x03,             /* TCODE 62 (vendor), one more byte */
+        0x0c, 0x9b,             /* DirectBranch I-CNT 0x26 */
+        0x04, 0x01, 0x55, 0xfb, /* TCODE 1 (reserved), a field end, then its end */
+        0xff,                   /* idle */
+        0xe0, 0x03,             /* TCODE 56 (vendor) */
+        0xf4,                   /* TCODE 61 cut off by the end of the capture */
+    };
+    rvt_nexus_reader r;
+    rvt_nexus_reader_init(&r, NULL, bytes, sizeof bytes);
+    rvt_nexus_msg m;
+    rvt_diag d;
+    static const struct {
+        unsigned tcode;
+        uint64_t offset;
+        size_t length;
+    } want[] = {{62, 0, 2}, {RVT_NX_DIRECT_BRANCH, 2, 2}, {1, 4, 4}, {56, 9, 2}};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(rvt_nexus_next(&r, &m, &d), 1);
+        assert_int_equal(m.tcode, want[i].tcode);
+        assert_int_equal(m.offset, want[i].offset);
+        assert_int_equal(m.length, want[i].length);
+        if (want[i].tcode != RVT_NX_DIRECT_BRANCH) {
+            assert_null(rvt_nexus_tcode_name(m.tcode));
+            assert_int_equal(m.nfields, 1);
+        }
+    }
+    assert_int_equal(rvt_nexus_next(&r, &m, &d), RVT_E_TRUNC);
+    assert_non_null(strstr(d.msg, "TCODE 61"));
+    assert_int_equal(rvt_nexus_next(&r, &m, &d), 0);
+    assert_int_equal(r.skipped, 1);
 }
 
 static void test_overlong_field(void **state) {
@@ -116,6 +155,7 @@ int main(void) {
         cmocka_unit_test(test_spec_example),
         cmocka_unit_test(test_src_and_timestamp),
         cmocka_unit_test(test_damage_reported_and_skipped),
+        cmocka_unit_test(test_reserved_and_vendor_tcodes),
         cmocka_unit_test(test_overlong_field),
     };
     return cmocka_run_group_tests_name("ntrace", tests, NULL, NULL);

@@ -41,7 +41,8 @@ static void decode_usage(FILE *out) {
             "                     kmempath (kernel pages kmem.0xADDR); paths relative to it\n"
             "  --sysroot DIR      where mapped files are, by their full path, when they are\n"
             "                     not beside the settings file\n"
-            "  --messages FILE    N-Trace/SiFive: one line per message: number, time (Tics),\n"
+            "  --messages FILE    N-Trace/SiFive: one line per message: number, time (Tics: an\n"
+            "                     N-Trace TSTAMP is absolute in a sync, else added to the last),\n"
             "                     the address the flow continues at (NxtAddr), TCODE, fields\n"
             "  --itc-print FILE   SiFive: the text the program printed through ITC channel 0\n"
             "                     and the no-load strings of its .comment section\n"
@@ -97,6 +98,9 @@ static void decode_usage(FILE *out) {
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
             "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
             "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
+            "  --nexrv            N-Trace: the encoder pushed and popped its return stack by\n"
+            "                     NexRv's rules (encode --nexrv; default: the spec's itype table;\n"
+            "                     SiFive captures always decode by NexRv's)\n"
             "  --no-implicit-return  every return's target is in the trace (SiFive NoOpt modes;\n"
             "                     a settings file's teinstruction says so)\n"
             "  -h, --help         show this help\n"
@@ -746,6 +750,7 @@ typedef struct {
     unsigned dialect, src_bits;
     uint64_t count;                 /* messages read, numbered from 1 */
     rvt_sifive_clock clock[16];     /* per trace source */
+    rvt_ntrace_clock ntrace_clock[16];
     uint64_t addressed[16];         /* per source: NxtAddr after its last message with an address */
 } nexus_side;
 
@@ -760,9 +765,10 @@ static int list_message(nexus_side *s, const rvt_nexus_msg *m, const rvt_ntrace_
         return 1;
     fprintf(f, "Msg # %" PRIu64 ", ", s->count);
     uint64_t t, addr = 0;
-    if (s->dialect == RVT_NEXUS_SIFIVE && rvt_sifive_time(&s->clock[src & 15], m, &t))
+    if (s->dialect == RVT_NEXUS_SIFIVE ? rvt_sifive_time(&s->clock[src & 15], m, &t)
+                                       : rvt_ntrace_time(&s->ntrace_clock[src & 15], m, &t))
         fprintf(f, "Tics: %" PRIu64 ", ", t);
-    else if (rvt_nexus_has(m, RVT_NXF_TSTAMP))
+    else if (rvt_nexus_has(m, RVT_NXF_TSTAMP)) /* (relative, before any absolute time) */
         fprintf(f, "TSTAMP: %" PRIu64 ", ", rvt_nexus_get(m, RVT_NXF_TSTAMP, 0));
     char where[32];
     if (m->tcode == RVT_NX_ICT || m->tcode == RVT_NX_ICT_SYNC) {
@@ -1095,6 +1101,7 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     side->dialect = cfg.dialect;
     side->src_bits = opt->src_bits;
     rvt_nexus_reader rd;
+    uint64_t unknown_messages = 0, first_unknown = 0;
     rvt_nexus_reader_init(&rd, &cfg, data, 0);
     size_t have = 0;
     uint64_t base = 0;
@@ -1182,6 +1189,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         damaged = false;
         side->count++;
         c->packets++;
+        if (!rvt_nexus_dialect_tcode_name(rd.cfg.dialect, m->tcode) && unknown_messages++ == 0)
+            first_unknown = m->offset;
         if (pool) {
             if ((rc = rvt_decode_pool_item(pool, m)) != 0) {
                 status = rc != POOL_STOP;
@@ -1226,6 +1235,10 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
     if (rd.skipped)
         fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " bytes skipped to find messages again\n", trace,
                 (uint64_t)rd.skipped);
+    if (unknown_messages) /* (N-Trace: not part of the flow, but a sign of damage; dump shows them) */
+        fprintf(stderr, "rvtrace decode: %s: warning: %" PRIu64 " message%s with a reserved or vendor-defined TCODE "
+                        "ignored, the first at byte %" PRIu64 " (rvtrace dump lists them)\n", trace, unknown_messages,
+                unknown_messages == 1 ? "" : "s", first_unknown);
     free(data);
     if (pool)
         rvt_decode_pool_counts(pool, &c->segments, &c->segments_chained, &c->segments_again);
@@ -1495,6 +1508,8 @@ int cmd_decode(int argc, char **argv) {
             nopt.seq_jump = true;
         } else if (!strcmp(a, "--all-jumps")) {
             nopt.all_jumps = true;
+        } else if (!strcmp(a, "--nexrv")) {
+            nopt.nexrv = true;
         } else if (!strcmp(a, "--settings") && i + 1 < argc) {
             settings_path = argv[++i];
         } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {
@@ -1543,6 +1558,8 @@ int cmd_decode(int argc, char **argv) {
     bool sifive = !strcmp(format, "sifive");
     bool ntrace = sifive || !strcmp(format, "ntrace");
     nopt.sifive = sifive;
+    if (sifive) /* (SiFive's decoder follows NexRv's classification, and its captures decode so) */
+        nopt.nexrv = true;
     bool profiling = profile_top >= 0 || folded || coverage || gmon || callgrind || lcov || report_dir;
     bool side_output = ntrace && (messages || itc_print);
     if ((!ntrace && strcmp(format, "etrace") != 0) || (pcs && listing) ||

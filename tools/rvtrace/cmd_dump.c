@@ -124,8 +124,11 @@ static int dump_nexus(const char *trace, unsigned src_bits, unsigned dialect) {
                 const rvt_nexus_field *fl = &m.fields[f];
                 if (fl->end_byte != i)
                     continue;
+                const char *name = rvt_nexus_dialect_tcode_name(dialect, m.tcode);
                 if (fl->id == RVT_NXF_TCODE)
-                    printf(" TCODE[6]=%u (MSG #%llu) - %s", m.tcode, count, rvt_nexus_dialect_tcode_name(dialect, m.tcode));
+                    printf(" TCODE[6]=%u (MSG #%llu) - %s", m.tcode, count,
+                           name ? name : m.tcode >= 56 && m.tcode <= 62 ? "vendor-defined (fields unknown)"
+                                                                         : "reserved (fields unknown)");
                 else
                     printf(" %s[%u]=0x%llX", rvt_nexus_field_name((rvt_nexus_field_id)fl->id), fl->width,
                            (unsigned long long)fl->value);

@@ -47,7 +47,8 @@ static void encode_usage(FILE *out) {
             "  -h, --help     show this help\n"
             "\n"
             "N-Trace (writes Nexus messages as raw MSEO bytes, the messages NexRv makes):\n"
-            "INPUT: NexRv's pcseq file, or any retirement stream above (traps become\n"
+            "INPUT: NexRv's pcseq file (its calls and returns are NexRv's: with implicit\n"
+            "return it needs --nexrv), or any retirement stream above (traps become\n"
             "IndirectBranch(Hist) messages with B-TYPE 2/3 and the handler address).\n"
             "  --elf PROGRAM        with the E-Trace encoder-input CSV: the instruction bits\n"
             "                       and jump classes come from the program; with --icnt-bits\n"
@@ -57,7 +58,7 @@ static void encode_usage(FILE *out) {
             "  --stats              print the Stat line (bytes, messages, bits per instruction)\n"
             "\n"
             "Example: rvtrace encode --format etrace --scf hw64.scf --ucf encoder.ucf dhrystone.encoder_input.zst -o d.te\n"
-            "         rvtrace encode --format ntrace --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
+            "         rvtrace encode --format ntrace --nexrv --call-stack 8 --repeat-history 2 dhrystone.pcseq.zst -o d.nex\n",
             transport_help, ntrace_option_help);
     fprintf(out, "\n%s", exit_status_help);
 }
@@ -126,6 +127,13 @@ static int encode_ntrace(const char *input, const char *output, const rvt_ntrace
     }
     if (pcseq ? rvt_pcseq_reader_open_z(&pr, z, &d) : rvt_retire_reader_open_z(&rr, z, RVT_FMT_AUTO, xlen, &d))
         goto report;
+    if (pcseq && !o->nexrv && (o->call_stack || o->call_counter)) {
+        /* its C and R lines are NexRv's calls and returns, which the
+         * specification's table would not all give */
+        fprintf(stderr, "rvtrace encode: %s: a pcseq file classifies calls and returns by NexRv's rules: "
+                        "with implicit return, add --nexrv (and decode with --nexrv)\n", input);
+        goto done;
+    }
     bool from_program = rr && rvt_retire_reader_format(rr) == RVT_FMT_ENCODER_INPUT;
     if (from_program && !img) {
         fprintf(stderr, "rvtrace encode: %s: the E-Trace encoder input has no instruction bits and a 3-bit itype; "

@@ -206,6 +206,14 @@ bool parse_ntrace_option(int argc, char **argv, int *i, rvt_ntrace_options *no) 
         no->seq_jump = true;
     } else if (!strcmp(a, "--all-jumps")) {
         no->all_jumps = true;
+    } else if (!strcmp(a, "--return-bits") && value) {
+        no->return_bits = (unsigned)option_number(a, argv[++*i], 63);
+        if (no->return_bits == 1) {
+            fprintf(stderr, "rvtrace: --return-bits takes 2 to 63 (0: full addresses), not 1\n");
+            exit(2);
+        }
+    } else if (!strcmp(a, "--nexrv")) {
+        no->nexrv = true;
     } else if (!strcmp(a, "--icnt-bits") && value) {
         no->icnt_bits = (unsigned)option_number(a, argv[++*i], 32);
         if (no->icnt_bits == 1) {
@@ -241,6 +249,13 @@ const char *const ntrace_option_help =
     "                       instruction bits)\n"
     "  --all-jumps          every direct jump reported as a taken branch (trTeInstEn-\n"
     "                       AllJumps: a DirectBranch message in BTM, a history bit in HTM)\n"
+    "  --return-bits N      implicit return mode 2: the stack compares only the low N\n"
+    "                       bits of return addresses (2-63; default: full addresses)\n"
+    "  --nexrv              NexRv's rules where they depart from the specification:\n"
+    "                       any jal/jalr with rd != x0 pushes, only jalr x0,0(ra) pops\n"
+    "                       (default: the spec's itype table, links x1/x5), and an HTM\n"
+    "                       ProgTraceCorrelation without HIST when it is empty; decode\n"
+    "                       such a stream with --nexrv (pcseq input needs it)\n"
     "  --icnt-bits N        N-bit I-CNT counter (MSB = overflow): overflow messages\n"
     "                       (SYNC 4 or ResourceFull RCODE 0); default unbounded\n";
 
