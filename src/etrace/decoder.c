@@ -28,6 +28,9 @@ struct rvt_etrace_decoder {
     uint64_t branch_map; /* up to 31 + 1 pending outcomes */
     unsigned branches;
     bool stop_at_last_branch, inferred_address, start_of_trace;
+    /* Waiting for a sync after a loss the caller was told of (resync):
+     * packets before it are skipped without another report. */
+    bool lost;
     unsigned privilege;
     /* The return stack: `depth` entries up from stack[base] in a ring of
      * stack_mask + 1, so that a call on a full stack (stack_max entries, as
@@ -159,6 +162,7 @@ void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run) { 
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
     d->error = 0;
     d->start_of_trace = true;
+    d->lost = true;
     d->inferred_address = false;
     d->stop_at_last_branch = false;
     d->branches = 0;
@@ -1126,7 +1130,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         }
         d->inferred_address = false;
         d->address = mask_addr(d, t->address << lsb);
-        if (t->subformat == 1 && d->o.implicit_except && !d->o.v1_layout) {
+        if (t->subformat == 1 && d->o.implicit_except) { /* (1.0: never in the packet; 2.0: thaddr 1 here) */
             /* The handler address is not in the packet: it follows from the
              * trap vector (vectored mode adds 4 x cause for interrupts). */
             uint64_t tvec = d->has_stvec && t->privilege == 1 ? d->stvec : d->tvec; /* delegated to S */
@@ -1170,6 +1174,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         }
         d->privilege = t->privilege;
         d->start_of_trace = false;
+        d->lost = false;
         d->handler_next = false;
         d->trap_unplaced = false;
         /* Without a counter or stack the encoder predicts every return and
@@ -1184,8 +1189,16 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         }
         return d->error;
     }
-    if (d->start_of_trace)
-        return 0; /* waiting for a synchronisation packet (start of trace or after damage) */
+    if (d->start_of_trace) {
+        /* (after damage the caller knows already: its packets are skipped) */
+        if (!d->lost) {
+            d->lost = true;
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "packet %" PRIu64 ": expecting trace to start with format 3 (a sync), got format %u",
+                                d->packet_index, t->format);
+        }
+        return 0;
+    }
     rvt_te_inst norm;
     if (t->format == 0 && t->f0_subformat == 1 && d->inferred_address) {
         /* The walk still due from the previous address ends with a jump
@@ -1277,6 +1290,7 @@ void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_deco
     to->stop_at_last_branch = from->stop_at_last_branch;
     to->inferred_address = from->inferred_address;
     to->start_of_trace = from->start_of_trace;
+    to->lost = from->lost;
     to->privilege = from->privilege;
     /* (decoders of the same parameters hold the same number of calls) */
     unsigned skip = from->depth > to->stack_max ? from->depth - to->stack_max : 0;
@@ -1308,7 +1322,7 @@ bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace
         a->error != b->error)
         return false;
     if (a->start_of_trace) /* waiting for a sync, which sets all that follows */
-        return true;
+        return a->lost == b->lost;
     if (a->pc != b->pc || a->address != b->address || a->branch_map != b->branch_map ||
         a->branches != b->branches || a->stop_at_last_branch != b->stop_at_last_branch ||
         a->inferred_address != b->inferred_address || a->privilege != b->privilege ||

@@ -30,6 +30,10 @@ struct rvt_etrace_encoder {
     uint32_t branch_map;    /* bit i: branch i not taken */
     uint64_t resync_cnt, max_resync;
     bool sync_after_trap;   /* a trap was reported with thaddr = 0: the handler needs a sync */
+    /* A context change that may be reported imprecisely (ctype 1) waits for
+     * a step that sends nothing else (the algorithm's last choice, cci); a
+     * sync, which carries the context, settles it too. */
+    bool context_due;
     uint64_t packets;
     /* Implicit return with a call counter or return-address stack: the
      * link addresses of the calls not yet returned from (the counter mode
@@ -367,6 +371,7 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     }
     emit(e, &pkt);
     e->started = true;
+    e->context_due = false;
     e->last_addr = cur->iaddr;
     e->branches = 0;
     e->branch_map = 0;
@@ -426,7 +431,9 @@ enum { CALM_RETIRES = 1, CALM_INFERABLE = 2, CALM_JOINS = 4 };
 /* The part of quiet() that is the encoder's state rather than the records':
  * it changes only where a packet may go out (a full step, settled
  * branches), so push_run_lazily keeps it in a local. */
-static bool encoder_calm(const rvt_etrace_encoder *e) { return e->started && e->resync_cnt < e->max_resync; }
+static bool encoder_calm(const rvt_etrace_encoder *e) {
+    return e->started && e->resync_cnt < e->max_resync && !e->context_due;
+}
 
 /* An inferable instruction after another one, in the same privilege and
  * context as the records either side, with no sync or notification due:
@@ -497,10 +504,12 @@ static void settle_branches(rvt_etrace_encoder *e) {
 static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
                                            const rvt_retire *next) {
     e->prev_mispredicted = e->last_mispredicted;
+    if (prev && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context)
+        e->context_due = true;
+    uint64_t before = e->packets;
     decide(e, prev, cur, next, e->last_predicted);
-    if (prev && e->started && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context) {
-        /* A context change that may be reported imprecisely: format 3
-         * subformat 2 (the decoder's path does not depend on it). */
+    if (e->context_due && e->started && e->packets == before && !is_trap(cur)) {
+        /* format 3 subformat 2: the decoder's path does not depend on it */
         rvt_te_inst pkt = {0};
         pkt.format = 3;
         pkt.subformat = 2;
@@ -508,6 +517,7 @@ static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_reti
         pkt.context = cur->context;
         pkt.time = cur->time;
         emit(e, &pkt);
+        e->context_due = false;
     }
     /* After the packet decision: a sync in it must not drop this call. */
     e->last_predicted = predict_return(e, cur, next);
@@ -551,6 +561,10 @@ static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
                    bool prev_predicted) {
     int prev_mispredicted = e->prev_mispredicted;
+    if (cur->itype == RVT_ITYPE_RESERVED) { /* (never calm: every such record comes here) */
+        e->error = RVT_E_FORMAT;
+        return;
+    }
     if (is_trap(cur)) {
         /* A trap taken at the first instruction of the previous trap's
          * handler (an interrupt pending as an exception enters S mode, say):
@@ -616,6 +630,10 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
 
 int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            rvt_te_packet_sink sink, void *user) {
+    /* Implicit return tells calls from tail calls and returns from other
+     * jumps: only the 4-bit itype says which is which. */
+    if (o->implicit_return && p->itype_width < 4)
+        return RVT_E_ARG;
     rvt_etrace_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return RVT_E_NOMEM;
@@ -1302,6 +1320,8 @@ static void commit_staged(rvt_etrace_encoder *e) {
 static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next) {
     for (size_t i = 0; i < n && !e->error; i++) {
         const rvt_retire *in = &recs[i];
+        if (in->ninsns == 0 && !in->sideband && !is_exception(in))
+            continue; /* nothing retired and no trap: the block's other signals mean nothing */
         if (!qualify(e, in))
             continue;
         /* The reference flow's rows carry an interrupt on the row of the

@@ -146,9 +146,12 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
             }
             return true;
         }
-        if (pkt->subformat == 2 && v1) {
+        if (pkt->subformat == 2) {
+            /* context: no branch bit (nothing is reported but the context);
+             * 1.0 sends context_width_p bits even with nocontext_p, and no time */
             VISIT(F_PRIVILEGE, p->privilege_width);
-            VISIT(F_CONTEXT, p->context_width);
+            VISIT(F_TIME, T);
+            VISIT(F_CONTEXT, v1 ? p->context_width : X);
             return true;
         }
         VISIT(F_BRANCH, 1);

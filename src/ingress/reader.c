@@ -265,7 +265,8 @@ static int csv_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
 /* The reference flow's encoder input: one row per ingress-port block, the
  * ingress signals as columns named in the header (decimal except tval and
  * iaddr, which are hex). Rows are passed on as they are: a row with
- * iretire 0 and itype 1/2 is a trap record. */
+ * iretire 0 and itype 1/2 is a trap record; one with iretire 0 and itype 0
+ * retires nothing and is dropped. */
 static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag) {
     int *cols[] = {&r->col_itype, &r->col_cause, &r->col_tval, &r->col_priv, &r->col_iaddr, &r->col_context,
                    &r->col_time, &r->col_ctype, &r->col_sijump, &r->col_iretire, &r->col_ilastsize,
@@ -321,6 +322,9 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
     if (rec.itype > 15 || rec.ninsns > 0xffff)
         return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype or iretire out of range", r->path,
                             r->line);
+    if (rec.itype == RVT_ITYPE_RESERVED)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype 7 is reserved (expected 0-6 or 8-15)",
+                            r->path, r->line);
     if (rec.sideband) { /* the hart is halted or in reset: nothing retires */
         if (rec.ninsns || rec.itype)
             return rvt_diag_set(diag, RVT_E_FORMAT,
@@ -330,6 +334,8 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
         r->queue[r->nqueue++] = (rvt_retire){.sideband = rec.sideband, .priv = rec.priv, .iaddr = rec.iaddr};
         return 0;
     }
+    if (rec.ninsns == 0 && rec.itype == RVT_ITYPE_NONE)
+        return 0; /* nothing retired and no trap: the row's other columns are undefined */
     rec.iretire = (uint16_t)(rec.ilastsize + 1); /* one instruction per row */
     /* Rows in the reference's convention become architectural records: an
      * interrupt row is an instruction that retired followed by the

@@ -327,7 +327,11 @@ int cmd_encode(int argc, char **argv) {
     raw_out ro = {out, 0, 0, 0, tc.enabled ? &ew : NULL};
     uint64_t rows = 0, retired = 0;
     rvt_retire *recs = malloc(4096 * sizeof *recs);
-    if (!recs || rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro)) {
+    int started = recs ? rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro) : RVT_E_NOMEM;
+    if (started == RVT_E_ARG) {
+        fprintf(stderr, "rvtrace encode: implicit return needs the 4-bit itype (itype_width_p=4 in the .scf)\n");
+        goto done;
+    } else if (started) {
         fprintf(stderr, "rvtrace encode: out of memory\n");
         goto done;
     }
@@ -352,6 +356,8 @@ int cmd_encode(int argc, char **argv) {
     int rc = rvt_etrace_encoder_finish(e, &packets);
     if (n < 0)
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
+    else if (rc == RVT_E_FORMAT)
+        fprintf(stderr, "rvtrace encode: %s: a record with the reserved itype 7\n", input);
     else if (rc)
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc));
     else

@@ -1,0 +1,675 @@
+/* E-Trace against the specification's own text: packet layouts built bit by
+ * bit from its tables (1.0 English original and ratified 2.0), the ingress
+ * rules of the "Instruction Trace Interface" chapter and the decoder's
+ * start-of-trace rule. Expected payloads are written out here from the
+ * tables, not produced by our packer. */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rvtrace/etrace.h"
+#include "rvtrace/ingress.h"
+#include "rvtrace/isa.h"
+
+enum { MAX_PACKETS = 64 };
+
+typedef struct {
+    rvt_te_inst pkts[MAX_PACKETS];
+    uint8_t payload[MAX_PACKETS][64];
+    size_t len[MAX_PACKETS];
+    size_t n;
+} collected;
+
+static int collect(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
+    collected *c = user;
+    if (c->n < MAX_PACKETS) {
+        c->pkts[c->n] = *pkt;
+        memcpy(c->payload[c->n], payload, len);
+        c->len[c->n] = len;
+        c->n++;
+    }
+    return 0;
+}
+
+static rvt_retire insn(uint64_t addr, unsigned itype) {
+    return (rvt_retire){.iaddr = addr, .ninsns = 1, .iretire = 2, .ilastsize = 1, .itype = (uint8_t)itype, .priv = 3};
+}
+
+static void spec_params(rvt_etrace_params *p) {
+    rvt_etrace_params_default(p); /* P = 2, context 32 bits, no time, A = 63 */
+    p->itype_width = 4;
+}
+
+static void encode_with(const rvt_etrace_params *p, const rvt_etrace_options *o, const rvt_retire *recs, size_t n,
+                        collected *c) {
+    memset(c, 0, sizeof *c);
+    rvt_etrace_encoder *e;
+    assert_int_equal(rvt_etrace_encoder_new(&e, p, o, collect, c), 0);
+    assert_int_equal(rvt_etrace_encoder_push(e, recs, n), 0);
+    assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+}
+
+static void encode(const rvt_retire *recs, size_t n, collected *c) {
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    encode_with(&p, &o, recs, n, c);
+}
+
+static void assert_bytes(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len) {
+    if (got_len != want_len || memcmp(got, want, want_len) != 0) {
+        char g[200] = "", w[200] = "";
+        for (size_t i = 0; i < got_len && i < 64; i++)
+            snprintf(g + strlen(g), sizeof g - strlen(g), "%02x", got[i]);
+        for (size_t i = 0; i < want_len; i++)
+            snprintf(w + strlen(w), sizeof w - strlen(w), "%02x", want[i]);
+        fail_msg("payload %s, the spec's table gives %s", g, w);
+    }
+}
+
+/* Format 3 subformat 2 (2.0 payload chapter): format 2 bits = 11,
+ * subformat 2 bits = 10, privilege P bits, time (none with notime_p),
+ * context X bits; no branch bit. With privilege 3 and context 0x12345678:
+ * 3 | 2 << 2 | 3 << 4 | 0x12345678 << 6 = 0x48d159e3b, 35 significant bits
+ * and a zero MSB: 5 bytes. The 1.0 table (privilege, context_width_p bits)
+ * gives the same bits here. With nocontext_p the 2.0 packet is 6 bits, 1.0
+ * keeps the 32 context bits. */
+static void test_context_packet_layout(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    rvt_te_inst pkt = {.format = 3, .subformat = 2, .privilege = 3, .context = 0x12345678, .branch = 1};
+    static const uint8_t want[] = {0x3b, 0x9e, 0x15, 0x8d, 0x04};
+    uint8_t out[64];
+    for (int v1 = 0; v1 < 2; v1++) {
+        o.v1_layout = v1;
+        int n = rvt_te_inst_pack(&p, &o, &pkt, out, sizeof out);
+        assert_true(n > 0);
+        assert_bytes(out, (size_t)n, want, sizeof want);
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, out, (size_t)n, &back, NULL), 0);
+        assert_int_equal(back.format, 3);
+        assert_int_equal(back.subformat, 2);
+        assert_int_equal(back.privilege, 3);
+        assert_int_equal(back.context, 0x12345678);
+    }
+    p.nocontext = true;
+    o.v1_layout = false;
+    int n = rvt_te_inst_pack(&p, &o, &pkt, out, sizeof out);
+    static const uint8_t bare[] = {0xfb}; /* 11 10 11 from the LSB, the MSB (1) repeated */
+    assert_bytes(out, (size_t)n, bare, sizeof bare);
+    o.v1_layout = true;
+    n = rvt_te_inst_pack(&p, &o, &pkt, out, sizeof out);
+    assert_bytes(out, (size_t)n, want, sizeof want);
+}
+
+/* ctype 1 (report imprecisely): the new context goes in a format 3
+ * subformat 2 packet, without an address, in the first step that sends
+ * nothing else (step 9 of the algorithm, cci). */
+static void test_context_imprecise(void **state) {
+    (void)state;
+    rvt_retire r[6];
+    for (unsigned i = 0; i < 6; i++)
+        r[i] = insn(0x80000000 + 4 * i, RVT_ITYPE_NONE);
+    for (unsigned i = 3; i < 6; i++)
+        r[i].context = 0x12345678;
+    r[3].ctype = 1;
+    collected c;
+    encode(r, 6, &c);
+    /* support, sync, context, the last address, support */
+    assert_int_equal(c.n, 5);
+    assert_int_equal(c.pkts[1].format, 3);
+    assert_int_equal(c.pkts[1].subformat, 0);
+    assert_int_equal(c.pkts[1].context, 0);
+    assert_int_equal(c.pkts[2].format, 3);
+    assert_int_equal(c.pkts[2].subformat, 2);
+    static const uint8_t want[] = {0x3b, 0x9e, 0x15, 0x8d, 0x04};
+    assert_bytes(c.payload[2], c.len[2], want, sizeof want);
+    assert_int_equal(c.pkts[3].format, 2);
+
+    /* The change at the target of a return: that step sends the target's
+     * address, so the context waits for the next step. */
+    r[2].itype = RVT_ITYPE_RETURN;
+    encode(r, 6, &c);
+    assert_int_equal(c.n, 6);
+    assert_int_equal(c.pkts[2].format, 2);
+    assert_int_equal(c.pkts[2].address, 12 >> 1); /* from the sync's address */
+    assert_int_equal(c.pkts[3].format, 3);
+    assert_int_equal(c.pkts[3].subformat, 2);
+    assert_int_equal(c.pkts[3].context, 0x12345678);
+
+    /* ctype 0: never reported */
+    r[2].itype = RVT_ITYPE_NONE;
+    r[3].ctype = 0;
+    encode(r, 6, &c);
+    assert_int_equal(c.n, 4);
+    for (size_t i = 0; i < c.n; i++)
+        assert_false(c.pkts[i].format == 3 && c.pkts[i].subformat == 2);
+}
+
+/* ctype 2 (report precisely): as a privilege change, the branches not yet
+ * reported go first (format 1 for the instruction before), then a sync at
+ * the first instruction of the new context, with that context. */
+static void test_context_precise(void **state) {
+    (void)state;
+    rvt_retire r[6];
+    for (unsigned i = 0; i < 6; i++)
+        r[i] = insn(0x80000000 + 4 * i, RVT_ITYPE_NONE);
+    r[1].itype = RVT_ITYPE_BRANCH_NOT_TAKEN;
+    for (unsigned i = 3; i < 6; i++)
+        r[i].context = 0xabc;
+    r[3].ctype = 2;
+    collected c;
+    encode(r, 6, &c);
+    assert_int_equal(c.n, 6);
+    assert_int_equal(c.pkts[2].format, 1);
+    assert_int_equal(c.pkts[2].branches, 1);
+    assert_int_equal(c.pkts[2].branch_map, 1); /* not taken */
+    assert_int_equal(c.pkts[2].address, 8 >> 1); /* the last instruction before the change */
+    assert_int_equal(c.pkts[3].format, 3);
+    assert_int_equal(c.pkts[3].subformat, 0);
+    assert_int_equal(c.pkts[3].context, 0xabc);
+    assert_int_equal(c.pkts[3].address, 0x8000000c >> 1);
+}
+
+/* iretire 0 with itype 0: the block's other signals are undefined and must
+ * be ignored, whatever they hold. */
+static void test_empty_blocks_ignored(void **state) {
+    (void)state;
+    rvt_retire r[5] = {insn(0x80000000, 0), insn(0x80000004, RVT_ITYPE_BRANCH_TAKEN), insn(0x80000040, 0),
+                       insn(0x80000044, RVT_ITYPE_RETURN), insn(0x80000100, 0)};
+    collected plain, with;
+    encode(r, 5, &plain);
+    rvt_retire junk = {.iaddr = 0xdead0000, .cause = 5, .tval = 7, .context = 9, .ctype = 2, .priv = 1};
+    rvt_retire mixed[10];
+    size_t n = 0;
+    for (unsigned i = 0; i < 5; i++) {
+        mixed[n++] = junk;
+        mixed[n++] = r[i];
+    }
+    encode(mixed, n, &with);
+    assert_int_equal(with.n, plain.n);
+    for (size_t i = 0; i < plain.n; i++)
+        assert_bytes(with.payload[i], with.len[i], plain.payload[i], plain.len[i]);
+
+    /* The reference flow's encoder input: such a row is dropped. */
+    char path[] = "/tmp/rvt_etrace_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0\n"
+          "0,0,0,3,80000000,0,0,1,1\n"
+          "0,5,77,1,dead0000,9,2,0,1\n"
+          "0,0,0,3,80000004,0,0,1,1\n",
+          f);
+    fclose(f);
+    rvt_retire_reader *rd;
+    rvt_diag diag;
+    assert_int_equal(rvt_retire_reader_open(&rd, path, RVT_FMT_ENCODER_INPUT, 64, &diag), 0);
+    rvt_retire out[8];
+    long got = 0, k;
+    while ((k = rvt_retire_reader_read(rd, out + got, 8 - (size_t)got, &diag)) > 0)
+        got += k;
+    assert_int_equal(k, 0);
+    rvt_retire_reader_close(rd);
+    unlink(path);
+    assert_int_equal(got, 2);
+    assert_int_equal(out[0].iaddr, 0x80000000);
+    assert_int_equal(out[1].iaddr, 0x80000004);
+}
+
+/* Code for the decoder: nops from 0x80000000, an ecall at 0x80000004, and
+ * a handler of nops at HANDLER. */
+#define HANDLER 0x80000100u
+static bool fetch_code(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    if (addr == 0x80000004)
+        rvt_decode(0x00000073, 64, out); /* ecall */
+    else if ((addr >= 0x80000000 && addr < 0x80000040) || (addr >= HANDLER && addr < HANDLER + 0x40))
+        rvt_decode(0x00000013, 64, out); /* nop */
+    else
+        return false;
+    return addr % 4 == 0;
+}
+
+typedef struct {
+    uint64_t pc[32];
+    size_t n;
+} pc_list;
+
+static int keep_pc(void *user, uint64_t pc) {
+    pc_list *l = user;
+    if (l->n < 32)
+        l->pc[l->n++] = pc;
+    return 0;
+}
+
+/* The decoder's start (decoder chapter): a format 0, 1 or 2 packet before
+ * the first format 3 is reported ("expecting trace to start with format
+ * 3"); after a loss the caller was told of (resync), the packets up to the
+ * next sync are skipped without another report. */
+static void test_trace_starts_with_sync(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_code, keep_pc, &l), 0);
+    rvt_te_inst f2 = {.format = 2, .address = 4}, sync = {.format = 3, .subformat = 0, .branch = 1, .privilege = 3,
+                                                        .address = 0x80000008 >> 1};
+    rvt_diag diag;
+    memset(&diag, 0, sizeof diag);
+    assert_int_not_equal(rvt_etrace_decode(d, &f2, &diag), 0);
+    assert_non_null(strstr(diag.msg, "expecting trace to start with format 3"));
+    rvt_etrace_decoder_resync(d);
+    assert_int_equal(rvt_etrace_decode(d, &f2, &diag), 0); /* skipped: the loss was reported */
+    assert_int_equal(l.n, 0);
+    assert_int_equal(rvt_etrace_decode(d, &sync, &diag), 0);
+    assert_int_equal(rvt_etrace_decode(d, &f2, &diag), 0);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.pc[0], 0x80000008);
+    assert_int_equal(l.pc[2], 0x80000010);
+    /* a support packet that ends the trace: the next must be a sync again */
+    rvt_te_inst ended = {.format = 3, .subformat = 3, .ienable = 1, .qual_status = 1};
+    assert_int_equal(rvt_etrace_decode(d, &ended, &diag), 0);
+    assert_int_not_equal(rvt_etrace_decode(d, &f2, &diag), 0);
+    assert_non_null(strstr(diag.msg, "expecting trace to start with format 3"));
+    rvt_etrace_decoder_free(d);
+}
+
+/* 1.0 layout in implicit-exception mode (1.0 payload table, F3 SF1): format
+ * 11, subformat 01, branch, privilege, context (X), ecause (E), interrupt,
+ * then tvalepc straight away (no address). For the ecall at 0x80000004
+ * (cause 11, tval 0), in M (3), context 0: 3 | 1 << 2 | 1 << 4 | 3 << 5 |
+ * 11 << 39; the MSB is 0, bit 42 the highest one: 44 bits, 6 bytes. The
+ * decoder takes the handler from the trap vector. */
+static void test_v1_implicit_exception(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    o.v1_layout = true;
+    o.implicit_except = true;
+    rvt_retire r[5] = {insn(0x80000000, 0), insn(0x80000004, 0), insn(HANDLER, 0), insn(HANDLER + 4, 0),
+                       insn(HANDLER + 8, 0)};
+    r[1] = (rvt_retire){.iaddr = 0x80000004, .itype = RVT_ITYPE_EXCEPTION, .cause = 11, .insn = 0x00000073,
+                        .priv = 3, .ilastsize = 1};
+    collected c;
+    encode_with(&p, &o, r, 5, &c);
+    size_t trap = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.pkts[i].format == 3 && c.pkts[i].subformat == 1)
+            trap = i;
+    assert_true(trap > 0);
+    static const uint8_t want[] = {0x77, 0x00, 0x00, 0x00, 0x80, 0x05};
+    assert_bytes(c.payload[trap], c.len[trap], want, sizeof want);
+
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_code, keep_pc, &l), 0);
+    rvt_etrace_decoder_set_tvec(d, HANDLER);
+    rvt_diag diag;
+    for (size_t i = 0; i < c.n; i++) {
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, c.payload[i], c.len[i], &back, &diag), 0);
+        if (rvt_etrace_decode(d, &back, &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    }
+    rvt_etrace_decoder_free(d);
+    static const uint64_t ran[] = {0x80000000, 0x80000004, HANDLER, HANDLER + 4, HANDLER + 8};
+    assert_int_equal(l.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(l.pc[i], ran[i]);
+}
+
+/* Table 3.8 of the 1.0 ingress chapter (example 1, nine instructions in
+ * four blocks): {iretire 7, iaddr 0x1000, itype 8} = divuw, add, or,
+ * c.jalr; {3, 0x0940, 4} = addi, c.beqz; {1, 0x0946, 5} = c.bnez;
+ * {4, 0x0988, 0} = lbu, csrrw. iretire counts halfwords, the last
+ * instruction is at iaddr + 2 iretire - size. The blocks give the packets
+ * the nine single retirements give, and decode to the table's nine PCs. */
+static const struct {
+    uint64_t addr;
+    uint32_t bits;
+} table38_code[] = {
+    {0x1000, 0x02c5d53b}, /* divuw a0, a1, a2 */
+    {0x1004, 0x00b50533}, /* add a0, a0, a1 */
+    {0x1008, 0x00736333}, /* or t1, t1, t2 */
+    {0x100c, 0x9302},     /* c.jalr t1 */
+    {0x0940, 0x00150513}, /* addi a0, a0, 1 */
+    {0x0944, 0xc401},     /* c.beqz s0, +8 */
+    {0x0946, 0xe029},     /* c.bnez s0, 0x988 */
+    {0x0988, 0x0005c503}, /* lbu a0, 0(a1) */
+    {0x098c, 0x34051073}, /* csrw mscratch, a0 */
+};
+
+static bool fetch_table38(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    for (size_t i = 0; i < sizeof table38_code / sizeof table38_code[0]; i++)
+        if (table38_code[i].addr == addr) {
+            rvt_decode(table38_code[i].bits, 64, out);
+            return true;
+        }
+    return false;
+}
+
+static void test_table_3_8_blocks(void **state) {
+    (void)state;
+    rvt_retire blocks[4] = {
+        {.iaddr = 0x1000, .ninsns = 4, .iretire = 7, .ilastsize = 0, .itype = RVT_ITYPE_UNINFERABLE_CALL, .priv = 3},
+        {.iaddr = 0x0940, .ninsns = 2, .iretire = 3, .ilastsize = 0, .itype = RVT_ITYPE_BRANCH_NOT_TAKEN, .priv = 3},
+        {.iaddr = 0x0946, .ninsns = 1, .iretire = 1, .ilastsize = 0, .itype = RVT_ITYPE_BRANCH_TAKEN, .priv = 3},
+        {.iaddr = 0x0988, .ninsns = 2, .iretire = 4, .ilastsize = 1, .itype = RVT_ITYPE_NONE, .priv = 3},
+    };
+    static const uint64_t last[4] = {0x100c, 0x0944, 0x0946, 0x098c};
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(rvt_retire_last_iaddr(&blocks[i]), last[i]);
+    static const unsigned single_itype[9] = {0, 0, 0, RVT_ITYPE_UNINFERABLE_CALL, 0, RVT_ITYPE_BRANCH_NOT_TAKEN,
+                                             RVT_ITYPE_BRANCH_TAKEN, 0, 0};
+    rvt_retire singles[9];
+    for (unsigned i = 0; i < 9; i++) {
+        rvt_insn in;
+        assert_true(fetch_table38(NULL, table38_code[i].addr, &in));
+        assert_int_not_equal(in.op, RVT_OP_ILLEGAL);
+        singles[i] = (rvt_retire){.iaddr = table38_code[i].addr, .ninsns = 1, .iretire = (uint16_t)(in.len / 2),
+                                  .ilastsize = in.len == 4, .itype = (uint8_t)single_itype[i], .priv = 3,
+                                  .insn = in.raw};
+    }
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    collected one, many;
+    encode_with(&p, &o, singles, 9, &one);
+    for (int with_code = 0; with_code < 2; with_code++) {
+        memset(&many, 0, sizeof many);
+        rvt_etrace_encoder *e;
+        assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, collect, &many), 0);
+        if (with_code)
+            rvt_etrace_encoder_set_code(e, fetch_table38, NULL);
+        assert_int_equal(rvt_etrace_encoder_push(e, blocks, 4), 0);
+        assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+        assert_int_equal(many.n, one.n);
+        for (size_t i = 0; i < one.n; i++)
+            assert_bytes(many.payload[i], many.len[i], one.payload[i], one.len[i]);
+    }
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_table38, keep_pc, &l), 0);
+    rvt_diag diag;
+    for (size_t i = 0; i < one.n; i++)
+        if (rvt_etrace_decode(d, &one.pkts[i], &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    rvt_etrace_decoder_free(d);
+    assert_int_equal(l.n, 9);
+    for (size_t i = 0; i < 9; i++)
+        assert_int_equal(l.pc[i], table38_code[i].addr);
+}
+
+/* Example 5 of the 1.0 "Example code and packets" chapter: beqz at
+ * 0x8000121e taken, two jal calls, ret to 0x80001110 whose beqz is not
+ * taken: format 1, branches 2, branch_map 0x2, address delta
+ * 0xfffffffffffffef4 from 0x8000121c, updiscon equal to notify (the
+ * address MSB, 1). Fields: 01, 00010, 010 (L(2) = 3), the 63-bit address
+ * 0x7fffffffffffff7a (delta >> 1), notify 1, updiscon 1, irreport 1 (no
+ * irdepth): bit 17 is the highest 0, so 19 bits and the MSB fill: 09 e9 fd. */
+static void test_example_5(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t addr;
+        unsigned size, itype;
+    } ran[] = {
+        {0x8000121c, 2, 0}, {0x8000121e, 2, RVT_ITYPE_BRANCH_TAKEN}, {0x8000124a, 2, 0}, {0x8000124c, 2, 0},
+        {0x8000124e, 4, 0}, {0x80001252, 2, 0}, {0x80001254, 4, RVT_ITYPE_INFERABLE_CALL}, {0x80001100, 2, 0},
+        {0x80001102, 2, 0}, {0x80001104, 2, 0}, {0x80001106, 2, 0}, {0x80001108, 2, 0}, {0x8000110a, 2, 0},
+        {0x8000110c, 4, RVT_ITYPE_INFERABLE_CALL}, {0x800010f8, 2, 0}, {0x800010fa, 4, 0},
+        {0x800010fe, 2, RVT_ITYPE_RETURN}, {0x80001110, 2, RVT_ITYPE_BRANCH_NOT_TAKEN}, {0x80001112, 2, 0},
+    };
+    enum { N = sizeof ran / sizeof ran[0] };
+    rvt_retire r[N];
+    for (unsigned i = 0; i < N; i++)
+        r[i] = (rvt_retire){.iaddr = ran[i].addr, .ninsns = 1, .iretire = (uint16_t)(ran[i].size / 2),
+                            .ilastsize = ran[i].size == 4, .itype = (uint8_t)ran[i].itype, .priv = 3};
+    collected c;
+    encode(r, N, &c);
+    assert_int_equal(c.pkts[1].format, 3);
+    assert_int_equal(c.pkts[1].address, 0x8000121c >> 1);
+    assert_int_equal(c.pkts[2].format, 1);
+    assert_int_equal(c.pkts[2].branches, 2);
+    assert_int_equal(c.pkts[2].branch_map, 0x2);
+    assert_int_equal(c.pkts[2].address, 0x7fffffffffffff7aull);
+    assert_int_equal(c.pkts[2].updiscon, 1);
+    assert_int_equal(c.pkts[2].notify, 1);
+    static const uint8_t want[] = {0x09, 0xe9, 0xfd};
+    assert_bytes(c.payload[2], c.len[2], want, sizeof want);
+}
+
+/* itype 7 is reserved in both widths: a record with it is refused (the
+ * encoder's push fails; the reference flow's input names the line). */
+static void test_itype_7_refused(void **state) {
+    (void)state;
+    rvt_retire r[3] = {insn(0x80000000, 0), insn(0x80000004, 7), insn(0x80000008, 0)};
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    collected c = {0};
+    rvt_etrace_encoder *e;
+    assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, collect, &c), 0);
+    int rc = rvt_etrace_encoder_push(e, r, 3);
+    int end = rvt_etrace_encoder_finish(e, NULL);
+    assert_true(rc == RVT_E_FORMAT || end == RVT_E_FORMAT);
+
+    char path[] = "/tmp/rvt_etrace_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("itype_0,priv,iaddr_0,iretire_0,ilastsize_0\n0,3,80000000,1,1\n7,3,80000004,1,1\n", f);
+    fclose(f);
+    rvt_retire_reader *rd;
+    rvt_diag diag;
+    assert_int_equal(rvt_retire_reader_open(&rd, path, RVT_FMT_ENCODER_INPUT, 64, &diag), 0);
+    rvt_retire out[8];
+    long k, got = 0;
+    while ((k = rvt_retire_reader_read(rd, out, 8, &diag)) > 0)
+        got += k;
+    rvt_retire_reader_close(rd);
+    unlink(path);
+    assert_true(k < 0);
+    assert_true(got <= 1);
+    assert_non_null(strstr(diag.msg, "line 3"));
+    assert_non_null(strstr(diag.msg, "reserved"));
+}
+
+/* Implicit return needs the full jump classification (4-bit itype): an
+ * encoder with a 3-bit itype and implicit return is refused. */
+static void test_implicit_return_needs_4_bit_itype(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    o.implicit_return = true;
+    p.itype_width = 3;
+    rvt_etrace_encoder *e = NULL;
+    assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, collect, NULL), RVT_E_ARG);
+    p.itype_width = 4;
+    assert_int_equal(rvt_etrace_encoder_new(&e, &p, &o, NULL, NULL), 0);
+    assert_int_equal(rvt_etrace_encoder_finish(e, NULL), 0);
+}
+
+/* cause and tval are looked at only for itype 1 and 2: values on other
+ * records change nothing. */
+static void test_cause_ignored_elsewhere(void **state) {
+    (void)state;
+    rvt_retire r[6] = {insn(0x80000000, 0), insn(0x80000004, RVT_ITYPE_BRANCH_TAKEN), insn(0x80000020, 0),
+                       insn(0x80000024, RVT_ITYPE_RETURN), insn(0x80000100, RVT_ITYPE_XRET), insn(0x80000200, 0)};
+    collected plain, noisy;
+    encode(r, 6, &plain);
+    for (unsigned i = 0; i < 6; i++) {
+        r[i].cause = 0x8000000000000007ull + i;
+        r[i].tval = 0x1234 * (i + 1);
+    }
+    encode(r, 6, &noisy);
+    assert_int_equal(noisy.n, plain.n);
+    for (size_t i = 0; i < plain.n; i++)
+        assert_bytes(noisy.payload[i], noisy.len[i], plain.payload[i], plain.len[i]);
+}
+
+/* Sizes are log2 of the entry count, 0 meaning "not implemented": an option
+ * whose table has size 0 changes no packet; a predictor of size s has 2^s
+ * entries indexed by address bits s+lsb-1..lsb. */
+static void test_sizes_are_log2(void **state) {
+    (void)state;
+    rvt_retire r[40];
+    size_t n = 0;
+    for (unsigned i = 0; i < 12; i++) { /* a loop: a taken branch back, then a return */
+        r[n++] = insn(0x80000000, 0);
+        r[n++] = insn(0x80000004, i < 11 ? RVT_ITYPE_BRANCH_TAKEN : RVT_ITYPE_BRANCH_NOT_TAKEN);
+    }
+    r[n++] = insn(0x80000008, RVT_ITYPE_RETURN);
+    r[n++] = insn(0x80000100, 0);
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    collected off, on;
+    encode_with(&p, &o, r, n, &off);
+    o.branch_prediction = o.jump_target_cache = true; /* with bpred_size, cache_size 0 */
+    encode_with(&p, &o, r, n, &on);
+    assert_int_equal(on.n, off.n);
+    for (size_t i = 0; i < off.n; i++)
+        if (off.pkts[i].format != 3) /* (the support packet announces the options) */
+            assert_bytes(on.payload[i], on.len[i], off.payload[i], off.len[i]);
+    assert_int_equal(rvt_etrace_irdepth_width(&p), 0);
+
+    uint8_t table[8];
+    rvt_bpred_reset(table, 3);
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(table[i], 1);
+    uint64_t a = 0x80000010;
+    rvt_bpred_update(table, 3, 1, a, true);
+    rvt_bpred_update(table, 3, 1, a, true);
+    assert_true(rvt_bpred_predict(table, 3, 1, a));
+    assert_true(rvt_bpred_predict(table, 3, 1, a + (8u << 1)));   /* the same entry */
+    assert_false(rvt_bpred_predict(table, 3, 1, a + (1u << 1)));  /* the next one */
+    assert_int_equal(rvt_jtc_index(3, 1, a), rvt_jtc_index(3, 1, a + 16));
+    assert_int_not_equal(rvt_jtc_index(3, 1, a), rvt_jtc_index(3, 1, a + 2));
+}
+
+/* A parameter the .scf leaves out keeps its default, the same one the
+ * decoder starts from. */
+static void test_parameter_defaults(void **state) {
+    (void)state;
+    char path[] = "/tmp/rvt_etrace_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("[Required Attributes]\nbpred_size_p=4\n", f);
+    fclose(f);
+    rvt_etrace_params got, want;
+    rvt_etrace_options o;
+    rvt_diag diag;
+    assert_int_equal(rvt_etrace_load_config(path, NULL, &got, &o, &diag), 0);
+    unlink(path);
+    rvt_etrace_params_default(&want);
+    want.bpred_size = 4;
+    assert_memory_equal(&got, &want, sizeof want);
+}
+
+/* Code for the looplabel cases: 0x80000000 nop, 0x80000004 (looplabel)
+ * nop, 0x80000008 jr t0 (back to looplabel). */
+static bool fetch_loop(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    if (addr == 0x80000000 || addr == 0x80000004)
+        rvt_decode(0x00000013, 64, out);
+    else if (addr == 0x80000008)
+        rvt_decode(0x00028067, 64, out); /* jalr x0, 0(t0) */
+    else
+        return false;
+    return true;
+}
+
+/* qual_status at the end of qualification (support packet, decoder
+ * chapter): ended_rep, the last packet's address is the last instruction
+ * (looplabel's first execution); ended_upd (11), the packet was sent for
+ * an uninferable jump anyway, so the trace ends at the next occurrence
+ * (looplabel after the jump). trace_lost: the decoder waits for a sync and
+ * goes on from its address, not from where the lost packets would have
+ * led. */
+static void test_qual_status_in_decoder(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    rvt_te_inst sync = {.format = 3, .subformat = 0, .branch = 1, .privilege = 3, .address = 0x80000000 >> 1};
+    /* looplabel, no flags: notify = updiscon = irreport = the address MSB (0) */
+    rvt_te_inst label = {.format = 2, .address = 4 >> 1};
+    rvt_diag diag;
+    for (unsigned status = 1; status <= 3; status += 2) {
+        pc_list l = {0};
+        rvt_etrace_decoder *d;
+        assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_loop, keep_pc, &l), 0);
+        rvt_te_inst end = {.format = 3, .subformat = 3, .ienable = 1, .qual_status = (uint8_t)status};
+        assert_int_equal(rvt_etrace_decode(d, &sync, &diag), 0);
+        assert_int_equal(rvt_etrace_decode(d, &label, &diag), 0);
+        assert_int_equal(rvt_etrace_decode(d, &end, &diag), 0);
+        rvt_etrace_decoder_free(d);
+        if (status == 1) {
+            assert_int_equal(l.n, 2);
+        } else {
+            assert_int_equal(l.n, 4);
+            assert_int_equal(l.pc[2], 0x80000008);
+            assert_int_equal(l.pc[3], 0x80000004);
+        }
+    }
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_loop, keep_pc, &l), 0);
+    rvt_te_inst lost = {.format = 3, .subformat = 3, .ienable = 1, .qual_status = 2};
+    rvt_te_inst resumed = {.format = 3, .subformat = 0, .branch = 1, .privilege = 3, .address = 0x80000008 >> 1};
+    assert_int_equal(rvt_etrace_decode(d, &sync, &diag), 0);
+    assert_int_equal(rvt_etrace_decode(d, &lost, &diag), 0);
+    assert_int_not_equal(rvt_etrace_decode(d, &label, &diag), 0); /* not a sync */
+    rvt_etrace_decoder_resync(d);
+    assert_int_equal(rvt_etrace_decode(d, &resumed, &diag), 0);
+    rvt_etrace_decoder_free(d);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.pc[0], 0x80000000);
+    assert_int_equal(l.pc[1], 0x80000008);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_context_packet_layout),
+        cmocka_unit_test(test_context_imprecise),
+        cmocka_unit_test(test_context_precise),
+        cmocka_unit_test(test_empty_blocks_ignored),
+        cmocka_unit_test(test_trace_starts_with_sync),
+        cmocka_unit_test(test_v1_implicit_exception),
+        cmocka_unit_test(test_table_3_8_blocks),
+        cmocka_unit_test(test_example_5),
+        cmocka_unit_test(test_itype_7_refused),
+        cmocka_unit_test(test_implicit_return_needs_4_bit_itype),
+        cmocka_unit_test(test_cause_ignored_elsewhere),
+        cmocka_unit_test(test_sizes_are_log2),
+        cmocka_unit_test(test_parameter_defaults),
+        cmocka_unit_test(test_qual_status_in_decoder),
+    };
+    return cmocka_run_group_tests_name("etrace_spec", tests, NULL, NULL);
+}
