@@ -111,6 +111,14 @@ static inline unsigned rvt_etrace_return_ring(unsigned depth) {
     return size;
 }
 
+/* Format 0 with no subformat field (f0s_width_p 0): only one of its two
+ * extensions can be in use, and the options say which. This is the jump
+ * target cache when it is on and the predictor is not. */
+static inline bool rvt_etrace_f0_implied_jtc(const rvt_etrace_params *p, const rvt_etrace_options *o) {
+    return o && p->f0s_width == 0 && p->cache_size && o->jump_target_cache &&
+           !(o->branch_prediction && p->bpred_size);
+}
+
 /* ioptions bits as the reference flow packs them. */
 enum {
     RVT_IOPT_IMPLICIT_RETURN = 1,

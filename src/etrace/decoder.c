@@ -88,7 +88,9 @@ struct rvt_etrace_decoder {
 };
 
 static bool use_bpred(const rvt_etrace_decoder *d) { return d->o.branch_prediction && d->bpred; }
-static bool use_jtc(const rvt_etrace_decoder *d) { return d->o.jump_target_cache && d->jtc; }
+static bool use_jtc(const rvt_etrace_decoder *d) {
+    return d->o.jump_target_cache && d->jtc && (d->p.f0s_width || !use_bpred(d)); /* (as the encoder) */
+}
 
 /* What both sides forget at a synchronisation packet. */
 static void restart_caches(rvt_etrace_decoder *d) {

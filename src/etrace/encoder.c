@@ -72,9 +72,10 @@ struct rvt_etrace_encoder {
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
-/* Subformat 1 needs the subformat field to be told from subformat 0. */
+/* Subformat 1 needs the subformat field to be told from subformat 0,
+ * unless the predictor is off (then format 0 is always subformat 1). */
 static bool use_jtc(const rvt_etrace_encoder *e) {
-    return e->o.jump_target_cache && e->p.cache_size && e->p.f0s_width;
+    return e->o.jump_target_cache && e->p.cache_size && (e->p.f0s_width || !use_bpred(e));
 }
 
 static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }

@@ -195,7 +195,10 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
         VISIT(F_IRDEPTH, D);
         return true;
     default: /* format 0 */
-        VISIT(F_F0S, p->f0s_width);
+        if (p->f0s_width)
+            VISIT(F_F0S, p->f0s_width);
+        else if (rvt_etrace_f0_implied_jtc(p, o) && pkt->f0_subformat != 1)
+            pkt->f0_subformat = 1; /* (unpacking: the options say which) */
         if (pkt->f0_subformat == 0) {
             VISIT(F_BRANCH_COUNT, 32);
             VISIT(F_BRANCH_FMT, 2);

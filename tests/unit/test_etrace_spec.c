@@ -654,6 +654,92 @@ static void test_qual_status_in_decoder(void **state) {
     assert_int_equal(l.pc[1], 0x80000008);
 }
 
+/* Code for the jump target cache: 0x80000000 jr t0, to A or B, each of
+ * which jumps back (j 0x80000000). */
+#define JTC_A 0x80000100u
+#define JTC_B 0x800f0004u
+/* jal x0 with byte offset `off` (imm[20|10:1|11|19:12]). */
+static uint32_t jal_x0(int32_t off) {
+    uint32_t u = (uint32_t)off;
+    return ((u >> 20) & 1) << 31 | ((u >> 1) & 0x3ff) << 21 | ((u >> 11) & 1) << 20 | ((u >> 12) & 0xff) << 12 |
+           0x6f;
+}
+
+static bool fetch_two_targets(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    if (addr == 0x80000000)
+        rvt_decode(0x00028067, 64, out); /* jalr x0, 0(t0) */
+    else if (addr == JTC_A || addr == JTC_B)
+        rvt_decode(jal_x0((int32_t)(0x80000000 - addr)), 64, out);
+    else
+        return false;
+    return true;
+}
+
+/* Only the jump target cache in use and f0s_width_p 0: format 0 has no
+ * subformat field and is subformat 1 (implied by the options). The table's
+ * F0 SF1 without a map: format 00, index (C bits), branches 00000,
+ * irreport, irdepth (D = 0 here). For B (index (B >> 1) & 3 = 2): bits
+ * 00 10 00000 0, 0x08. Decoding gives back every address. */
+static void test_jtc_without_subformat(void **state) {
+    (void)state;
+    rvt_retire r[16];
+    size_t n = 0;
+    for (unsigned i = 0; i < 5; i++) {
+        r[n++] = insn(0x80000000, RVT_ITYPE_UNINFERABLE_TAIL);
+        r[n++] = insn(i % 2 ? JTC_B : JTC_A, RVT_ITYPE_INFERABLE_TAIL);
+    }
+    r[n++] = insn(0x80000000, RVT_ITYPE_NONE);
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    p.cache_size = 2;
+    p.f0s_width = 0;
+    rvt_etrace_options_default(&o);
+    o.jump_target_cache = true;
+    collected c;
+    encode_with(&p, &o, r, n, &c);
+    size_t cached = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        if (c.pkts[i].format != 0)
+            continue;
+        cached++;
+        assert_int_equal(c.pkts[i].f0_subformat, 1);
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, c.payload[i], c.len[i], &back, NULL), 0);
+        assert_int_equal(back.format, 0);
+        assert_int_equal(back.f0_subformat, 1);
+        assert_int_equal(back.index, c.pkts[i].index);
+        if (c.pkts[i].index == 2) {
+            static const uint8_t want[] = {0x08};
+            assert_bytes(c.payload[i], c.len[i], want, sizeof want);
+        }
+    }
+    assert_true(cached >= 2); /* the third jump on goes by index */
+
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_two_targets, keep_pc, &l), 0);
+    rvt_diag diag;
+    for (size_t i = 0; i < c.n; i++) {
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, c.payload[i], c.len[i], &back, &diag), 0);
+        if (rvt_etrace_decode(d, &back, &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    }
+    rvt_etrace_decoder_free(d);
+    assert_int_equal(l.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(l.pc[i], r[i].iaddr);
+
+    /* with the predictor on as well, format 0 counts branches: no cache */
+    p.bpred_size = 2;
+    o.branch_prediction = true;
+    encode_with(&p, &o, r, n, &c);
+    for (size_t i = 0; i < c.n; i++)
+        assert_false(c.pkts[i].format == 0 && c.pkts[i].f0_subformat == 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_packet_layout),
@@ -670,6 +756,7 @@ int main(void) {
         cmocka_unit_test(test_sizes_are_log2),
         cmocka_unit_test(test_parameter_defaults),
         cmocka_unit_test(test_qual_status_in_decoder),
+        cmocka_unit_test(test_jtc_without_subformat),
     };
     return cmocka_run_group_tests_name("etrace_spec", tests, NULL, NULL);
 }
