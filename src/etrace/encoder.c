@@ -43,6 +43,11 @@ struct rvt_etrace_encoder {
     uint64_t *ras;
     unsigned depth, max_depth, ras_base, ras_mask;
     bool last_predicted; /* the previous record was a return the decoder predicts */
+    /* For the depth a packet before a format 3 reports (depth_before_sync):
+     * a return was predicted since the last call, and the branches not yet
+     * reported when it was. */
+    bool returned_since_call;
+    uint64_t unreported_at_return;
     int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
     int prev_mispredicted; /* the same, for the previous record during a step */
     /* Branch prediction: the 2-bit predictor, and the count of correctly
@@ -127,10 +132,13 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
         /* The counter mode trusts the count; the stack must also hold the
          * actual target, else the packet says so (irreport, irdepth). */
         predicted = e->p.return_stack_size == 0 || (next && *ras_entry(e, e->depth - 1) == next->iaddr);
-        if (predicted)
+        if (predicted) {
             e->depth--;
-        else
+            e->returned_since_call = true;
+            e->unreported_at_return = e->branches + (e->counting ? e->bp_count : 0);
+        } else {
             e->last_mispredicted = (int)e->depth;
+        }
     }
     /* A co-routine swap is neither: the counter counts calls and returns
      * (its target is reported), and a stack entry for it would only stand
@@ -141,6 +149,7 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
             e->depth--;
         }
         *ras_entry(e, e->depth++) = cur->iaddr + insn_size(cur);
+        e->returned_since_call = false;
     }
     return predicted;
 }
@@ -231,6 +240,7 @@ static inline bool kept_holds(const struct kept_packet *kp, const uint64_t key[3
 /* What every format 0/1/2 packet leaves behind. */
 static inline void address_packet_sent(rvt_etrace_encoder *e, const rvt_retire *cur) {
     e->last_addr = cur->iaddr;
+    e->unreported_at_return = 0;
     e->branches = 0;
     e->branch_map = 0;
     e->map_all_correct = true;
@@ -378,6 +388,7 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     e->branch_map = 0;
     e->resync_cnt = 0;
     e->depth = 0; /* the decoder empties its stack on every sync */
+    e->returned_since_call = false;
     /* Both sides restart the predictor and the cache at a sync; the branch
      * at the sync address is the first the decoder records afterwards. */
     e->counting = e->fail_pending = false;
@@ -480,6 +491,7 @@ static void settle_branches(rvt_etrace_encoder *e) {
         e->bp_count = 0;
         e->map_all_correct = true;
         e->resync_cnt++;
+        e->unreported_at_return = 0;
     }
     if (e->branches == 31) {
         if (use_bpred(e) && e->map_all_correct) {
@@ -493,6 +505,7 @@ static void settle_branches(rvt_etrace_encoder *e) {
             pkt.branch_map = e->branch_map;
             emit(e, &pkt);
             e->resync_cnt++;
+            e->unreported_at_return = 0;
         }
         e->branches = 0;
         e->branch_map = 0;
@@ -559,6 +572,24 @@ static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur
     step(e, &e->ring[prev], c, &e->ring[next]);
 }
 
+/* The call depth a packet reporting the last instruction before a format 3
+ * (trap, privilege change, resync) gives, or -1: the decoder follows the
+ * path to that address, which recursion may pass at several depths. After
+ * a predicted return the depth goes when it is not 0; elsewhere unless no
+ * return came since the last call (the decoder stops in the innermost
+ * call) or a branch not yet reported came after the last return (it stops
+ * where the branches run out). */
+static int depth_before_sync(const rvt_etrace_encoder *e, bool after_predicted_return) {
+    if (!e->o.implicit_return || implicit_without_stack(e) || !rvt_etrace_irdepth_width(&e->p))
+        return -1;
+    if (after_predicted_return)
+        return e->depth ? (int)e->depth : -1;
+    uint64_t unreported = e->branches + (e->counting ? e->bp_count : 0);
+    if (!e->returned_since_call || unreported > e->unreported_at_return)
+        return -1;
+    return (int)e->depth;
+}
+
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
                    bool prev_predicted) {
     int prev_mispredicted = e->prev_mispredicted;
@@ -609,21 +640,25 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
         bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
-        emit_address_packet(e, cur, f3_next && next, prev_mispredicted, true, is_notify(e, cur));
+        int depth = prev_mispredicted;
+        if (depth < 0 && f3_next && next)
+            depth = depth_before_sync(e, false);
+        emit_address_packet(e, cur, f3_next && next, depth, true, is_notify(e, cur));
         return;
     }
     if (e->resync_cnt == e->max_resync && (e->branches || e->counting)) {
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+        emit_address_packet(e, cur, false, depth_before_sync(e, prev_predicted), false, is_notify(e, cur));
         return;
     }
     if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+        emit_address_packet(e, cur, false, depth_before_sync(e, prev_predicted), false, is_notify(e, cur));
         return;
     }
-    if (!next || is_trap(next) ||
-        ((next->priv != cur->priv || precise_context_change(cur, next)) && (e->branches || e->counting)) ||
-        is_notify(e, cur)) {
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+    bool sync_next = next && (is_trap(next) || ((next->priv != cur->priv || precise_context_change(cur, next)) &&
+                                                (e->branches || e->counting)));
+    if (!next || sync_next || is_notify(e, cur)) {
+        emit_address_packet(e, cur, false, sync_next ? depth_before_sync(e, prev_predicted) : -1, false,
+                            is_notify(e, cur));
         return;
     }
     settle_branches(e);

@@ -740,6 +740,86 @@ static void test_jtc_without_subformat(void **state) {
         assert_false(c.pkts[i].format == 0 && c.pkts[i].f0_subformat == 1);
 }
 
+/* A recursive function for the depth before a trap: 0x80000000 calls REC
+ * with a0 = 2; REC: beqz a0, +12; addi a0, a0, -1; jal ra, REC; nop; ret.
+ * The handler is at HANDLER2. */
+#define REC 0x80001000u
+#define HANDLER2 0x80002000u
+static bool fetch_recursive(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    static const uint32_t rec[] = {0x00050663, 0xfff50513, 0xff9ff0ef, 0x00000013, 0x00008067};
+    if (addr == 0x80000000)
+        rvt_decode(jal_x0(REC - 0x80000000) | 1u << 7, 64, out); /* jal ra, REC */
+    else if (addr >= REC && addr < REC + sizeof rec && addr % 4 == 0)
+        rvt_decode(rec[(addr - REC) / 4], 64, out);
+    else if (addr >= HANDLER2 && addr < HANDLER2 + 16)
+        rvt_decode(0x00000013, 64, out);
+    else
+        return false;
+    return true;
+}
+
+/* The last instruction before a trap follows a return the stack predicted,
+ * in a recursion: the nop at REC + 12, which ran at depth 3 (reached by the
+ * taken branch) and again at depth 2 (the return's target), where the ret
+ * after it faults. The packet reporting it must carry the depth (irreport
+ * unlike updiscon, irdepth 2: the 1.0 payload chapter's first case), or the
+ * decoder stops at the first occurrence, as the branches run out there. */
+static void test_depth_before_trap(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t addr;
+        unsigned itype;
+    } ran[] = {
+        {0x80000000, RVT_ITYPE_INFERABLE_CALL}, {REC, RVT_ITYPE_BRANCH_NOT_TAKEN}, {REC + 4, 0},
+        {REC + 8, RVT_ITYPE_INFERABLE_CALL},    {REC, RVT_ITYPE_BRANCH_NOT_TAKEN}, {REC + 4, 0},
+        {REC + 8, RVT_ITYPE_INFERABLE_CALL},    {REC, RVT_ITYPE_BRANCH_TAKEN},     {REC + 12, 0},
+        {REC + 16, RVT_ITYPE_RETURN},           {REC + 12, 0},                     {HANDLER2, 0},
+        {HANDLER2 + 4, 0},                      {HANDLER2 + 8, 0},
+    };
+    enum { N = sizeof ran / sizeof ran[0] };
+    rvt_retire r[N + 1];
+    size_t n = 0;
+    for (unsigned i = 0; i < N; i++) {
+        if (ran[i].addr == HANDLER2) /* the ret at REC + 16 cannot be fetched */
+            r[n++] = (rvt_retire){.iaddr = REC + 16, .itype = RVT_ITYPE_EXCEPTION, .cause = 1, .priv = 3};
+        r[n++] = insn(ran[i].addr, ran[i].itype);
+    }
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    p.return_stack_size = 2; /* 4 entries: irdepth of 2 + 1 bits */
+    rvt_etrace_options_default(&o);
+    o.implicit_return = true;
+    collected c;
+    encode_with(&p, &o, r, n, &c);
+    size_t trap = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.pkts[i].format == 3 && c.pkts[i].subformat == 1)
+            trap = i;
+    assert_true(trap > 1);
+    const rvt_te_inst *before = &c.pkts[trap - 1];
+    assert_true(before->format == 1 || before->format == 2);
+    assert_int_equal(before->address, (REC + 12 - 0x80000000) >> 1); /* from the sync's address */
+    assert_int_not_equal(before->irreport, before->updiscon);
+    assert_int_equal(before->irdepth, 2);
+
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, &p, &o, 64, fetch_recursive, keep_pc, &l), 0);
+    rvt_diag diag;
+    for (size_t i = 0; i < c.n; i++) {
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(&p, &o, c.payload[i], c.len[i], &back, &diag), 0);
+        if (rvt_etrace_decode(d, &back, &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    }
+    rvt_etrace_decoder_free(d);
+    assert_int_equal(l.n, N);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(l.pc[i], ran[i].addr);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_packet_layout),
@@ -757,6 +837,7 @@ int main(void) {
         cmocka_unit_test(test_parameter_defaults),
         cmocka_unit_test(test_qual_status_in_decoder),
         cmocka_unit_test(test_jtc_without_subformat),
+        cmocka_unit_test(test_depth_before_trap),
     };
     return cmocka_run_group_tests_name("etrace_spec", tests, NULL, NULL);
 }
