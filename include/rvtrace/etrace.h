@@ -86,6 +86,21 @@ RVT_API void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_option
 RVT_API int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
 
+/* Discovery: the attributes a decoder reads from the encoder, packed as in
+ * the 1.0 text's example register map: discovery_info_0 and _1, 64 bits
+ * each (the map gives the second the offset 'h4, which would overlap the
+ * first; 'h8 is meant, ?A-7), most attributes as parameter - 1. The filter
+ * fields describe this encoder's filters. Packing fails (with the
+ * attribute's name) when a parameter does not fit its field; unpacking
+ * fails on another map version or bits outside the fields, and keeps
+ * notime and time_width, which the 1.0 map lacks. */
+RVT_API int rvt_etrace_discovery_pack(const rvt_etrace_params *p, uint64_t info[2], rvt_diag *diag);
+RVT_API int rvt_etrace_discovery_unpack(const uint64_t info[2], rvt_etrace_params *p, rvt_diag *diag);
+/* The parameters of an encoder that makes none discoverable: the default
+ * attributes of the 1.0 tables, or of the 2.0 ones (v2). (The reference
+ * flow's own defaults, rvt_etrace_params_default, are other values.) */
+RVT_API void rvt_etrace_params_spec_default(rvt_etrace_params *p, bool v2);
+
 /* Field widths that follow from the parameters. */
 static inline unsigned rvt_etrace_addr_width(const rvt_etrace_params *p) {
     return p->iaddress_width - p->iaddress_lsb;

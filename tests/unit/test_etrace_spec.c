@@ -820,6 +820,110 @@ static void test_depth_before_trap(void **state) {
         assert_int_equal(l.pc[i], ran[i].addr);
 }
 
+/* Discovery in the example register map (1.0 parameters chapter, ET-217
+ * and ET-218), for the reference flow's call-stack configuration: each
+ * field put where the map says, with the (p - 1) mappings of the attribute
+ * tables. */
+static void test_discovery_registers(void **state) {
+    (void)state;
+    const char *shared = getenv("RVT_SHARED");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/golden/etrace/itype4_call_stack/hw64.scf", shared ? shared : "../shared");
+    rvt_etrace_params p;
+    rvt_diag diag;
+    rvt_etrace_params_default(&p);
+    if (rvt_etrace_load_scf(path, &p, &diag) != 0)
+        fail_msg("%s", diag.msg);
+    uint64_t info[2];
+    assert_int_equal(rvt_etrace_discovery_pack(&p, info, &diag), 0);
+    uint64_t want0 = 0ull << 8            /* arch 0 */
+                     | 7ull << 23         /* comparators: 8 */
+                     | (2ull - 1) << 26   /* ctype_width_p 2 */
+                     | (32ull - 1) << 31  /* context_width_p 32 */
+                     | 6ull << 36         /* ecause_choice */
+                     | (5ull - 1) << 39   /* ecause_width_p 5 */
+                     | 3ull << 43         /* filters: 4 */
+                     | 1ull << 48         /* filter_excint */
+                     | 1ull << 52         /* filter_privilege */
+                     | (1ull - 1) << 57;  /* iaddress_lsb_p 1 */
+    uint64_t want1 = (64ull - 1)          /* iaddress_width_p 64 */
+                     | (1ull - 1) << 7    /* ilastsize_width_p 1 */
+                     | (4ull - 1) << 14   /* itype_width_p 4 */
+                     | (3ull - 1) << 21   /* iretire_width_p 3 */
+                     | 0ull << 28         /* nocontext_p 0 */
+                     | (2ull - 1) << 29   /* privilege_width_p 2 */
+                     | (1ull - 1) << 31   /* retires_p 1 */
+                     | (1ull - 1) << 39   /* taken_branches_p 1 */
+                     | (1ull - 1) << 43;  /* impdef_width_p 1 */
+    assert_int_equal(info[0], want0);
+    assert_int_equal(info[1], want1);
+    rvt_etrace_params back = p;
+    assert_int_equal(rvt_etrace_discovery_unpack(info, &back, &diag), 0);
+    assert_memory_equal(&back, &p, sizeof p);
+
+    /* a stack and a counter, sijump, no context */
+    p.return_stack_size = 9;
+    p.call_counter_size = 5;
+    p.sijump = p.nocontext = true;
+    p.bpred_size = 10;
+    assert_int_equal(rvt_etrace_discovery_pack(&p, info, &diag), 0);
+    assert_int_equal(info[1] >> 34 & 15, 9);
+    assert_int_equal(info[0] >> 20 & 7, 5);
+    assert_int_equal(info[1] >> 38 & 1, 1);
+    assert_int_equal(info[1] >> 28 & 1, 1);
+    assert_int_equal(info[0] >> 12 & 15, 10);
+    back = p;
+    assert_int_equal(rvt_etrace_discovery_unpack(info, &back, &diag), 0);
+    assert_memory_equal(&back, &p, sizeof p);
+
+    /* what the fields cannot hold */
+    p.ecause_width = 17; /* 4 bits of ecause_width_p - 1 */
+    assert_int_not_equal(rvt_etrace_discovery_pack(&p, info, &diag), 0);
+    assert_non_null(strstr(diag.msg, "ecause_width"));
+    p.ecause_width = 5;
+    p.context_width = 0;
+    assert_int_not_equal(rvt_etrace_discovery_pack(&p, info, &diag), 0);
+    assert_non_null(strstr(diag.msg, "context_width"));
+    uint64_t odd[2] = {1, 0}; /* version 1 */
+    assert_int_not_equal(rvt_etrace_discovery_unpack(odd, &back, &diag), 0);
+    uint64_t high[2] = {0, 1ull << 50};
+    assert_int_not_equal(rvt_etrace_discovery_unpack(high, &back, &diag), 0);
+}
+
+/* The attribute defaults (required and other recommended tables) as
+ * parameters: 1.0, and the 2.0 changes (nocontext 1, notime 1, time_width
+ * 0, privilege_width 1, ctype_width 0, itype_width 3, iretire_width 1). */
+static void test_discovery_defaults(void **state) {
+    (void)state;
+    rvt_etrace_params p;
+    rvt_etrace_params_spec_default(&p, false);
+    assert_int_equal(p.arch, 0);
+    assert_int_equal(p.bpred_size + p.cache_size + p.call_counter_size + p.return_stack_size + p.f0s_width, 0);
+    assert_int_equal(p.context_width, 1);
+    assert_int_equal(p.ecause_width, 4);
+    assert_int_equal(p.iaddress_lsb, 1);
+    assert_int_equal(p.iaddress_width, 32);
+    assert_false(p.nocontext);
+    assert_false(p.sijump);
+    assert_int_equal(p.privilege_width, 3);
+    assert_int_equal(p.ctype_width, 2);
+    assert_int_equal(p.ilastsize_width, 1);
+    assert_int_equal(p.itype_width, 4); /* ?A-6 */
+    assert_int_equal(p.iretire_width, 3);
+    assert_int_equal(p.retires, 1);
+    assert_int_equal(p.taken_branches, 1);
+    assert_int_equal(p.impdef_width, 1);
+    rvt_etrace_params_spec_default(&p, true);
+    assert_true(p.nocontext);
+    assert_true(p.notime);
+    assert_int_equal(p.time_width, 1);
+    assert_int_equal(p.privilege_width, 2);
+    assert_int_equal(p.ctype_width, 1);
+    assert_int_equal(p.itype_width, 4);
+    assert_int_equal(p.iretire_width, 2);
+    assert_int_equal(p.iaddress_width, 32);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_packet_layout),
@@ -838,6 +942,8 @@ int main(void) {
         cmocka_unit_test(test_qual_status_in_decoder),
         cmocka_unit_test(test_jtc_without_subformat),
         cmocka_unit_test(test_depth_before_trap),
+        cmocka_unit_test(test_discovery_registers),
+        cmocka_unit_test(test_discovery_defaults),
     };
     return cmocka_run_group_tests_name("etrace_spec", tests, NULL, NULL);
 }
