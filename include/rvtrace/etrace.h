@@ -63,6 +63,11 @@ typedef struct rvt_etrace_options {
          * exception (bit = cause) or interrupt (bit = cause without the
          * interrupt flag), and ends with the next exception return. */
         uint64_t exception_mask, interrupt_mask;
+        /* The trigger[2:0] input (rvt_retire.trigger) is wired: tracing
+         * starts off, trace-on (bit 0) sets the latch from its block on,
+         * trace-off (bit 1) clears it after its block, notify (bit 2)
+         * reports the block's last instruction with the notify bit. */
+        bool triggers;
     } filter;
 } rvt_etrace_options;
 
@@ -194,6 +199,11 @@ typedef struct rvt_te_transport {
     unsigned index;       /* the index value written */
     bool timestamps;      /* a 2-byte time stamp (low 16 bits of the time) on every packet */
     unsigned align_every; /* 32 zero bytes before every Nth packet; 0 = never */
+    /* Memory in blocks of this many bytes (0: none): a packet never spans
+     * a block boundary, zero bytes fill the rest of a block, so every block
+     * starts with a packet and a reader realigns at the next block after
+     * damage. At least the longest frame (36 bytes). */
+    unsigned block_size;
     /* PULP rv_tracer's records instead: 40 bytes each, one big-endian
      * 320-bit word: header byte (bits 4:0 payload length, 6:5 flow, bit 7 a
      * time stamp is present), a 64-bit time stamp, the payload (read with
@@ -219,6 +229,7 @@ typedef struct rvt_te_encap_writer {
     FILE *f;
     rvt_te_transport t;
     uint64_t packets;
+    uint64_t bytes; /* written so far (where the blocks are) */
 } rvt_te_encap_writer;
 RVT_API int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time);
 
@@ -241,7 +252,8 @@ typedef struct rvt_te_raw_cursor {
     uint64_t base;
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
- * zero bytes when there is one, else one byte on. Returns the bytes skipped. */
+ * zero bytes when there is one, else one byte on; with blocks (block_size),
+ * to the next block. Returns the bytes skipped. */
 RVT_API size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
 RVT_API int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);

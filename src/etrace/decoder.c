@@ -32,6 +32,7 @@ struct rvt_etrace_decoder {
      * packets before it are skipped without another report. */
     bool lost;
     unsigned privilege;
+    uint64_t context; /* the last format 3 packet's */
     /* The return stack: `depth` entries up from stack[base] in a ring of
      * stack_mask + 1, so that a call on a full stack (stack_max entries, as
      * the encoder's) drops the oldest entry in O(1) (code that calls
@@ -1013,6 +1014,35 @@ static void retire_before_trap(rvt_etrace_decoder *d) {
     track(d, &in, d->pc);
 }
 
+/* Whether the code leads from pc to `addr` the way the packets leave it
+ * to the decoder: without a branch (whose outcome would have been sent) or
+ * a jump implicit return does not resolve (whose target would have been). */
+static bool leads_to(rvt_etrace_decoder *d, uint64_t addr) {
+    lookahead la;
+    if (d->error || !lookahead_begin(d, &la))
+        return false;
+    bool there = false;
+    uint64_t mark = d->pc;
+    uint32_t next_mark = 1;
+    for (uint32_t n = 1; n <= MAX_LOOP && !d->error; n++) {
+        rvt_insn in;
+        if (!d->fetch(d->user, d->pc, &in) || is_branch(&in) || next_pc(d, ~0ull, NULL, NULL) || d->error)
+            break;
+        if (d->pc == addr) {
+            there = true;
+            break;
+        }
+        if (d->pc == mark) /* round a loop that does not pass addr */
+            break;
+        if (n == next_mark) {
+            mark = d->pc;
+            next_mark *= 2;
+        }
+    }
+    lookahead_end(d, &la);
+    return there;
+}
+
 static rvt_trap_event trap_of(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause, .unplaced = d->trap_unplaced};
     d->trap_unplaced = false;
@@ -1109,8 +1139,10 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             process_support(d, t);
             return d->error;
         }
-        if (t->subformat == 2)
+        if (t->subformat == 2) {
+            d->context = t->context;
             return 0;
+        }
         if (t->subformat == 1)
             place_before_trap(d, t);
         if (t->subformat == 1 && !t->thaddr && !d->o.v1_layout) {
@@ -1130,6 +1162,13 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             restart_caches(d); /* the encoder restarts them with every sync it sends */
             return 0;
         }
+        /* A sync in another context that the last reported instruction
+         * does not lead to: the context changed as an asynchronous
+         * discontinuity (ctype 3, a change of hart say), after which the
+         * encoder reported the old context's last instruction; the new one
+         * starts here, with no way between. */
+        bool discontinuity = t->subformat == 0 && !d->start_of_trace && !d->handler_next &&
+                             t->context != d->context && !leads_to(d, mask_addr(d, t->address << lsb));
         d->inferred_address = false;
         d->address = mask_addr(d, t->address << lsb);
         if (t->subformat == 1 && d->o.implicit_except) { /* (1.0: never in the packet; 2.0: thaddr 1 here) */
@@ -1154,7 +1193,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             d->branches = 0;
             d->branch_map = 0;
         }
-        bool walk = t->subformat == 0 && !d->start_of_trace && !d->handler_next;
+        bool walk = t->subformat == 0 && !d->start_of_trace && !d->handler_next && !discontinuity;
         if (!walk)
             restart_caches(d);
         rvt_insn in;
@@ -1175,6 +1214,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             report(d, d->pc);
         }
         d->privilege = t->privilege;
+        d->context = t->context;
         d->start_of_trace = false;
         d->lost = false;
         d->handler_next = false;
@@ -1294,6 +1334,7 @@ void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_deco
     to->start_of_trace = from->start_of_trace;
     to->lost = from->lost;
     to->privilege = from->privilege;
+    to->context = from->context;
     /* (decoders of the same parameters hold the same number of calls) */
     unsigned skip = from->depth > to->stack_max ? from->depth - to->stack_max : 0;
     for (unsigned i = skip; i < from->depth; i++)
@@ -1327,7 +1368,7 @@ bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace
         return a->lost == b->lost;
     if (a->pc != b->pc || a->address != b->address || a->branch_map != b->branch_map ||
         a->branches != b->branches || a->stop_at_last_branch != b->stop_at_last_branch ||
-        a->inferred_address != b->inferred_address || a->privilege != b->privilege ||
+        a->inferred_address != b->inferred_address || a->privilege != b->privilege || a->context != b->context ||
         a->last_implicit != b->last_implicit || a->handler_next != b->handler_next ||
         a->trap_unplaced != b->trap_unplaced || a->depth != b->depth)
         return false;

@@ -62,6 +62,7 @@ struct rvt_etrace_encoder {
      * whether a selected trap handler runs. */
     bool qualified, latch, in_handler;
     bool filtering; /* any filter is set (else only sideband records are not traced) */
+    bool may_notify; /* notify addresses or the notify trigger */
     bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
     /* Packets emit_address_packet packed, by a hash of their key: code that
      * goes round a loop sends the same few each time (a return to the same
@@ -87,6 +88,8 @@ static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
 
 /* An instruction the user asked to be told about (trigger[2], notify). */
 static bool is_notify(const rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (e->o.filter.triggers && (r->trigger & RVT_TRIGGER_NOTIFY) && !is_trap(r))
+        return true;
     for (unsigned i = 0; i < e->o.filter.nnotify && i < 4; i++)
         if (!is_trap(r) && e->o.filter.notify[i] == r->iaddr)
             return true;
@@ -97,6 +100,13 @@ static bool is_notify(const rvt_etrace_encoder *e, const rvt_retire *r) {
  * asynchronous discontinuity (3): handled like a privilege change. */
 static bool precise_context_change(const rvt_retire *prev, const rvt_retire *cur) {
     return prev && prev->context != cur->context && cur->ctype >= 2;
+}
+/* A context change to report as an asynchronous discontinuity (ctype 3, a
+ * change of hart say): as an exception would be, the old context's last
+ * instruction and the new one's first are both reported; the first with a
+ * sync (as 2.0's algorithm, ppccd), which carries the context. */
+static bool async_context_change(const rvt_retire *prev, const rvt_retire *cur) {
+    return prev && prev->context != cur->context && cur->ctype == 3;
 }
 /* An exception or interrupt, with or without retirement (ecall retires). */
 static bool is_exception(const rvt_retire *r) {
@@ -454,7 +464,7 @@ static bool encoder_calm(const rvt_etrace_encoder *e) {
 static bool quiet(const rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
     unsigned fp = e->calm[prev], fc = e->calm[cur], fn = e->calm[next];
     return (fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && encoder_calm(e) &&
-           e->o.filter.nnotify == 0;
+           !e->may_notify;
 }
 
 /* A branch of `cur` joins the map, the predictor or the count. */
@@ -639,7 +649,8 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
          * format 3 caused by the next instruction (trap, privilege change
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
-        bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
+        bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync ||
+                       precise_context_change(cur, next);
         int depth = prev_mispredicted;
         if (depth < 0 && f3_next && next)
             depth = depth_before_sync(e, false);
@@ -654,8 +665,9 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
         emit_address_packet(e, cur, false, depth_before_sync(e, prev_predicted), false, is_notify(e, cur));
         return;
     }
-    bool sync_next = next && (is_trap(next) || ((next->priv != cur->priv || precise_context_change(cur, next)) &&
-                                                (e->branches || e->counting)));
+    bool sync_next = next && (is_trap(next) || async_context_change(cur, next) ||
+                              ((next->priv != cur->priv || precise_context_change(cur, next)) &&
+                               (e->branches || e->counting)));
     if (!next || sync_next || is_notify(e, cur)) {
         emit_address_packet(e, cur, false, sync_next ? depth_before_sync(e, prev_predicted) : -1, false,
                             is_notify(e, cur));
@@ -684,9 +696,11 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->ras_mask = ras_size - 1;
     e->ras = calloc(ras_size, sizeof *e->ras);
     e->map_all_correct = true;
-    e->latch = !o->filter.use_start;
+    e->latch = !o->filter.use_start && !o->filter.triggers;
     const struct rvt_etrace_filter *f = &o->filter;
-    e->filtering = f->use_start || f->use_stop || f->nranges || f->priv_mask || f->exception_mask || f->interrupt_mask;
+    e->filtering = f->use_start || f->use_stop || f->nranges || f->priv_mask || f->exception_mask || f->interrupt_mask ||
+                   f->triggers;
+    e->may_notify = f->nnotify || f->triggers;
     bool tables_ok = true;
     if (p->bpred_size && p->bpred_size <= 20 && (e->bpred = malloc((size_t)1 << p->bpred_size)))
         rvt_bpred_reset(e->bpred, p->bpred_size);
@@ -764,7 +778,7 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     const struct rvt_etrace_filter *f = &e->o.filter;
     if (r->sideband)
         return false; /* halted or in reset: as an unqualified instruction */
-    if (f->use_start && r->iaddr == f->start_addr)
+    if ((f->use_start && r->iaddr == f->start_addr) || (f->triggers && (r->trigger & RVT_TRIGGER_ON)))
         e->latch = true;
     bool ok = e->latch;
     if (f->nranges) {
@@ -775,7 +789,7 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     }
     if (f->priv_mask)
         ok &= (f->priv_mask >> (r->priv & 3)) & 1;
-    if (f->use_stop && r->iaddr == f->stop_addr)
+    if ((f->use_stop && r->iaddr == f->stop_addr) || (f->triggers && (r->trigger & RVT_TRIGGER_OFF)))
         e->latch = false; /* this one is still traced */
     if (f->exception_mask || f->interrupt_mask) {
         ok &= e->in_handler;
@@ -794,7 +808,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
  * notify look at every address, sequentially inferable jumps at the
  * instruction before the jump. */
 static bool every_instruction_matters(const rvt_etrace_encoder *e) {
-    return e->o.si_jump || e->filtering || e->o.filter.nnotify;
+    return e->o.si_jump || e->filtering || e->may_notify;
 }
 
 void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
@@ -825,6 +839,7 @@ static void make_staged(const struct staged_ref *d, rvt_retire *out) {
         out->iretire = 1;
         out->ilastsize = 0;
         out->sijump = 0;
+        out->trigger &= RVT_TRIGGER_ON; /* (trace-off and notify are the block's last's) */
     } else if (d->kind == LAST_OF) {
         out->iaddr = rvt_retire_last_iaddr(d->src);
         out->ninsns = 1;
@@ -1397,6 +1412,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
                 first.itype = RVT_ITYPE_NONE;
                 first.iretire = 1;
                 first.ilastsize = 0;
+                first.trigger &= RVT_TRIGGER_ON; /* (trace-off and notify are the block's last's) */
                 push_records(e, &first, 1, false);
             }
             if (e->error)

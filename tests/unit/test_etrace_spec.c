@@ -924,6 +924,237 @@ static void test_discovery_defaults(void **state) {
     assert_int_equal(p.iaddress_width, 32);
 }
 
+/* Code of nops at 0x80000000 and at 0x80000100. */
+static bool fetch_two_places(void *user, uint64_t addr, rvt_insn *out) {
+    (void)user;
+    if ((addr >= 0x80000000 && addr < 0x80000020) || (addr >= 0x80000100 && addr < 0x80000120)) {
+        rvt_decode(0x00000013, 64, out);
+        return true;
+    }
+    return false;
+}
+
+static void decode_and_compare(const rvt_etrace_params *p, const rvt_etrace_options *o, const collected *c,
+                               rvt_code_fetch fetch, const rvt_retire *r, size_t n) {
+    pc_list l = {0};
+    rvt_etrace_decoder *d;
+    assert_int_equal(rvt_etrace_decoder_new(&d, p, o, 64, fetch, keep_pc, &l), 0);
+    rvt_diag diag;
+    for (size_t i = 0; i < c->n; i++) {
+        rvt_te_inst back;
+        assert_int_equal(rvt_te_inst_unpack(p, o, c->payload[i], c->len[i], &back, &diag), 0);
+        if (rvt_etrace_decode(d, &back, &diag) != 0)
+            fail_msg("packet %zu: %s", i, diag.msg);
+    }
+    rvt_etrace_decoder_free(d);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].ninsns) {
+            assert_true(k < l.n);
+            assert_int_equal(l.pc[k++], r[i].iaddr);
+        }
+    assert_int_equal(l.n, k);
+}
+
+/* ctype 3 (an asynchronous discontinuity, a change of hart say): treated as
+ * an exception would be, the last instruction of the old context and the
+ * first of the new one are both reported, the first with a sync carrying
+ * the new context (2.0's algorithm: ppccd). The decoder starts afresh there
+ * rather than looking for a way from the old context's code. */
+static void test_context_discontinuity(void **state) {
+    (void)state;
+    rvt_retire r[8];
+    for (unsigned i = 0; i < 4; i++)
+        r[i] = insn(0x80000000 + 4 * i, RVT_ITYPE_NONE);
+    for (unsigned i = 4; i < 8; i++) {
+        r[i] = insn(0x80000100 + 4 * (i - 4), RVT_ITYPE_NONE);
+        r[i].context = 0x77;
+    }
+    r[4].ctype = 3;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    collected c;
+    encode_with(&p, &o, r, 8, &c);
+    /* support, sync, the old context's last, sync in the new one, the end */
+    assert_int_equal(c.n, 6);
+    assert_int_equal(c.pkts[2].format, 2);
+    assert_int_equal(c.pkts[2].address, 12 >> 1);
+    assert_int_equal(c.pkts[3].format, 3);
+    assert_int_equal(c.pkts[3].subformat, 0);
+    assert_int_equal(c.pkts[3].address, 0x80000100 >> 1);
+    assert_int_equal(c.pkts[3].context, 0x77);
+    decode_and_compare(&p, &o, &c, fetch_two_places, r, 8);
+
+    /* ctype 2 on the way: the decoder walks to the sync */
+    for (unsigned i = 4; i < 8; i++)
+        r[i].iaddr = 0x80000000 + 4 * i;
+    r[4].ctype = 2;
+    encode_with(&p, &o, r, 8, &c);
+    assert_int_equal(c.n, 5); /* support, sync, sync with the context, the end */
+    decode_and_compare(&p, &o, &c, fetch_two_places, r, 8);
+}
+
+/* trigger[2:0] (1.0 ingress chapter): a pulse on bit 0 starts tracing, on
+ * bit 1 stops it after the instruction, on bit 2 asks for the block's last
+ * instruction to be reported (notify = !address MSB). One window by
+ * triggers gives the packets the start and stop addresses give. */
+static void test_trigger_input(void **state) {
+    (void)state;
+    rvt_retire r[10];
+    for (unsigned i = 0; i < 10; i++)
+        r[i] = insn(0x80000000 + 4 * i, RVT_ITYPE_NONE);
+    r[2].trigger = RVT_TRIGGER_ON;
+    r[5].trigger = RVT_TRIGGER_OFF;
+    r[7].trigger = RVT_TRIGGER_ON;
+    r[8].trigger = RVT_TRIGGER_NOTIFY;
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    o.filter.triggers = true;
+    collected c;
+    encode_with(&p, &o, r, 10, &c);
+    assert_int_equal(c.n, 8);
+    assert_int_equal(c.pkts[1].format, 3);
+    assert_int_equal(c.pkts[1].address, 0x80000008 >> 1);
+    assert_int_equal(c.pkts[2].format, 2); /* the last traced before trace-off */
+    assert_int_equal(c.pkts[2].address, 12 >> 1);
+    assert_int_equal(c.pkts[3].subformat, 3);
+    assert_int_equal(c.pkts[3].qual_status, 1); /* ended_rep */
+    assert_int_equal(c.pkts[4].format, 3);
+    assert_int_equal(c.pkts[4].subformat, 0);
+    assert_int_equal(c.pkts[4].address, 0x8000001c >> 1);
+    assert_int_equal(c.pkts[5].format, 2);
+    assert_int_equal(c.pkts[5].address, 4 >> 1);
+    assert_int_not_equal(c.pkts[5].notify, 0); /* the address MSB is 0 */
+    assert_int_equal(c.pkts[6].format, 2);
+    assert_int_equal(c.pkts[6].notify, 0);
+
+    /* the same window by addresses */
+    for (unsigned i = 0; i < 10; i++)
+        r[i].trigger = 0;
+    r[2].trigger = RVT_TRIGGER_ON;
+    r[5].trigger = RVT_TRIGGER_OFF;
+    collected by_addr;
+    encode_with(&p, &o, r, 7, &c);
+    o.filter.triggers = false;
+    o.filter.use_start = o.filter.use_stop = true;
+    o.filter.start_addr = r[2].iaddr;
+    o.filter.stop_addr = r[5].iaddr;
+    encode_with(&p, &o, r, 7, &by_addr);
+    assert_int_equal(c.n, by_addr.n);
+    for (size_t i = 0; i < c.n; i++)
+        assert_bytes(c.payload[i], c.len[i], by_addr.payload[i], by_addr.len[i]);
+
+    /* the encoder input's trigger column; a value past the three bits is refused */
+    char path[] = "/tmp/rvt_etrace_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("itype_0,priv,iaddr_0,iretire_0,ilastsize_0,trigger\n0,3,80000000,1,1,4\n0,3,80000004,1,1,9\n", f);
+    fclose(f);
+    rvt_retire_reader *rd;
+    rvt_diag diag;
+    assert_int_equal(rvt_retire_reader_open(&rd, path, RVT_FMT_ENCODER_INPUT, 64, &diag), 0);
+    rvt_retire out[4];
+    long k = rvt_retire_reader_read(rd, out, 1, &diag);
+    assert_int_equal(k, 1);
+    assert_int_equal(out[0].trigger, RVT_TRIGGER_NOTIFY);
+    while ((k = rvt_retire_reader_read(rd, out, 4, &diag)) > 0)
+        ;
+    rvt_retire_reader_close(rd);
+    unlink(path);
+    assert_true(k < 0);
+    assert_non_null(strstr(diag.msg, "line 3"));
+
+    /* records with triggers keep them through the packed form */
+    rvt_retire_packed slots[RVT_PACKED_MAX_SLOTS];
+    rvt_packed_state ps = {0}, us = {0};
+    rvt_retire one = insn(0x80000000, 0), back;
+    one.trigger = RVT_TRIGGER_OFF | RVT_TRIGGER_NOTIFY;
+    size_t used = rvt_retire_pack(&one, slots, &ps);
+    size_t consumed = 0;
+    assert_int_equal(rvt_retire_unpack(slots, used, &back, 1, &consumed, &us), 1);
+    assert_int_equal(back.trigger, RVT_TRIGGER_OFF | RVT_TRIGGER_NOTIFY);
+    assert_int_equal(back.iaddr, 0x80000000);
+}
+
+/* Memory in blocks (1.0 payload chapter, the alternative to zero runs):
+ * packets never span a block boundary, zeros fill each block's end, every
+ * block starts with a packet, and a reader realigns at the next block
+ * after damage. */
+static void test_memory_blocks(void **state) {
+    (void)state;
+    enum { BLOCK = 40 };
+    rvt_retire r[200];
+    size_t n = 0;
+    for (unsigned i = 0; i < 100; i++) { /* a packet per return, addresses of varying length */
+        r[n++] = insn(0x80000000 + 0x1234u * i * i, 0);
+        r[n++] = insn(0x80000004 + 0x1234u * i * i, RVT_ITYPE_RETURN);
+    }
+    rvt_etrace_params p;
+    rvt_etrace_options o;
+    spec_params(&p);
+    rvt_etrace_options_default(&o);
+    static collected c;
+    encode_with(&p, &o, r, n, &c);
+    assert_true(c.n > 50);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    rvt_te_transport t = {.index_bytes = 1, .timestamps = true, .block_size = BLOCK};
+    rvt_te_encap_writer w = {f, t, 0, 0};
+    for (size_t i = 0; i < c.n; i++)
+        assert_int_equal(rvt_te_encap_write(&w, c.payload[i], c.len[i], i), 0);
+    long size = ftell(f);
+    assert_true(size > 3 * BLOCK);
+    uint8_t *data = calloc((size_t)size + 64, 1);
+    rewind(f);
+    assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+
+    rvt_te_raw_cursor cur = {.data = data, .size = (size_t)size, .t = &t};
+    rvt_te_inst pkt;
+    size_t at, i = 0;
+    unsigned block_starts = 0;
+    rvt_diag diag;
+    int rc;
+    while ((rc = rvt_te_raw_next(&cur, &p, &o, &pkt, &at, &diag)) == 1) {
+        assert_true(i < c.n);
+        size_t end = cur.pos; /* one past the frame */
+        assert_int_equal(at / BLOCK, (end - 1) / BLOCK); /* within one block */
+        block_starts += at % BLOCK == 0;
+        assert_int_equal(pkt.format, c.pkts[i].format);
+        assert_int_equal(pkt.address, c.pkts[i].address);
+        i++;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(i, c.n);
+    assert_int_equal(block_starts, ((size_t)size + BLOCK - 1) / BLOCK);
+    for (long b = BLOCK; b < size; b += BLOCK)
+        assert_int_not_equal(data[b], 0); /* a header at every block start */
+
+    /* damage the header at the start of block 1: the reader goes on at block 2 */
+    data[BLOCK] = 0x7f;
+    rvt_te_raw_cursor dam = {.data = data, .size = (size_t)size, .t = &t};
+    size_t first_after = 0;
+    bool seen_error = false;
+    while ((rc = rvt_te_raw_next(&dam, &p, &o, &pkt, &at, &diag)) != 0) {
+        if (rc < 0) {
+            seen_error = true;
+            rvt_te_raw_resync(&dam);
+            assert_int_equal(dam.pos, 2 * BLOCK);
+            continue;
+        }
+        if (seen_error && !first_after)
+            first_after = at;
+    }
+    assert_true(seen_error);
+    assert_int_equal(first_after, 2 * BLOCK);
+    free(data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_packet_layout),
@@ -944,6 +1175,9 @@ int main(void) {
         cmocka_unit_test(test_depth_before_trap),
         cmocka_unit_test(test_discovery_registers),
         cmocka_unit_test(test_discovery_defaults),
+        cmocka_unit_test(test_context_discontinuity),
+        cmocka_unit_test(test_trigger_input),
+        cmocka_unit_test(test_memory_blocks),
     };
     return cmocka_run_group_tests_name("etrace_spec", tests, NULL, NULL);
 }

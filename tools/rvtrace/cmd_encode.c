@@ -32,6 +32,8 @@ static void encode_usage(FILE *out) {
             "  --trigger-start ADDR, --trigger-stop ADDR   trace from the instruction at\n"
             "                 ADDR / up to and including the one at ADDR\n"
             "  --notify ADDR  report the instruction at ADDR with the notify bit (up to 4)\n"
+            "  --triggers     honour the input's trigger column (trigger[2:0]: 1 trace-on,\n"
+            "                 2 trace-off, 4 notify); tracing starts off\n"
             "  --filter-exception N, --filter-interrupt N   trace only the handlers of\n"
             "                 exception / interrupt cause N (repeatable), from the\n"
             "                 handler's first instruction to the next xRET\n"
@@ -252,6 +254,8 @@ int cmd_encode(int argc, char **argv) {
         } else if (!strcmp(a, "--trigger-stop") && i + 1 < argc) {
             filter.use_stop = true;
             filter.stop_addr = option_number(a, argv[++i], UINT64_MAX);
+        } else if (!strcmp(a, "--triggers")) {
+            filter.triggers = true;
         } else if (!strcmp(a, "--notify") && i + 1 < argc && filter.nnotify < 4) {
             filter.notify[filter.nnotify++] = option_number(a, argv[++i], UINT64_MAX);
         } else if ((!strcmp(a, "--filter-exception") || !strcmp(a, "--filter-interrupt")) && i + 1 < argc) {
@@ -323,7 +327,7 @@ int cmd_encode(int argc, char **argv) {
     }
     rvt_etrace_encoder *e;
     int status = 1;
-    rvt_te_encap_writer ew = {out, tc.t, 0};
+    rvt_te_encap_writer ew = {out, tc.t, 0, 0};
     raw_out ro = {out, 0, 0, 0, tc.enabled ? &ew : NULL};
     uint64_t rows = 0, retired = 0;
     rvt_retire *recs = malloc(4096 * sizeof *recs);
