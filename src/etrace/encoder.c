@@ -48,6 +48,11 @@ struct rvt_etrace_encoder {
      * reported when it was. */
     bool returned_since_call;
     uint64_t unreported_at_return;
+    /* Bit d: a predicted return since the last packet left depth d + 1
+     * (bit 63: d >= 63). The decoder takes a return at the depth a packet
+     * reports for one the packet reports as missed, so that depth cannot
+     * be reported when the walk passes such a return. */
+    uint64_t return_depths;
     int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
     int prev_mispredicted; /* the same, for the previous record during a step */
     /* Branch prediction: the 2-bit predictor, and the count of correctly
@@ -143,6 +148,7 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
          * actual target, else the packet says so (irreport, irdepth). */
         predicted = e->p.return_stack_size == 0 || (next && *ras_entry(e, e->depth - 1) == next->iaddr);
         if (predicted) {
+            e->return_depths |= 1ull << (e->depth < 63 ? e->depth : 63);
             e->depth--;
             e->returned_since_call = true;
             e->unreported_at_return = e->branches + (e->counting ? e->bp_count : 0);
@@ -251,6 +257,7 @@ static inline bool kept_holds(const struct kept_packet *kp, const uint64_t key[3
 static inline void address_packet_sent(rvt_etrace_encoder *e, const rvt_retire *cur) {
     e->last_addr = cur->iaddr;
     e->unreported_at_return = 0;
+    e->return_depths = 0;
     e->branches = 0;
     e->branch_map = 0;
     e->map_all_correct = true;
@@ -399,6 +406,7 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     e->resync_cnt = 0;
     e->depth = 0; /* the decoder empties its stack on every sync */
     e->returned_since_call = false;
+    e->return_depths = 0;
     /* Both sides restart the predictor and the cache at a sync; the branch
      * at the sync address is the first the decoder records afterwards. */
     e->counting = e->fail_pending = false;
@@ -502,6 +510,7 @@ static void settle_branches(rvt_etrace_encoder *e) {
         e->map_all_correct = true;
         e->resync_cnt++;
         e->unreported_at_return = 0;
+        e->return_depths = 0;
     }
     if (e->branches == 31) {
         if (use_bpred(e) && e->map_all_correct) {
@@ -516,6 +525,7 @@ static void settle_branches(rvt_etrace_encoder *e) {
             emit(e, &pkt);
             e->resync_cnt++;
             e->unreported_at_return = 0;
+            e->return_depths = 0;
         }
         e->branches = 0;
         e->branch_map = 0;
@@ -590,7 +600,8 @@ static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur
  * call) or a branch not yet reported came after the last return (it stops
  * where the branches run out). */
 static int depth_before_sync(const rvt_etrace_encoder *e, bool after_predicted_return) {
-    if (!e->o.implicit_return || implicit_without_stack(e) || !rvt_etrace_irdepth_width(&e->p))
+    if (!e->o.implicit_return || implicit_without_stack(e) || !rvt_etrace_irdepth_width(&e->p) || e->depth >= 63 ||
+        (e->return_depths >> e->depth & 1))
         return -1;
     if (after_predicted_return)
         return e->depth ? (int)e->depth : -1;
