@@ -63,6 +63,11 @@ typedef struct rvt_etrace_options {
          * exception (bit = cause) or interrupt (bit = cause without the
          * interrupt flag), and ends with the next exception return. */
         uint64_t exception_mask, interrupt_mask;
+        /* The trigger[2:0] input (rvt_retire.trigger) is wired: tracing
+         * starts off, trace-on (bit 0) sets the latch from its block on,
+         * trace-off (bit 1) clears it after its block, notify (bit 2)
+         * reports the block's last instruction with the notify bit. */
+        bool triggers;
     } filter;
 } rvt_etrace_options;
 
@@ -85,6 +90,21 @@ RVT_API void rvt_etrace_rv_tracer_config(rvt_etrace_params *p, rvt_etrace_option
 #define RVT_CONFIG_FILE_MAX ((size_t)1 << 20)
 RVT_API int rvt_etrace_load_config(const char *scf, const char *ucf, rvt_etrace_params *p, rvt_etrace_options *o,
                            rvt_diag *diag);
+
+/* Discovery: the attributes a decoder reads from the encoder, packed as in
+ * the 1.0 text's example register map: discovery_info_0 and _1, 64 bits
+ * each (the map gives the second the offset 'h4, which would overlap the
+ * first; 'h8 is meant, ?A-7), most attributes as parameter - 1. The filter
+ * fields describe this encoder's filters. Packing fails (with the
+ * attribute's name) when a parameter does not fit its field; unpacking
+ * fails on another map version or bits outside the fields, and keeps
+ * notime and time_width, which the 1.0 map lacks. */
+RVT_API int rvt_etrace_discovery_pack(const rvt_etrace_params *p, uint64_t info[2], rvt_diag *diag);
+RVT_API int rvt_etrace_discovery_unpack(const uint64_t info[2], rvt_etrace_params *p, rvt_diag *diag);
+/* The parameters of an encoder that makes none discoverable: the default
+ * attributes of the 1.0 tables, or of the 2.0 ones (v2). (The reference
+ * flow's own defaults, rvt_etrace_params_default, are other values.) */
+RVT_API void rvt_etrace_params_spec_default(rvt_etrace_params *p, bool v2);
 
 /* Field widths that follow from the parameters. */
 static inline unsigned rvt_etrace_addr_width(const rvt_etrace_params *p) {
@@ -109,6 +129,14 @@ static inline unsigned rvt_etrace_return_ring(unsigned depth) {
     while (size < depth)
         size <<= 1;
     return size;
+}
+
+/* Format 0 with no subformat field (f0s_width_p 0): only one of its two
+ * extensions can be in use, and the options say which. This is the jump
+ * target cache when it is on and the predictor is not. */
+static inline bool rvt_etrace_f0_implied_jtc(const rvt_etrace_params *p, const rvt_etrace_options *o) {
+    return o && p->f0s_width == 0 && p->cache_size && o->jump_target_cache &&
+           !(o->branch_prediction && p->bpred_size);
 }
 
 /* ioptions bits as the reference flow packs them. */
@@ -171,6 +199,11 @@ typedef struct rvt_te_transport {
     unsigned index;       /* the index value written */
     bool timestamps;      /* a 2-byte time stamp (low 16 bits of the time) on every packet */
     unsigned align_every; /* 32 zero bytes before every Nth packet; 0 = never */
+    /* Memory in blocks of this many bytes (0: none): a packet never spans
+     * a block boundary, zero bytes fill the rest of a block, so every block
+     * starts with a packet and a reader realigns at the next block after
+     * damage. At least the longest frame (36 bytes). */
+    unsigned block_size;
     /* PULP rv_tracer's records instead: 40 bytes each, one big-endian
      * 320-bit word: header byte (bits 4:0 payload length, 6:5 flow, bit 7 a
      * time stamp is present), a 64-bit time stamp, the payload (read with
@@ -196,6 +229,7 @@ typedef struct rvt_te_encap_writer {
     FILE *f;
     rvt_te_transport t;
     uint64_t packets;
+    uint64_t bytes; /* written so far (where the blocks are) */
 } rvt_te_encap_writer;
 RVT_API int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time);
 
@@ -218,7 +252,8 @@ typedef struct rvt_te_raw_cursor {
     uint64_t base;
 } rvt_te_raw_cursor;
 /* After damage: skip to the first byte after the next run of at least 32
- * zero bytes when there is one, else one byte on. Returns the bytes skipped. */
+ * zero bytes when there is one, else one byte on; with blocks (block_size),
+ * to the next block. Returns the bytes skipped. */
 RVT_API size_t rvt_te_raw_resync(rvt_te_raw_cursor *c);
 RVT_API int rvt_te_raw_next(rvt_te_raw_cursor *c, const rvt_etrace_params *p, const rvt_etrace_options *o,
                     rvt_te_inst *pkt, size_t *offset, rvt_diag *diag);

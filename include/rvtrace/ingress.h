@@ -41,7 +41,12 @@ typedef struct rvt_retire {
     uint8_t sijump;     /* last instruction is a sequentially inferable jump */
     uint8_t hart;       /* hart index */
     uint8_t sideband;   /* RVT_SIDEBAND_* asserted: a record that retires nothing */
+    uint8_t trigger;    /* RVT_TRIGGER_* pulsed as the block retired (E-Trace trigger[2:0]) */
 } rvt_retire;
+
+/* The ingress port's trigger[2:0] input, which Sdtrig triggers with trace
+ * actions drive (action 2 trace-on, 3 trace-off, 4 trace-notify). */
+enum { RVT_TRIGGER_ON = 1, RVT_TRIGGER_OFF = 2, RVT_TRIGGER_NOTIFY = 4 };
 
 /* The ingress port's optional halted and reset inputs. A record with either
  * set marks cycles in which the hart was halted (debug mode) or in reset;
@@ -154,6 +159,7 @@ static inline bool rvt_packed_fits(const rvt_retire *r, const rvt_packed_state *
     return r->time == s->time && (unsigned)(r->hart >> 2) == s->hart_group && !(r->iaddr & 1) &&
            r->ninsns <= RVT_PACKED_NINSNS_MAX && r->iretire <= RVT_PACKED_IRETIRE_MAX && r->ilastsize < 2 &&
            r->itype < 16 && r->priv < 4 && !r->ctype && !r->sijump && !r->cause && !r->tval && !r->context &&
+           !r->trigger &&
            !r->sideband;
 }
 /* The slot that sets a stream's state. */

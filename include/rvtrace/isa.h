@@ -115,6 +115,7 @@ enum rvt_itype {
     RVT_ITYPE_BRANCH_NOT_TAKEN = 4,
     RVT_ITYPE_BRANCH_TAKEN = 5,
     RVT_ITYPE_UNINFERABLE_JUMP = 6, /* 3-bit itype only */
+    RVT_ITYPE_RESERVED = 7,         /* in both widths: no record carries it */
     RVT_ITYPE_UNINFERABLE_CALL = 8,
     RVT_ITYPE_INFERABLE_CALL = 9,
     RVT_ITYPE_UNINFERABLE_TAIL = 10,

@@ -28,7 +28,11 @@ struct rvt_etrace_decoder {
     uint64_t branch_map; /* up to 31 + 1 pending outcomes */
     unsigned branches;
     bool stop_at_last_branch, inferred_address, start_of_trace;
+    /* Waiting for a sync after a loss the caller was told of (resync):
+     * packets before it are skipped without another report. */
+    bool lost;
     unsigned privilege;
+    uint64_t context; /* the last format 3 packet's */
     /* The return stack: `depth` entries up from stack[base] in a ring of
      * stack_mask + 1, so that a call on a full stack (stack_max entries, as
      * the encoder's) drops the oldest entry in O(1) (code that calls
@@ -85,7 +89,9 @@ struct rvt_etrace_decoder {
 };
 
 static bool use_bpred(const rvt_etrace_decoder *d) { return d->o.branch_prediction && d->bpred; }
-static bool use_jtc(const rvt_etrace_decoder *d) { return d->o.jump_target_cache && d->jtc; }
+static bool use_jtc(const rvt_etrace_decoder *d) {
+    return d->o.jump_target_cache && d->jtc && (d->p.f0s_width || !use_bpred(d)); /* (as the encoder) */
+}
 
 /* What both sides forget at a synchronisation packet. */
 static void restart_caches(rvt_etrace_decoder *d) {
@@ -159,6 +165,7 @@ void rvt_etrace_decoder_set_run_sink(rvt_etrace_decoder *d, rvt_run_sink run) { 
 void rvt_etrace_decoder_resync(rvt_etrace_decoder *d) {
     d->error = 0;
     d->start_of_trace = true;
+    d->lost = true;
     d->inferred_address = false;
     d->stop_at_last_branch = false;
     d->branches = 0;
@@ -1007,6 +1014,35 @@ static void retire_before_trap(rvt_etrace_decoder *d) {
     track(d, &in, d->pc);
 }
 
+/* Whether the code leads from pc to `addr` the way the packets leave it
+ * to the decoder: without a branch (whose outcome would have been sent) or
+ * a jump implicit return does not resolve (whose target would have been). */
+static bool leads_to(rvt_etrace_decoder *d, uint64_t addr) {
+    lookahead la;
+    if (d->error || !lookahead_begin(d, &la))
+        return false;
+    bool there = false;
+    uint64_t mark = d->pc;
+    uint32_t next_mark = 1;
+    for (uint32_t n = 1; n <= MAX_LOOP && !d->error; n++) {
+        rvt_insn in;
+        if (!d->fetch(d->user, d->pc, &in) || is_branch(&in) || next_pc(d, ~0ull, NULL, NULL) || d->error)
+            break;
+        if (d->pc == addr) {
+            there = true;
+            break;
+        }
+        if (d->pc == mark) /* round a loop that does not pass addr */
+            break;
+        if (n == next_mark) {
+            mark = d->pc;
+            next_mark *= 2;
+        }
+    }
+    lookahead_end(d, &la);
+    return there;
+}
+
 static rvt_trap_event trap_of(rvt_etrace_decoder *d, const rvt_te_inst *t) {
     rvt_trap_event ev = {.interrupt = t->interrupt, .has_cause = true, .cause = t->ecause, .unplaced = d->trap_unplaced};
     d->trap_unplaced = false;
@@ -1103,8 +1139,10 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             process_support(d, t);
             return d->error;
         }
-        if (t->subformat == 2)
+        if (t->subformat == 2) {
+            d->context = t->context;
             return 0;
+        }
         if (t->subformat == 1)
             place_before_trap(d, t);
         if (t->subformat == 1 && !t->thaddr && !d->o.v1_layout) {
@@ -1124,9 +1162,16 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             restart_caches(d); /* the encoder restarts them with every sync it sends */
             return 0;
         }
+        /* A sync in another context that the last reported instruction
+         * does not lead to: the context changed as an asynchronous
+         * discontinuity (ctype 3, a change of hart say), after which the
+         * encoder reported the old context's last instruction; the new one
+         * starts here, with no way between. */
+        bool discontinuity = t->subformat == 0 && !d->start_of_trace && !d->handler_next &&
+                             t->context != d->context && !leads_to(d, mask_addr(d, t->address << lsb));
         d->inferred_address = false;
         d->address = mask_addr(d, t->address << lsb);
-        if (t->subformat == 1 && d->o.implicit_except && !d->o.v1_layout) {
+        if (t->subformat == 1 && d->o.implicit_except) { /* (1.0: never in the packet; 2.0: thaddr 1 here) */
             /* The handler address is not in the packet: it follows from the
              * trap vector (vectored mode adds 4 x cause for interrupts). */
             uint64_t tvec = d->has_stvec && t->privilege == 1 ? d->stvec : d->tvec; /* delegated to S */
@@ -1148,7 +1193,7 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             d->branches = 0;
             d->branch_map = 0;
         }
-        bool walk = t->subformat == 0 && !d->start_of_trace && !d->handler_next;
+        bool walk = t->subformat == 0 && !d->start_of_trace && !d->handler_next && !discontinuity;
         if (!walk)
             restart_caches(d);
         rvt_insn in;
@@ -1169,7 +1214,9 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
             report(d, d->pc);
         }
         d->privilege = t->privilege;
+        d->context = t->context;
         d->start_of_trace = false;
+        d->lost = false;
         d->handler_next = false;
         d->trap_unplaced = false;
         /* Without a counter or stack the encoder predicts every return and
@@ -1184,8 +1231,16 @@ static int decode_packet(rvt_etrace_decoder *d, const rvt_te_inst *t, rvt_diag *
         }
         return d->error;
     }
-    if (d->start_of_trace)
-        return 0; /* waiting for a synchronisation packet (start of trace or after damage) */
+    if (d->start_of_trace) {
+        /* (after damage the caller knows already: its packets are skipped) */
+        if (!d->lost) {
+            d->lost = true;
+            return rvt_diag_set(diag, RVT_E_FORMAT,
+                                "packet %" PRIu64 ": expecting trace to start with format 3 (a sync), got format %u",
+                                d->packet_index, t->format);
+        }
+        return 0;
+    }
     rvt_te_inst norm;
     if (t->format == 0 && t->f0_subformat == 1 && d->inferred_address) {
         /* The walk still due from the previous address ends with a jump
@@ -1277,7 +1332,9 @@ void rvt_etrace_decoder_copy_state(rvt_etrace_decoder *to, const rvt_etrace_deco
     to->stop_at_last_branch = from->stop_at_last_branch;
     to->inferred_address = from->inferred_address;
     to->start_of_trace = from->start_of_trace;
+    to->lost = from->lost;
     to->privilege = from->privilege;
+    to->context = from->context;
     /* (decoders of the same parameters hold the same number of calls) */
     unsigned skip = from->depth > to->stack_max ? from->depth - to->stack_max : 0;
     for (unsigned i = skip; i < from->depth; i++)
@@ -1308,10 +1365,10 @@ bool rvt_etrace_decoder_same_state(const rvt_etrace_decoder *a, const rvt_etrace
         a->error != b->error)
         return false;
     if (a->start_of_trace) /* waiting for a sync, which sets all that follows */
-        return true;
+        return a->lost == b->lost;
     if (a->pc != b->pc || a->address != b->address || a->branch_map != b->branch_map ||
         a->branches != b->branches || a->stop_at_last_branch != b->stop_at_last_branch ||
-        a->inferred_address != b->inferred_address || a->privilege != b->privilege ||
+        a->inferred_address != b->inferred_address || a->privilege != b->privilege || a->context != b->context ||
         a->last_implicit != b->last_implicit || a->handler_next != b->handler_next ||
         a->trap_unplaced != b->trap_unplaced || a->depth != b->depth)
         return false;

@@ -30,6 +30,10 @@ struct rvt_etrace_encoder {
     uint32_t branch_map;    /* bit i: branch i not taken */
     uint64_t resync_cnt, max_resync;
     bool sync_after_trap;   /* a trap was reported with thaddr = 0: the handler needs a sync */
+    /* A context change that may be reported imprecisely (ctype 1) waits for
+     * a step that sends nothing else (the algorithm's last choice, cci); a
+     * sync, which carries the context, settles it too. */
+    bool context_due;
     uint64_t packets;
     /* Implicit return with a call counter or return-address stack: the
      * link addresses of the calls not yet returned from (the counter mode
@@ -39,6 +43,16 @@ struct rvt_etrace_encoder {
     uint64_t *ras;
     unsigned depth, max_depth, ras_base, ras_mask;
     bool last_predicted; /* the previous record was a return the decoder predicts */
+    /* For the depth a packet before a format 3 reports (depth_before_sync):
+     * a return was predicted since the last call, and the branches not yet
+     * reported when it was. */
+    bool returned_since_call;
+    uint64_t unreported_at_return;
+    /* Bit d: a predicted return since the last packet left depth d + 1
+     * (bit 63: d >= 63). The decoder takes a return at the depth a packet
+     * reports for one the packet reports as missed, so that depth cannot
+     * be reported when the walk passes such a return. */
+    uint64_t return_depths;
     int last_mispredicted; /* stack depth at a return the stack mispredicted, else -1 */
     int prev_mispredicted; /* the same, for the previous record during a step */
     /* Branch prediction: the 2-bit predictor, and the count of correctly
@@ -53,6 +67,7 @@ struct rvt_etrace_encoder {
      * whether a selected trap handler runs. */
     bool qualified, latch, in_handler;
     bool filtering; /* any filter is set (else only sideband records are not traced) */
+    bool may_notify; /* notify addresses or the notify trigger */
     bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
     /* Packets emit_address_packet packed, by a hash of their key: code that
      * goes round a loop sends the same few each time (a return to the same
@@ -68,15 +83,18 @@ struct rvt_etrace_encoder {
 };
 
 static bool use_bpred(const rvt_etrace_encoder *e) { return e->o.branch_prediction && e->p.bpred_size; }
-/* Subformat 1 needs the subformat field to be told from subformat 0. */
+/* Subformat 1 needs the subformat field to be told from subformat 0,
+ * unless the predictor is off (then format 0 is always subformat 1). */
 static bool use_jtc(const rvt_etrace_encoder *e) {
-    return e->o.jump_target_cache && e->p.cache_size && e->p.f0s_width;
+    return e->o.jump_target_cache && e->p.cache_size && (e->p.f0s_width || !use_bpred(e));
 }
 
 static bool is_trap(const rvt_retire *r) { return r->ninsns == 0; }
 
 /* An instruction the user asked to be told about (trigger[2], notify). */
 static bool is_notify(const rvt_etrace_encoder *e, const rvt_retire *r) {
+    if (e->o.filter.triggers && (r->trigger & RVT_TRIGGER_NOTIFY) && !is_trap(r))
+        return true;
     for (unsigned i = 0; i < e->o.filter.nnotify && i < 4; i++)
         if (!is_trap(r) && e->o.filter.notify[i] == r->iaddr)
             return true;
@@ -87,6 +105,13 @@ static bool is_notify(const rvt_etrace_encoder *e, const rvt_retire *r) {
  * asynchronous discontinuity (3): handled like a privilege change. */
 static bool precise_context_change(const rvt_retire *prev, const rvt_retire *cur) {
     return prev && prev->context != cur->context && cur->ctype >= 2;
+}
+/* A context change to report as an asynchronous discontinuity (ctype 3, a
+ * change of hart say): as an exception would be, the old context's last
+ * instruction and the new one's first are both reported; the first with a
+ * sync (as 2.0's algorithm, ppccd), which carries the context. */
+static bool async_context_change(const rvt_retire *prev, const rvt_retire *cur) {
+    return prev && prev->context != cur->context && cur->ctype == 3;
 }
 /* An exception or interrupt, with or without retirement (ecall retires). */
 static bool is_exception(const rvt_retire *r) {
@@ -122,10 +147,14 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
         /* The counter mode trusts the count; the stack must also hold the
          * actual target, else the packet says so (irreport, irdepth). */
         predicted = e->p.return_stack_size == 0 || (next && *ras_entry(e, e->depth - 1) == next->iaddr);
-        if (predicted)
+        if (predicted) {
+            e->return_depths |= 1ull << (e->depth < 63 ? e->depth : 63);
             e->depth--;
-        else
+            e->returned_since_call = true;
+            e->unreported_at_return = e->branches + (e->counting ? e->bp_count : 0);
+        } else {
             e->last_mispredicted = (int)e->depth;
+        }
     }
     /* A co-routine swap is neither: the counter counts calls and returns
      * (its target is reported), and a stack entry for it would only stand
@@ -136,6 +165,7 @@ static bool predict_return(rvt_etrace_encoder *e, const rvt_retire *cur, const r
             e->depth--;
         }
         *ras_entry(e, e->depth++) = cur->iaddr + insn_size(cur);
+        e->returned_since_call = false;
     }
     return predicted;
 }
@@ -226,6 +256,8 @@ static inline bool kept_holds(const struct kept_packet *kp, const uint64_t key[3
 /* What every format 0/1/2 packet leaves behind. */
 static inline void address_packet_sent(rvt_etrace_encoder *e, const rvt_retire *cur) {
     e->last_addr = cur->iaddr;
+    e->unreported_at_return = 0;
+    e->return_depths = 0;
     e->branches = 0;
     e->branch_map = 0;
     e->map_all_correct = true;
@@ -367,11 +399,14 @@ static void emit_sync(rvt_etrace_encoder *e, const rvt_retire *cur, const rvt_re
     }
     emit(e, &pkt);
     e->started = true;
+    e->context_due = false;
     e->last_addr = cur->iaddr;
     e->branches = 0;
     e->branch_map = 0;
     e->resync_cnt = 0;
     e->depth = 0; /* the decoder empties its stack on every sync */
+    e->returned_since_call = false;
+    e->return_depths = 0;
     /* Both sides restart the predictor and the cache at a sync; the branch
      * at the sync address is the first the decoder records afterwards. */
     e->counting = e->fail_pending = false;
@@ -426,7 +461,9 @@ enum { CALM_RETIRES = 1, CALM_INFERABLE = 2, CALM_JOINS = 4 };
 /* The part of quiet() that is the encoder's state rather than the records':
  * it changes only where a packet may go out (a full step, settled
  * branches), so push_run_lazily keeps it in a local. */
-static bool encoder_calm(const rvt_etrace_encoder *e) { return e->started && e->resync_cnt < e->max_resync; }
+static bool encoder_calm(const rvt_etrace_encoder *e) {
+    return e->started && e->resync_cnt < e->max_resync && !e->context_due;
+}
 
 /* An inferable instruction after another one, in the same privilege and
  * context as the records either side, with no sync or notification due:
@@ -435,7 +472,7 @@ static bool encoder_calm(const rvt_etrace_encoder *e) { return e->started && e->
 static bool quiet(const rvt_etrace_encoder *e, unsigned prev, unsigned cur, unsigned next) {
     unsigned fp = e->calm[prev], fc = e->calm[cur], fn = e->calm[next];
     return (fp & fc & CALM_INFERABLE) && (fc & fn & CALM_JOINS) && (fn & CALM_RETIRES) && encoder_calm(e) &&
-           e->o.filter.nnotify == 0;
+           !e->may_notify;
 }
 
 /* A branch of `cur` joins the map, the predictor or the count. */
@@ -472,6 +509,8 @@ static void settle_branches(rvt_etrace_encoder *e) {
         e->bp_count = 0;
         e->map_all_correct = true;
         e->resync_cnt++;
+        e->unreported_at_return = 0;
+        e->return_depths = 0;
     }
     if (e->branches == 31) {
         if (use_bpred(e) && e->map_all_correct) {
@@ -485,6 +524,8 @@ static void settle_branches(rvt_etrace_encoder *e) {
             pkt.branch_map = e->branch_map;
             emit(e, &pkt);
             e->resync_cnt++;
+            e->unreported_at_return = 0;
+            e->return_depths = 0;
         }
         e->branches = 0;
         e->branch_map = 0;
@@ -497,10 +538,12 @@ static void settle_branches(rvt_etrace_encoder *e) {
 static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur,
                                            const rvt_retire *next) {
     e->prev_mispredicted = e->last_mispredicted;
+    if (prev && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context)
+        e->context_due = true;
+    uint64_t before = e->packets;
     decide(e, prev, cur, next, e->last_predicted);
-    if (prev && e->started && !is_trap(cur) && cur->ctype == 1 && prev->context != cur->context) {
-        /* A context change that may be reported imprecisely: format 3
-         * subformat 2 (the decoder's path does not depend on it). */
+    if (e->context_due && e->started && e->packets == before && !is_trap(cur)) {
+        /* format 3 subformat 2: the decoder's path does not depend on it */
         rvt_te_inst pkt = {0};
         pkt.format = 3;
         pkt.subformat = 2;
@@ -508,6 +551,7 @@ static void __attribute__((noinline)) step(rvt_etrace_encoder *e, const rvt_reti
         pkt.context = cur->context;
         pkt.time = cur->time;
         emit(e, &pkt);
+        e->context_due = false;
     }
     /* After the packet decision: a sync in it must not drop this call. */
     e->last_predicted = predict_return(e, cur, next);
@@ -548,9 +592,32 @@ static inline void step_slots(rvt_etrace_encoder *e, unsigned prev, unsigned cur
     step(e, &e->ring[prev], c, &e->ring[next]);
 }
 
+/* The call depth a packet reporting the last instruction before a format 3
+ * (trap, privilege change, resync) gives, or -1: the decoder follows the
+ * path to that address, which recursion may pass at several depths. After
+ * a predicted return the depth goes when it is not 0; elsewhere unless no
+ * return came since the last call (the decoder stops in the innermost
+ * call) or a branch not yet reported came after the last return (it stops
+ * where the branches run out). */
+static int depth_before_sync(const rvt_etrace_encoder *e, bool after_predicted_return) {
+    if (!e->o.implicit_return || implicit_without_stack(e) || !rvt_etrace_irdepth_width(&e->p) || e->depth >= 63 ||
+        (e->return_depths >> e->depth & 1))
+        return -1;
+    if (after_predicted_return)
+        return e->depth ? (int)e->depth : -1;
+    uint64_t unreported = e->branches + (e->counting ? e->bp_count : 0);
+    if (!e->returned_since_call || unreported > e->unreported_at_return)
+        return -1;
+    return (int)e->depth;
+}
+
 static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_retire *cur, const rvt_retire *next,
                    bool prev_predicted) {
     int prev_mispredicted = e->prev_mispredicted;
+    if (cur->itype == RVT_ITYPE_RESERVED) { /* (never calm: every such record comes here) */
+        e->error = RVT_E_FORMAT;
+        return;
+    }
     if (is_trap(cur)) {
         /* A trap taken at the first instruction of the previous trap's
          * handler (an interrupt pending as an exception enters S mode, say):
@@ -593,22 +660,28 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
          * format 3 caused by the next instruction (trap, privilege change
          * or resynchronisation): the decoder must then not stop at the
          * first occurrence of this address. */
-        bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync;
-        emit_address_packet(e, cur, f3_next && next, prev_mispredicted, true, is_notify(e, cur));
+        bool f3_next = !next || is_trap(next) || next->priv != cur->priv || e->resync_cnt >= e->max_resync ||
+                       precise_context_change(cur, next);
+        int depth = prev_mispredicted;
+        if (depth < 0 && f3_next && next)
+            depth = depth_before_sync(e, false);
+        emit_address_packet(e, cur, f3_next && next, depth, true, is_notify(e, cur));
         return;
     }
     if (e->resync_cnt == e->max_resync && (e->branches || e->counting)) {
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+        emit_address_packet(e, cur, false, depth_before_sync(e, prev_predicted), false, is_notify(e, cur));
         return;
     }
     if (is_exception(cur)) { /* retired and trapped in the same block (ecall) */
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+        emit_address_packet(e, cur, false, depth_before_sync(e, prev_predicted), false, is_notify(e, cur));
         return;
     }
-    if (!next || is_trap(next) ||
-        ((next->priv != cur->priv || precise_context_change(cur, next)) && (e->branches || e->counting)) ||
-        is_notify(e, cur)) {
-        emit_address_packet(e, cur, false, -1, false, is_notify(e, cur));
+    bool sync_next = next && (is_trap(next) || async_context_change(cur, next) ||
+                              ((next->priv != cur->priv || precise_context_change(cur, next)) &&
+                               (e->branches || e->counting)));
+    if (!next || sync_next || is_notify(e, cur)) {
+        emit_address_packet(e, cur, false, sync_next ? depth_before_sync(e, prev_predicted) : -1, false,
+                            is_notify(e, cur));
         return;
     }
     settle_branches(e);
@@ -616,6 +689,10 @@ static void decide(rvt_etrace_encoder *e, const rvt_retire *prev, const rvt_reti
 
 int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p, const rvt_etrace_options *o,
                            rvt_te_packet_sink sink, void *user) {
+    /* Implicit return tells calls from tail calls and returns from other
+     * jumps: only the 4-bit itype says which is which. */
+    if (o->implicit_return && p->itype_width < 4)
+        return RVT_E_ARG;
     rvt_etrace_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return RVT_E_NOMEM;
@@ -630,9 +707,11 @@ int rvt_etrace_encoder_new(rvt_etrace_encoder **out, const rvt_etrace_params *p,
     e->ras_mask = ras_size - 1;
     e->ras = calloc(ras_size, sizeof *e->ras);
     e->map_all_correct = true;
-    e->latch = !o->filter.use_start;
+    e->latch = !o->filter.use_start && !o->filter.triggers;
     const struct rvt_etrace_filter *f = &o->filter;
-    e->filtering = f->use_start || f->use_stop || f->nranges || f->priv_mask || f->exception_mask || f->interrupt_mask;
+    e->filtering = f->use_start || f->use_stop || f->nranges || f->priv_mask || f->exception_mask || f->interrupt_mask ||
+                   f->triggers;
+    e->may_notify = f->nnotify || f->triggers;
     bool tables_ok = true;
     if (p->bpred_size && p->bpred_size <= 20 && (e->bpred = malloc((size_t)1 << p->bpred_size)))
         rvt_bpred_reset(e->bpred, p->bpred_size);
@@ -710,7 +789,7 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     const struct rvt_etrace_filter *f = &e->o.filter;
     if (r->sideband)
         return false; /* halted or in reset: as an unqualified instruction */
-    if (f->use_start && r->iaddr == f->start_addr)
+    if ((f->use_start && r->iaddr == f->start_addr) || (f->triggers && (r->trigger & RVT_TRIGGER_ON)))
         e->latch = true;
     bool ok = e->latch;
     if (f->nranges) {
@@ -721,7 +800,7 @@ static bool in_filter(rvt_etrace_encoder *e, const rvt_retire *r) {
     }
     if (f->priv_mask)
         ok &= (f->priv_mask >> (r->priv & 3)) & 1;
-    if (f->use_stop && r->iaddr == f->stop_addr)
+    if ((f->use_stop && r->iaddr == f->stop_addr) || (f->triggers && (r->trigger & RVT_TRIGGER_OFF)))
         e->latch = false; /* this one is still traced */
     if (f->exception_mask || f->interrupt_mask) {
         ok &= e->in_handler;
@@ -740,7 +819,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
  * notify look at every address, sequentially inferable jumps at the
  * instruction before the jump. */
 static bool every_instruction_matters(const rvt_etrace_encoder *e) {
-    return e->o.si_jump || e->filtering || e->o.filter.nnotify;
+    return e->o.si_jump || e->filtering || e->may_notify;
 }
 
 void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
@@ -771,6 +850,7 @@ static void make_staged(const struct staged_ref *d, rvt_retire *out) {
         out->iretire = 1;
         out->ilastsize = 0;
         out->sijump = 0;
+        out->trigger &= RVT_TRIGGER_ON; /* (trace-off and notify are the block's last's) */
     } else if (d->kind == LAST_OF) {
         out->iaddr = rvt_retire_last_iaddr(d->src);
         out->ninsns = 1;
@@ -1302,6 +1382,8 @@ static void commit_staged(rvt_etrace_encoder *e) {
 static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n, bool interrupt_next) {
     for (size_t i = 0; i < n && !e->error; i++) {
         const rvt_retire *in = &recs[i];
+        if (in->ninsns == 0 && !in->sideband && !is_exception(in))
+            continue; /* nothing retired and no trap: the block's other signals mean nothing */
         if (!qualify(e, in))
             continue;
         /* The reference flow's rows carry an interrupt on the row of the
@@ -1341,6 +1423,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
                 first.itype = RVT_ITYPE_NONE;
                 first.iretire = 1;
                 first.ilastsize = 0;
+                first.trigger &= RVT_TRIGGER_ON; /* (trace-off and notify are the block's last's) */
                 push_records(e, &first, 1, false);
             }
             if (e->error)

@@ -146,9 +146,12 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
             }
             return true;
         }
-        if (pkt->subformat == 2 && v1) {
+        if (pkt->subformat == 2) {
+            /* context: no branch bit (nothing is reported but the context);
+             * 1.0 sends context_width_p bits even with nocontext_p, and no time */
             VISIT(F_PRIVILEGE, p->privilege_width);
-            VISIT(F_CONTEXT, p->context_width);
+            VISIT(F_TIME, T);
+            VISIT(F_CONTEXT, v1 ? p->context_width : X);
             return true;
         }
         VISIT(F_BRANCH, 1);
@@ -192,7 +195,10 @@ static inline __attribute__((always_inline)) bool walk(const walker *wk) {
         VISIT(F_IRDEPTH, D);
         return true;
     default: /* format 0 */
-        VISIT(F_F0S, p->f0s_width);
+        if (p->f0s_width)
+            VISIT(F_F0S, p->f0s_width);
+        else if (rvt_etrace_f0_implied_jtc(p, o) && pkt->f0_subformat != 1)
+            pkt->f0_subformat = 1; /* (unpacking: the options say which) */
         if (pkt->f0_subformat == 0) {
             VISIT(F_BRANCH_COUNT, 32);
             VISIT(F_BRANCH_FMT, 2);
@@ -525,10 +531,27 @@ int rvt_te_raw_write(FILE *f, const uint8_t *payload, size_t len) {
 int rvt_te_encap_write(rvt_te_encap_writer *w, const uint8_t *payload, size_t len, uint64_t time) {
     if (len == 0 || len > 31 || w->t.index_bytes > 2)
         return RVT_E_RANGE;
-    static const uint8_t zeros[RVT_TE_ALIGN_ZEROS];
-    if (w->t.align_every && w->packets % w->t.align_every == 0 && fwrite(zeros, 1, sizeof zeros, w->f) != sizeof zeros)
-        return RVT_E_IO;
+    static const uint8_t zeros[64];
+    if (w->t.align_every && w->packets % w->t.align_every == 0) {
+        if (fwrite(zeros, 1, RVT_TE_ALIGN_ZEROS, w->f) != RVT_TE_ALIGN_ZEROS)
+            return RVT_E_IO;
+        w->bytes += RVT_TE_ALIGN_ZEROS;
+    }
+    size_t frame = 1 + w->t.index_bytes + (w->t.timestamps ? 2u : 0u) + len;
+    if (w->t.block_size) {
+        if (frame > w->t.block_size)
+            return RVT_E_RANGE;
+        uint64_t room = w->t.block_size - w->bytes % w->t.block_size;
+        for (uint64_t left = frame > room ? room : 0; left;) { /* the block's end: zeros */
+            size_t n = left < sizeof zeros ? (size_t)left : sizeof zeros;
+            if (fwrite(zeros, 1, n, w->f) != n)
+                return RVT_E_IO;
+            left -= n;
+            w->bytes += n;
+        }
+    }
     w->packets++;
+    w->bytes += frame;
     uint8_t head[5];
     size_t n = 0;
     head[n++] = (uint8_t)((w->t.timestamps ? 0x80 : 0) | RVT_TE_MSG_TYPE_INST << 5 | len);
@@ -551,6 +574,11 @@ size_t rvt_te_raw_resync(rvt_te_raw_cursor *c) {
     size_t from = c->pos, run = 0;
     if (c->t && c->t->rv_tracer_records)
         return 0; /* records are whole: the damaged one was skipped */
+    if (c->t && c->t->block_size) { /* the next block starts with a packet */
+        uint64_t at = c->base + from, next = (at / c->t->block_size + 1) * c->t->block_size;
+        c->pos = next - c->base < c->size ? (size_t)(next - c->base) : c->size;
+        return c->pos - from;
+    }
     if (!c->no_zeros_from || from + 1 < c->no_zeros_from) {
         for (size_t i = from; i < c->size; i++) {
             if (c->data[i] == 0) {

@@ -2,6 +2,8 @@
  * flow's .scf/.ucf files as input. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,4 +231,133 @@ bool rvt_bpred_update(uint8_t *table, unsigned size, unsigned lsb, uint64_t addr
     static const uint8_t on_success[4] = {0, 0, 3, 3}, on_failure[4] = {1, 3, 0, 2};
     *st = correct ? on_success[*st] : on_failure[*st];
     return correct;
+}
+
+/* ---- Discovery ----
+ * The 1.0 text's example register map. Its fields hold attributes, most of
+ * them as parameter - 1 (so a 1-bit bus is 0 and a field can hold a width
+ * one larger than its largest value). */
+
+enum { DISC_PARAM, DISC_PARAM_MINUS_1, DISC_FLAG, DISC_CAPABILITY };
+
+static const struct discovery_field {
+    const char *name;
+    unsigned reg, lsb, width, kind;
+    size_t offset;      /* DISC_PARAM*, DISC_FLAG: the parameter */
+    unsigned capability; /* DISC_CAPABILITY: the value sent */
+} discovery_fields[] = {
+    /* The version fields say which map this is: 0.0, the 1.0 text's. */
+    {"version", 0, 0, 4, DISC_CAPABILITY, 0, 0},
+    {"minor_revision", 0, 4, 4, DISC_CAPABILITY, 0, 0},
+    {"arch", 0, 8, 4, DISC_PARAM, offsetof(rvt_etrace_params, arch), 0},
+    {"bpred_size", 0, 12, 4, DISC_PARAM, offsetof(rvt_etrace_params, bpred_size), 0},
+    {"cache_size", 0, 16, 4, DISC_PARAM, offsetof(rvt_etrace_params, cache_size), 0},
+    {"call_counter_size", 0, 20, 3, DISC_PARAM, offsetof(rvt_etrace_params, call_counter_size), 0},
+    /* Our encoder's filters (rvt_etrace_options.filter): four address
+     * ranges of two comparators each, privilege, and trap handlers selected
+     * by exception or interrupt cause (a mask over causes 0..63); neither
+     * context, tval nor impdef. */
+    {"comparators", 0, 23, 3, DISC_CAPABILITY, 0, 8 - 1},
+    {"context_type_width", 0, 26, 5, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, ctype_width), 0},
+    {"context_width", 0, 31, 5, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, context_width), 0},
+    {"ecause_choice", 0, 36, 3, DISC_CAPABILITY, 0, 6},
+    {"ecause_width", 0, 39, 4, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, ecause_width), 0},
+    {"filters", 0, 43, 4, DISC_CAPABILITY, 0, 4 - 1},
+    {"filter_context", 0, 47, 1, DISC_CAPABILITY, 0, 0},
+    {"filter_excint", 0, 48, 4, DISC_CAPABILITY, 0, 1},
+    {"filter_privilege", 0, 52, 1, DISC_CAPABILITY, 0, 1},
+    {"filter_tval", 0, 53, 1, DISC_CAPABILITY, 0, 0},
+    {"filter_impdef", 0, 54, 1, DISC_CAPABILITY, 0, 0},
+    {"f0s_width", 0, 55, 2, DISC_PARAM, offsetof(rvt_etrace_params, f0s_width), 0},
+    {"iaddress_lsb", 0, 57, 2, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, iaddress_lsb), 0},
+    {"iaddress_width", 1, 0, 7, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, iaddress_width), 0},
+    {"ilastsize_width", 1, 7, 7, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, ilastsize_width), 0},
+    {"itype_width", 1, 14, 7, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, itype_width), 0},
+    {"iretire_width", 1, 21, 7, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, iretire_width), 0},
+    {"nocontext", 1, 28, 1, DISC_FLAG, offsetof(rvt_etrace_params, nocontext), 0},
+    {"privilege_width", 1, 29, 2, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, privilege_width), 0},
+    {"retires", 1, 31, 3, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, retires), 0},
+    {"return_stack_size", 1, 34, 4, DISC_PARAM, offsetof(rvt_etrace_params, return_stack_size), 0},
+    {"sijump", 1, 38, 1, DISC_FLAG, offsetof(rvt_etrace_params, sijump), 0},
+    {"taken_branches", 1, 39, 4, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, taken_branches), 0},
+    {"impdef_width", 1, 43, 5, DISC_PARAM_MINUS_1, offsetof(rvt_etrace_params, impdef_width), 0},
+};
+
+int rvt_etrace_discovery_pack(const rvt_etrace_params *p, uint64_t info[2], rvt_diag *diag) {
+    info[0] = info[1] = 0;
+    for (size_t i = 0; i < sizeof discovery_fields / sizeof discovery_fields[0]; i++) {
+        const struct discovery_field *f = &discovery_fields[i];
+        uint64_t v;
+        if (f->kind == DISC_CAPABILITY) {
+            v = f->capability;
+        } else if (f->kind == DISC_FLAG) {
+            v = *(const bool *)((const char *)p + f->offset);
+        } else {
+            unsigned param = *(const unsigned *)((const char *)p + f->offset);
+            if (f->kind == DISC_PARAM_MINUS_1 && param == 0)
+                return rvt_diag_set(diag, RVT_E_RANGE, "discovery: %s_p is 0, the attribute holds %s_p - 1",
+                                    f->name, f->name);
+            v = f->kind == DISC_PARAM_MINUS_1 ? param - 1u : param;
+        }
+        if (v >> f->width)
+            return rvt_diag_set(diag, RVT_E_RANGE, "discovery: attribute %s = %" PRIu64 " does not fit its %u bits",
+                                f->name, v, f->width);
+        info[f->reg] |= v << f->lsb;
+    }
+    return RVT_OK;
+}
+
+int rvt_etrace_discovery_unpack(const uint64_t info[2], rvt_etrace_params *p, rvt_diag *diag) {
+    unsigned version = (unsigned)(info[0] & 0xff);
+    if (version != 0)
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "discovery: register map version %u.%u (expected 0.0)",
+                            version & 15, version >> 4);
+    if (info[0] >> 59 || info[1] >> 48)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "discovery: bits set above the map's fields (info_0 %#" PRIx64
+                            ", info_1 %#" PRIx64 ")", info[0], info[1]);
+    bool notime = p->notime;
+    unsigned time_width = p->time_width;
+    memset(p, 0, sizeof *p);
+    p->notime = notime; /* (not in the 1.0 map) */
+    p->time_width = time_width;
+    for (size_t i = 0; i < sizeof discovery_fields / sizeof discovery_fields[0]; i++) {
+        const struct discovery_field *f = &discovery_fields[i];
+        unsigned v = (unsigned)(info[f->reg] >> f->lsb & ((1ull << f->width) - 1));
+        if (f->kind == DISC_FLAG)
+            *(bool *)((char *)p + f->offset) = v;
+        else if (f->kind != DISC_CAPABILITY)
+            *(unsigned *)((char *)p + f->offset) = f->kind == DISC_PARAM_MINUS_1 ? v + 1 : v;
+    }
+    return RVT_OK;
+}
+
+void rvt_etrace_params_spec_default(rvt_etrace_params *p, bool v2) {
+    memset(p, 0, sizeof *p);
+    /* the attribute defaults of the required and other recommended tables,
+     * through their mappings */
+    p->context_width = 0 + 1;
+    p->ecause_width = 3 + 1;
+    p->iaddress_lsb = 0 + 1;
+    p->iaddress_width = 31 + 1;
+    p->ilastsize_width = 0 + 1;
+    p->retires = 0 + 1;
+    p->taken_branches = 0 + 1;
+    p->impdef_width = 0 + 1;
+    p->notime = true; /* 1.0 has no time */
+    if (!v2) {
+        p->privilege_width = 2 + 1;
+        p->ctype_width = 1 + 1;
+        /* the table's itype_width 4 would be a 5-bit bus; 3, the 2.0 value
+         * and the only one that fits 4 bits of itype, is meant (?A-6) */
+        p->itype_width = 3 + 1;
+        p->iretire_width = 2 + 1;
+        p->time_width = 0;
+    } else {
+        p->nocontext = true;
+        p->time_width = 0 + 1;
+        p->privilege_width = 1 + 1;
+        p->ctype_width = 0 + 1;
+        p->itype_width = 3 + 1;
+        p->iretire_width = 1 + 1;
+    }
 }

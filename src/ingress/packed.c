@@ -11,7 +11,7 @@ size_t rvt_retire_pack(const rvt_retire *r, rvt_retire_packed *out, rvt_packed_s
     }
     s->time = r->time;
     s->hart_group = r->hart >> 2u;
-    out[0] = (rvt_retire_packed){1 | (uint64_t)r->sideband << 8, r->iaddr};
+    out[0] = (rvt_retire_packed){1 | (uint64_t)r->sideband << 8 | (uint64_t)r->trigger << 16, r->iaddr};
     out[1] = (rvt_retire_packed){r->time, r->insn | (uint64_t)r->ninsns << 32};
     out[2] = (rvt_retire_packed){
         rvt_packed_bits(r->iretire, r->ilastsize, r->itype, r->priv, r->ctype, r->sijump, r->hart), r->cause};
@@ -31,7 +31,8 @@ _Static_assert(sizeof(rvt_retire) == 64 && offsetof(rvt_retire, cause) == 8 && o
                    offsetof(rvt_retire, iretire) == 48 && offsetof(rvt_retire, ilastsize) == 50 &&
                    offsetof(rvt_retire, itype) == 51 && offsetof(rvt_retire, priv) == 52 &&
                    offsetof(rvt_retire, ctype) == 53 && offsetof(rvt_retire, sijump) == 54 &&
-                   offsetof(rvt_retire, hart) == 55 && offsetof(rvt_retire, sideband) == 56,
+                   offsetof(rvt_retire, hart) == 55 && offsetof(rvt_retire, sideband) == 56 &&
+                   offsetof(rvt_retire, trigger) == 57,
                "records are unpacked as words");
 typedef uint64_t __attribute__((may_alias)) record_word;
 
@@ -73,7 +74,7 @@ static inline void unpack_short(const rvt_retire_packed *p, struct short_state s
 static inline void unpack_long(const rvt_retire_packed *p, rvt_retire *r) {
     record_word *w = (record_word *)r;
     w[0] = p[0].word;
-    w[7] = p[0].iaddr >> 8 & 0xff;
+    w[7] = p[0].iaddr >> 8 & 0xffff; /* sideband and trigger */
     w[4] = p[1].iaddr;
     w[5] = p[1].word;
     w[6] = p[2].iaddr;
@@ -105,6 +106,7 @@ static inline void unpack_long(const rvt_retire_packed *p, rvt_retire *r) {
     uint64_t bits = p[2].iaddr;
     *r = (rvt_retire){.iaddr = p[0].word,
                       .sideband = (uint8_t)(p[0].iaddr >> 8),
+                      .trigger = (uint8_t)(p[0].iaddr >> 16),
                       .time = p[1].iaddr,
                       .insn = (uint32_t)p[1].word,
                       .ninsns = (uint32_t)(p[1].word >> 32),

@@ -25,7 +25,7 @@ struct rvt_retire_reader {
     unsigned nqueue;
     /* encoder input: column of each field, -1 when absent */
     int col_itype, col_cause, col_tval, col_priv, col_iaddr, col_context, col_time, col_ctype, col_sijump,
-        col_iretire, col_ilastsize, col_halted, col_reset, ncols;
+        col_iretire, col_ilastsize, col_halted, col_reset, col_trigger, ncols;
     /* spike log: the last instruction fetched (-l), for the trap that follows */
     uint64_t fetched_pc;
     uint32_t fetched_insn;
@@ -265,13 +265,15 @@ static int csv_line(rvt_retire_reader *r, char *line, rvt_diag *diag) {
 /* The reference flow's encoder input: one row per ingress-port block, the
  * ingress signals as columns named in the header (decimal except tval and
  * iaddr, which are hex). Rows are passed on as they are: a row with
- * iretire 0 and itype 1/2 is a trap record. */
+ * iretire 0 and itype 1/2 is a trap record; one with iretire 0 and itype 0
+ * retires nothing and is dropped. */
 static int parse_encoder_input_header(rvt_retire_reader *r, char *line, rvt_diag *diag) {
     int *cols[] = {&r->col_itype, &r->col_cause, &r->col_tval, &r->col_priv, &r->col_iaddr, &r->col_context,
                    &r->col_time, &r->col_ctype, &r->col_sijump, &r->col_iretire, &r->col_ilastsize,
-                   &r->col_halted, &r->col_reset};
+                   &r->col_halted, &r->col_reset, &r->col_trigger};
     static const char *const names[] = {"itype_0", "cause", "tval", "priv", "iaddr_0", "context", "time",
-                                        "ctype", "sijump_0", "iretire_0", "ilastsize_0", "halted", "reset"};
+                                        "ctype", "sijump_0", "iretire_0", "ilastsize_0", "halted", "reset",
+                                        "trigger"};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         *cols[i] = -1;
     int n = 0;
@@ -317,10 +319,18 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
     rec.ninsns = (uint32_t)COL(r->col_iretire);
     rec.ilastsize = (uint8_t)COL(r->col_ilastsize);
     rec.sideband = (uint8_t)((COL(r->col_halted) ? RVT_SIDEBAND_HALTED : 0) | (COL(r->col_reset) ? RVT_SIDEBAND_RESET : 0));
+    uint64_t trigger = COL(r->col_trigger);
 #undef COL
     if (rec.itype > 15 || rec.ninsns > 0xffff)
         return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype or iretire out of range", r->path,
                             r->line);
+    if (trigger > 7)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": trigger %" PRIu64 " (expected 0-7: bits "
+                            "trace-on, trace-off, notify)", r->path, r->line, trigger);
+    rec.trigger = (uint8_t)trigger;
+    if (rec.itype == RVT_ITYPE_RESERVED)
+        return rvt_diag_set(diag, RVT_E_FORMAT, "%s: line %" PRIu64 ": itype 7 is reserved (expected 0-6 or 8-15)",
+                            r->path, r->line);
     if (rec.sideband) { /* the hart is halted or in reset: nothing retires */
         if (rec.ninsns || rec.itype)
             return rvt_diag_set(diag, RVT_E_FORMAT,
@@ -330,6 +340,8 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
         r->queue[r->nqueue++] = (rvt_retire){.sideband = rec.sideband, .priv = rec.priv, .iaddr = rec.iaddr};
         return 0;
     }
+    if (rec.ninsns == 0 && rec.itype == RVT_ITYPE_NONE)
+        return 0; /* nothing retired and no trap: the row's other columns are undefined */
     rec.iretire = (uint16_t)(rec.ilastsize + 1); /* one instruction per row */
     /* Rows in the reference's convention become architectural records: an
      * interrupt row is an instruction that retired followed by the
@@ -341,6 +353,7 @@ static int encoder_input_line(rvt_retire_reader *r, char *line, rvt_diag *diag) 
         retired.ninsns = 1;
         retired.cause = retired.tval = 0;
         r->queue[r->nqueue++] = retired;
+        rec.trigger = 0; /* (the instruction's) */
         rec.cause |= 1ull << (r->xlen - 1);
     } else if (rec.itype == RVT_ITYPE_EXCEPTION) {
         rec.ninsns = 0;

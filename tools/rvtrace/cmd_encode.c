@@ -33,6 +33,8 @@ static void encode_usage(FILE *out) {
             "  --trigger-start ADDR, --trigger-stop ADDR   trace from the instruction at\n"
             "                 ADDR / up to and including the one at ADDR\n"
             "  --notify ADDR  report the instruction at ADDR with the notify bit (up to 4)\n"
+            "  --triggers     honour the input's trigger column (trigger[2:0]: 1 trace-on,\n"
+            "                 2 trace-off, 4 notify); tracing starts off\n"
             "  --filter-exception N, --filter-interrupt N   trace only the handlers of\n"
             "                 exception / interrupt cause N (repeatable), from the\n"
             "                 handler's first instruction to the next xRET\n"
@@ -267,6 +269,8 @@ int cmd_encode(int argc, char **argv) {
         } else if (!strcmp(a, "--trigger-stop") && i + 1 < argc) {
             filter.use_stop = true;
             filter.stop_addr = option_number(a, argv[++i], UINT64_MAX);
+        } else if (!strcmp(a, "--triggers")) {
+            filter.triggers = true;
         } else if (!strcmp(a, "--notify") && i + 1 < argc && filter.nnotify < 4) {
             filter.notify[filter.nnotify++] = option_number(a, argv[++i], UINT64_MAX);
         } else if ((!strcmp(a, "--filter-exception") || !strcmp(a, "--filter-interrupt")) && i + 1 < argc) {
@@ -338,11 +342,15 @@ int cmd_encode(int argc, char **argv) {
     }
     rvt_etrace_encoder *e;
     int status = 1;
-    rvt_te_encap_writer ew = {out, tc.t, 0};
+    rvt_te_encap_writer ew = {out, tc.t, 0, 0};
     raw_out ro = {out, 0, 0, 0, tc.enabled ? &ew : NULL};
     uint64_t rows = 0, retired = 0;
     rvt_retire *recs = malloc(4096 * sizeof *recs);
-    if (!recs || rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro)) {
+    int started = recs ? rvt_etrace_encoder_new(&e, &p, &o, write_packet, &ro) : RVT_E_NOMEM;
+    if (started == RVT_E_ARG) {
+        fprintf(stderr, "rvtrace encode: implicit return needs the 4-bit itype (itype_width_p=4 in the .scf)\n");
+        goto done;
+    } else if (started) {
         fprintf(stderr, "rvtrace encode: out of memory\n");
         goto done;
     }
@@ -367,6 +375,8 @@ int cmd_encode(int argc, char **argv) {
     int rc = rvt_etrace_encoder_finish(e, &packets);
     if (n < 0)
         fprintf(stderr, "rvtrace encode: %s\n", d.msg);
+    else if (rc == RVT_E_FORMAT)
+        fprintf(stderr, "rvtrace encode: %s: a record with the reserved itype 7\n", input);
     else if (rc)
         fprintf(stderr, "rvtrace encode: %s: %s\n", output, rvt_strerror(rc));
     else

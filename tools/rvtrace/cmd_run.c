@@ -658,7 +658,8 @@ int cmd_run(int argc, char **argv) {
         if (!(te = byte_file_open("rvtrace run", etrace_path)))
             goto out;
         if (rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
-            fprintf(stderr, "rvtrace run: %s: cannot start the E-Trace encoder\n", etrace_path);
+            fprintf(stderr, "rvtrace run: %s: cannot start the E-Trace encoder%s\n", etrace_path,
+                    eo.implicit_return && ep.itype_width < 4 ? " (implicit return needs itype_width_p=4)" : "");
             goto out;
         }
     }

@@ -49,6 +49,13 @@ bool parse_transport_option(int argc, char **argv, int *i, transport_choice *tc)
     } else if (!strcmp(a, "--encap-index") && *i + 1 < argc) {
         tc->enabled = true;
         tc->t.index = (unsigned)option_number(a, argv[++*i], 0xffff);
+    } else if (!strcmp(a, "--encap-blocks") && *i + 1 < argc) {
+        tc->enabled = true;
+        tc->t.block_size = (unsigned)option_number(a, argv[++*i], UINT32_MAX);
+        if (tc->t.block_size < 36) {
+            fprintf(stderr, "rvtrace: --encap-blocks takes a block size of at least 36 bytes (the longest packet)\n");
+            exit(2);
+        }
     } else if (!strcmp(a, "--encap-align") && *i + 1 < argc) {
         tc->enabled = true;
         tc->t.align_every = (unsigned)option_number(a, argv[++*i], UINT32_MAX);
@@ -72,7 +79,9 @@ const char *const transport_help =
     "                       flow's raw stream: --encap-index-bytes N (0-2) and\n"
     "                       --encap-index V for a source index, --encap-timestamps for\n"
     "                       a 2-byte time stamp per packet, --encap-align N for 32 zero\n"
-    "                       bytes before every Nth packet (a reader realigns on them)\n"
+    "                       bytes before every Nth packet (a reader realigns on them),\n"
+    "                       --encap-blocks M for memory in M-byte blocks that each start\n"
+    "                       with a packet (zeros fill a block's end)\n"
     "  --encap rv-tracer    PULP rv_tracer's 40-byte records and packet layout, with\n"
     "                       its parameters (XLEN 64, byte addresses, delta mode)\n";
 
