@@ -41,6 +41,7 @@ enum {
 #define FW_MISALIGNED_LOAD 0
 #define FW_MISALIGNED_STORE 1
 #define FW_SET_TIMER 5
+#define RAW_V1 0x20000
 #define RAW_V2 0x30000
 #define RAW_LOADS 0x8000004
 
@@ -179,8 +180,28 @@ int main(void) {
     CHECK_V3(23, pmu(2, 0, 1, 0, EV_INSTRUCTIONS, ARG64(1)).error == ERR_INVALID_PARAM);  /* event_data != 0 */
     CHECK_V3(24, pmu(2, 0, 1, 0, 0x40000, ARG64(0)).error == ERR_INVALID_PARAM);          /* type 4 */
     CHECK_V3(25, pmu(2, 0, 1, 0, RAW_V2 | 1, ARG64(RAW_LOADS)).error == ERR_INVALID_PARAM); /* raw: code 0 */
+    CHECK_V3(25, pmu(2, 0, 1, 0, RAW_V1 | 1, ARG64(RAW_LOADS)).error == ERR_INVALID_PARAM);
     /* a firmware event on hardware counters only: none can count it */
     CHECK(26, pmu(2, 0, 1, 0, EV_FW(FW_SET_TIMER), ARG64(0)).error == ERR_NOT_SUPPORTED);
+
+    /* 27-29: type 2 (PMU-018): event_data's low 48 bits are the event, the
+     * SBI chooses the upper 16 of the 64-bit mhpmevent; type 3 takes 56 */
+    static const uint32_t load_source[4] = {1, 2, 3, 4};
+    for (int high = 0; high < 2 && v3; high++) {
+        uint64_t data = RAW_LOADS | (high ? 0xffffull << 48 : 0);
+        r = pmu(2, 0, (long)mask_of(hw), CLEAR_VALUE | AUTO_START, RAW_V1, ARG64(data));
+        CHECK(27, r.error == SUCCESS && r.value >= 3 && r.value < hw);
+        unsigned raw_csr = (unsigned)(pmu(1, r.value, 0, 0, 0, 0, 0).value & 0xfff) - 0xc00;
+        unsigned long loads_before = read_hpm(raw_csr);
+        __asm__ volatile(".rept 40\n\tlw t0, 0(%0)\n\t.endr" ::"r"(load_source) : "t0", "memory");
+        unsigned long loads = read_hpm(raw_csr) - loads_before;
+        loads_before = read_hpm(raw_csr);
+        __asm__ volatile(".rept 40\n\tnop\n\t.endr");
+        unsigned long others = read_hpm(raw_csr) - loads_before;
+        CHECK(28, loads >= 40 && loads < 48 && others < 8); /* loads, not instructions */
+        pmu(4, r.value, 1, STOP_RESET, 0, 0, 0);
+    }
+    CHECK_V3(29, pmu(2, 0, (long)mask_of(hw), 0, RAW_V2, ARG64(RAW_LOADS | 0xffull << 48)).error == ERR_NOT_SUPPORTED);
 
     /* 30-39: a hardware counter counting instructions, stop and start */
     r = pmu(2, 0, (long)mask_of(hw), CLEAR_VALUE | AUTO_START, EV_INSTRUCTIONS, ARG64(0));
@@ -234,6 +255,18 @@ int main(void) {
         CHECK(57, pmu(3, c, 1, START_INIT_SNAPSHOT, ARG64(0), 0).error == SUCCESS);
         after = read_hpm(csr);
         CHECK(58, after >= 5000000 && after < 5000100);
+        /* The area is the SBI's only during a call that uses it (PMU-058):
+         * calls without the snapshot flags and the time between leave it */
+        for (int i = 0; i < 512; i++)
+            snapshot[i] = 0x5a5a0000u + (unsigned)i;
+        pmu(4, c, 1, 0, 0, 0, 0);
+        pmu(3, c, 1, START_SET_INIT_VALUE, ARG64(123), 0);
+        spin(100);
+        pmu(2, 0, (long)mask_of(hw), 0, EV_BRANCH_INSTRUCTIONS, ARG64(0));
+        int untouched = 1;
+        for (int i = 0; i < 512; i++)
+            untouched &= snapshot[i] == 0x5a5a0000u + (unsigned)i;
+        CHECK(59, untouched);
     }
 
     /* 60-69: firmware counters (PMU-021, 022, 047, 048) */
