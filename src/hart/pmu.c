@@ -278,6 +278,9 @@ uint64_t pmu_read(const hart *h, unsigned counter, uint64_t *event, bool at_exit
 int pmu_program(hart *h, unsigned counter, uint64_t code, rvt_diag *diag) {
     if (!h || counter < 3 || counter > 31)
         return rvt_diag_set(diag, RVT_E_ARG, "no mhpmcounter%u", counter);
+    if (pmu_event_of(h, code) == PMU_EV_NONE && rvt_pmu_event_name(code))
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "event %s counts a cache the machine does not have (--ic, --dc, --l2)",
+                            rvt_pmu_event_name(code));
     if (pmu_event_of(h, code) == PMU_EV_NONE)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "event %#llx is not one the model counts", (unsigned long long)code);
     pmu_write_event(h, counter - 3, code, 0);

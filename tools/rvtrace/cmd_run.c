@@ -650,6 +650,7 @@ int cmd_run(int argc, char **argv) {
             uint64_t code;
             if (!rvt_pmu_event_code(name, &code) || rvt_machine_hpm_program(m, 0, counter, code, &diag)) {
                 fprintf(stderr, "rvtrace run: --pmu-events: %s\n", diag.msg);
+                status = 2; /* the options ask for what the machine they give cannot count */
                 goto out;
             }
         }
