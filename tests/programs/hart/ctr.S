@@ -518,6 +518,38 @@ ras_cc_p2:
 14: CTR_OFF
     csrr t2, STATUS
     CHECK_EQ(93, t2, FROZEN)
+    /* c.ebreak and an Sdtrig execute breakpoint (cause 3 both) freeze as
+     * ebreak does (CTR-087) */
+    CTR_CLEAR
+    SETCTL(EN_M | BPFRZ, 0)
+    j 15f
+15: RESUME_AT(16f)
+    c.ebreak
+16: csrr t2, STATUS
+    CHECK_EQ(94, t2, FROZEN | 1)
+    LAST_CAUSE(t2)
+    CHECK_EQ(95, t2, 3)
+    CTR_CLEAR
+    SETCTL(EN_M | BPFRZ, 0)
+    la t1, 18f
+    csrw 0x7a0, zero            /* tselect 0: an mcontrol6 execute match on 18f */
+    li t0, 6 << (__riscv_xlen - 4)
+    csrw 0x7a1, t0
+    csrw 0x7a2, t1
+    li t0, (6 << (__riscv_xlen - 4)) | 64 | 4 /* M, execute */
+    csrw 0x7a1, t0
+    csrsi mstatus, 8            /* M-mode breakpoints need MIE (no interrupt is enabled in mie) */
+    j 17f
+17: RESUME_AT(19f)
+18: nop                         /* the breakpoint: not executed */
+19: csrci mstatus, 8
+    li t0, 6 << (__riscv_xlen - 4)
+    csrw 0x7a1, t0              /* disarmed */
+    csrr t2, STATUS
+    CHECK_EQ(96, t2, FROZEN | 1) /* the jump before it only */
+    LAST_CAUSE(t2)
+    CHECK_EQ(97, t2, 3)
+    CTR_CLEAR
 
     /* ---- 100-109: cycle counting */
     CTR_CLEAR
@@ -655,6 +687,15 @@ ras_cc_p2:
     RUN_IN(1, s_read_ctl)
     LAST_CAUSE(t2)
     CHECK_EQ(133, t2, 2)        /* while S still cannot reach the CSRs */
+    /* sctrstatus is S's read-write view of the status (CTR-022) */
+    STATEEN_SET(STATEEN_CTR_HI)
+    RUN_IN(1, s_status)         /* reads it, then writes WRPTR 5 */
+    LAST_CAUSE(t2)
+    CHECK_EQ(134, t2, 9)
+    CHECK_EQ(135, s4, 1)        /* as M read it above */
+    csrr t2, STATUS
+    CHECK_EQ(136, t2, 5)
+    STATEEN_CLEAR(STATEEN_CTR_HI)
 
     j pass
 
@@ -738,6 +779,11 @@ s_read_entry:
     ecall
 u_read_ctl:
     csrr s4, SCTRSTATUS
+    ecall
+s_status:
+    csrr s4, SCTRSTATUS
+    li t0, 5
+    csrw SCTRSTATUS, t0
     ecall
 #ifdef CTR_V10
 u_sctrclr:
