@@ -155,10 +155,10 @@ static int geometry_check(const rvt_cache_geometry *g, const char *name, rvt_dia
     if (!g->sets)
         return RVT_OK;
     if ((g->sets & (g->sets - 1)) || !g->ways || g->ways > 4096 || g->block < 8 || (g->block & (g->block - 1)) ||
-        g->sets > (1u << 20) || g->block > (1u << 20))
+        g->sets > (1u << 20) || g->block > (1u << 20) || (uint64_t)g->sets * g->ways > (1u << 24))
         return rvt_diag_set(diag, RVT_E_ARG,
-                            "%s cache %u:%u:%u: sets a power of two up to 2^20, 1..4096 ways, a block a power "
-                            "of two of 8 bytes to 1 MiB",
+                            "%s cache %u:%u:%u: sets a power of two up to 2^20, 1..4096 ways, at most 2^24 lines, "
+                            "a block a power of two of 8 bytes to 1 MiB",
                             name, g->sets, g->ways, g->block);
     return RVT_OK;
 }
