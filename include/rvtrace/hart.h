@@ -21,6 +21,13 @@ typedef struct rvt_mem_region {
     uint64_t base, size;
 } rvt_mem_region;
 
+/* A cache of the model (spike's --ic/--dc/--l2 S:W:B): `sets` sets (a power
+ * of two) of `ways` lines of `block` bytes (a power of two, at least 8);
+ * sets 0: no such cache. Replacement is random, as spike's. */
+typedef struct rvt_cache_geometry {
+    unsigned sets, ways, block;
+} rvt_cache_geometry;
+
 typedef struct rvt_machine_config {
     unsigned nharts;            /* spike -p; default 1 */
     rvt_mem_region ram[8];      /* spike -m; default: the reference flow's layout */
@@ -54,7 +61,15 @@ typedef struct rvt_machine_config {
      * the start of RAM, where the boot ROM jumps; the program is its payload. */
     const void *firmware;
     size_t firmware_size;
+    /* Caches that count accesses and misses (docs/pmu.md): the instruction
+     * and data caches of every hart (shared, as spike's) and a second level
+     * behind both. The counts are the cache events of the performance
+     * counters; none of this changes what the program computes. */
+    rvt_cache_geometry icache, dcache, l2;
 } rvt_machine_config;
+
+/* Parses spike's S:W:B; RVT_E_ARG with a message for anything else. */
+RVT_API int rvt_parse_cache_geometry(const char *spec, rvt_cache_geometry *g, rvt_diag *diag);
 
 /* Control Transfer Records (Smctr/Ssctr): which version of the extension's
  * CSRs the harts have (docs/ctr.md lists the differences). */
@@ -220,6 +235,23 @@ enum {
     RVT_PMU_RAW_INTERRUPTS = 0x8000008,     /* interrupts taken */
 };
 
+/* The SBI PMU's hardware cache events (type 1) are mhpmevent selectors as
+ * their event_idx is: 0x10000 | cache << 3 | op << 1 | result. Offered when
+ * the machine has that cache. */
+enum rvt_pmu_cache_id { RVT_PMU_CACHE_L1D = 0, RVT_PMU_CACHE_L1I = 1, RVT_PMU_CACHE_LL = 2 };
+enum rvt_pmu_cache_op { RVT_PMU_CACHE_READ = 0, RVT_PMU_CACHE_WRITE = 1 };
+enum rvt_pmu_cache_result { RVT_PMU_CACHE_ACCESS = 0, RVT_PMU_CACHE_MISS = 1 };
+#define RVT_PMU_CACHE_EVENT(cache, op, result) (0x10000u | (unsigned)(cache) << 3 | (unsigned)(op) << 1 | (unsigned)(result))
+
+/* What a cache counted, in spike's terms (its cache simulator's report). */
+typedef struct rvt_cache_stats {
+    uint64_t read_accesses, write_accesses, read_misses, write_misses;
+    uint64_t bytes_read, bytes_written, writebacks;
+} rvt_cache_stats;
+/* The counts of cache `cache` (enum rvt_pmu_cache_id) so far; false when the
+ * machine has no such cache. */
+RVT_API bool rvt_machine_cache_stats(const rvt_machine *m, unsigned cache, rvt_cache_stats *out);
+
 /* Counter `counter` of a hart (0 mcycle, 2 minstret, 3..31 mhpmcounterN)
  * and, in *event, the event its mhpmevent selects (0: none). With `at_exit`
  * the value when the program stored its exit code to tohost (the current
@@ -228,9 +260,13 @@ RVT_API uint64_t rvt_machine_hpm_counter(rvt_machine *m, unsigned hart, unsigned
 /* Programs mhpmcounter`counter` (3..31) to count `code` from 0, as M-mode
  * software would; RVT_E_UNSUPP for an event the model does not count. */
 RVT_API int rvt_machine_hpm_program(rvt_machine *m, unsigned hart, unsigned counter, uint64_t code, rvt_diag *diag);
-/* perf's spelling of an event (cycles, instructions, branches, ref-cycles)
- * or this model's name for a raw one (cond-branches, taken-branches, jumps,
- * loads, stores, amos, exceptions, interrupts); NULL when there is none. */
+/* perf's spelling of an event (cycles, instructions, branches, ref-cycles,
+ * and the cache events L1-dcache-loads, L1-dcache-load-misses,
+ * L1-dcache-stores, L1-dcache-store-misses, L1-icache-loads,
+ * L1-icache-load-misses, LLC-loads, LLC-load-misses, LLC-stores,
+ * LLC-store-misses) or this model's name for a raw one (cond-branches,
+ * taken-branches, jumps, loads, stores, amos, exceptions, interrupts);
+ * NULL when there is none. */
 RVT_API const char *rvt_pmu_event_name(uint64_t code);
 RVT_API bool rvt_pmu_event_code(const char *name, uint64_t *code);
 

@@ -201,6 +201,8 @@ static bool load(hart *h, uint64_t va, void *out, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->m->caches)
+        cache_data(h, pa, len, false);
     if (h->htlb_loads)
         host_tlb_fill(h, ACC_LOAD, va, pa);
     if (h->m->observer) {
@@ -241,6 +243,8 @@ static bool store(hart *h, uint64_t va, const void *in, unsigned len) {
         h->exc_tval = va;
         return false;
     }
+    if (h->m->caches)
+        cache_data(h, pa, len, true);
     if (h->htlb_stores)
         host_tlb_fill(h, ACC_STORE, va, pa);
     if (h->m->observer) {
@@ -539,6 +543,8 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             h->exc_tval = addr;
             return EXEC_TRAP;
         }
+        if (h->m->caches)
+            cache_data(h, pa, size, false);
         uint64_t a = d ? old : (uint64_t)(int64_t)(int32_t)old;
         uint64_t b = d ? h->x[in->rs2] : (uint64_t)(int64_t)(int32_t)h->x[in->rs2];
         uint64_t r;
@@ -558,6 +564,8 @@ static int exec_amo(hart *h, const rvt_insn *in) {
             h->exc_tval = addr;
             return EXEC_TRAP;
         }
+        if (h->m->caches)
+            cache_data(h, pa, size, true);
         if (h->m->observer) {
             uint64_t mask = d ? ~0ull : 0xffffffffull;
             rvt_mem_access acc = {.vaddr = addr, .paddr = pa, .data = old & mask, .stored = r & mask,
@@ -1163,13 +1171,14 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
          * the whole way; else loads and stores take the host TLB, stores
          * only while no other hart holds a reservation that one of them
          * would have to break. */
-        host_tlb_allow(h, !h->trig_armed, !h->trig_armed && !others_reserved(h));
+        bool direct = !h->trig_armed && !m->caches; /* the cache model sees every access */
+        host_tlb_allow(h, direct, direct && !others_reserved(h));
         /* Observed instructions are observed inside the run, so that a
          * run goes on past one, while nothing that follows an instruction in
          * this loop (overflow checks, triggers firing after it) could change
          * what its observation must show; else one at a time. */
         h->observe_in_loop = m->observer && !h->trig_armed && !h->hpm_counting;
-        uint64_t limit = h->trig_armed || (m->observer && !h->observe_in_loop) ? 1 : n;
+        uint64_t limit = h->trig_armed || m->caches || (m->observer && !h->observe_in_loop) ? 1 : n;
         if (m->max_insns) {
             uint64_t used = m->instret_total + m->traps;
             if (used >= m->max_insns) {
@@ -1189,6 +1198,11 @@ void hart_step_from(hart *h, uint64_t n, bool sample_first) {
         bool blocks = m->port.sink && m->merge_blocks && !m->observer;
         bool emit = m->port.sink || m->observer;
         bool count = h->hpm_counting;
+        /* With caches, one instruction a run: its fetch is an access before
+         * its loads and stores (one at a time, more than one cache event an
+         * instruction cannot pass an overflow unseen) */
+        if (m->caches)
+            cache_fetch(h);
         uint64_t pc_before = h->pc;
         unsigned priv_before = h->priv;
         static int (*const run[2][3][2])(hart *, uint64_t, uint64_t *) = {

@@ -58,7 +58,10 @@ enum access { ACC_FETCH, ACC_LOAD, ACC_STORE };
 #define PMU_COUNTERS 29 /* mhpmcounter3..31 */
 enum pmu_event {
     PMU_EV_NONE, PMU_EV_INSTRUCTIONS, PMU_EV_TRANSFERS, PMU_EV_BRANCHES, PMU_EV_TAKEN, PMU_EV_JUMPS,
-    PMU_EV_LOADS, PMU_EV_STORES, PMU_EV_AMOS, PMU_EV_EXCEPTIONS, PMU_EV_INTERRUPTS, PMU_EV_COUNT
+    PMU_EV_LOADS, PMU_EV_STORES, PMU_EV_AMOS, PMU_EV_EXCEPTIONS, PMU_EV_INTERRUPTS,
+    /* cache events (cache.c): PMU_EV_CACHE + cache * 4 + op * 2 + result,
+     * as the SBI numbers cache, op (read, write) and result (access, miss) */
+    PMU_EV_CACHE, PMU_EV_COUNT = PMU_EV_CACHE + 12
 };
 
 #define RVT_TRIGGERS 4 /* spike's default trigger count */
@@ -517,6 +520,10 @@ typedef struct hart_machine {
 
     trace_port port; /* where the harts' records go (trace_port.c) */
 
+    /* The cache model (cache.c); NULL without caches, and then nothing
+     * looks at it per instruction or access. */
+    struct cache_model *caches;
+
     /* Decoded code (mem.c): every page allocated (a list through
      * code_page.next), and code blocks (exec.c). */
     struct code_page *code_pages;
@@ -664,7 +671,7 @@ static inline void pmu_count(hart *h, const rvt_insn *in, uint64_t pc, unsigned 
 
 /* Performance counters (pmu.c); counter index i is mhpmcounter(i + 3).
  * `half`: 0 the whole value, 1 the low 32 bits, 2 the high ones (RV32). */
-unsigned pmu_event_of(uint64_t code);
+unsigned pmu_event_of(const struct hart *h, uint64_t code);
 uint64_t pmu_counter(const hart *h, unsigned i);
 void pmu_write_counter(hart *h, unsigned i, uint64_t val, int half);
 void pmu_write_event(hart *h, unsigned i, uint64_t val, int half);
@@ -739,6 +746,14 @@ static inline mem_region *bus_region(hart_machine *m, uint64_t pa, unsigned len)
 static inline mem_region *bus_region_of_host(hart_machine *m, const uint8_t *host, uint64_t *off) {
     return m->bus.region_of_host(m->bus.ctx, host, off);
 }
+/* The cache model (cache.c), while m->caches: a fetch of the instruction at
+ * the pc, a load or store at physical address pa. */
+int cache_model_new(hart_machine *m, const rvt_machine_config *cfg, rvt_diag *diag);
+void cache_model_free(hart_machine *m);
+bool cache_has(const hart_machine *m, unsigned cache);
+void cache_fetch(struct hart *h);
+void cache_data(struct hart *h, uint64_t pa, unsigned len, bool store);
+bool cache_stats(const hart_machine *m, unsigned cache, rvt_cache_stats *out);
 bool bus_load(hart_machine *m, uint64_t pa, void *out, unsigned len);
 bool bus_store(hart_machine *m, hart *h, uint64_t pa, const void *in, unsigned len);
 /* The decoded instruction at `pa` (decoded now if it was not), or NULL

@@ -31,6 +31,10 @@ void rvt_machine_config_default(rvt_machine_config *cfg) {
 
 bool rvt_machine_exited(const rvt_machine *m) { return m->exit_seen; }
 
+bool rvt_machine_cache_stats(const rvt_machine *m, unsigned cache, rvt_cache_stats *out) {
+    return m && out && cache_stats(&m->core, cache, out);
+}
+
 void rvt_machine_set_max_insns(rvt_machine *m, uint64_t max_insns) {
     m->core.max_insns = max_insns;
     if (m->core.stop && m->core.stop_reason == RVT_STOP_MAX_INSNS)
@@ -324,6 +328,8 @@ int rvt_machine_new(rvt_machine **out, const rvt_machine_config *cfg, rvt_image 
     if (port_init(&core->port, &owner) != RVT_OK || !m->harts || hart_machine_init(core) != RVT_OK)
         goto fail;
     core->port.img = img;
+    if ((rc = cache_model_new(core, cfg, diag)) != RVT_OK)
+        goto fail;
     for (unsigned i = 0; i < cfg->nram; i++) {
         mem_region *r = &m->regions[m->nregions++];
         r->base = cfg->ram[i].base;
@@ -418,6 +424,7 @@ void rvt_machine_free(rvt_machine *m) {
         free(m->regions[i].icache);
     }
     hart_machine_free(&m->core); /* (the decoded pages) */
+    cache_model_free(&m->core);
     free(m->obs);
     sbi_free(m);
     for (unsigned i = 0; i < m->ndevices; i++)

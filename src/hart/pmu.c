@@ -40,6 +40,21 @@ static const struct {
     {RVT_PMU_RAW_AMOS, PMU_EV_AMOS, "amos"},
     {RVT_PMU_RAW_EXCEPTIONS, PMU_EV_EXCEPTIONS, "exceptions"},
     {RVT_PMU_RAW_INTERRUPTS, PMU_EV_INTERRUPTS, "interrupts"},
+    /* the SBI's cache events (type 1) by their event_idx, where the machine has the cache */
+#define CACHE_EVENT(cache, op, result, name)                                                                       \
+    {RVT_PMU_CACHE_EVENT(RVT_PMU_CACHE_##cache, RVT_PMU_CACHE_##op, RVT_PMU_CACHE_##result),                        \
+     PMU_EV_CACHE + RVT_PMU_CACHE_##cache * 4 + RVT_PMU_CACHE_##op * 2 + RVT_PMU_CACHE_##result, name}
+    CACHE_EVENT(L1D, READ, ACCESS, "L1-dcache-loads"),
+    CACHE_EVENT(L1D, READ, MISS, "L1-dcache-load-misses"),
+    CACHE_EVENT(L1D, WRITE, ACCESS, "L1-dcache-stores"),
+    CACHE_EVENT(L1D, WRITE, MISS, "L1-dcache-store-misses"),
+    CACHE_EVENT(L1I, READ, ACCESS, "L1-icache-loads"),
+    CACHE_EVENT(L1I, READ, MISS, "L1-icache-load-misses"),
+    CACHE_EVENT(LL, READ, ACCESS, "LLC-loads"),
+    CACHE_EVENT(LL, READ, MISS, "LLC-load-misses"),
+    CACHE_EVENT(LL, WRITE, ACCESS, "LLC-stores"),
+    CACHE_EVENT(LL, WRITE, MISS, "LLC-store-misses"),
+#undef CACHE_EVENT
 };
 
 const char *rvt_pmu_event_name(uint64_t code) {
@@ -74,10 +89,15 @@ const uint8_t pmu_op_event[RVT_OP_COUNT] = {
     [RVT_OP_AMOMAX_D] = PMU_EV_AMOS, [RVT_OP_AMOMINU_D] = PMU_EV_AMOS, [RVT_OP_AMOMAXU_D] = PMU_EV_AMOS,
 };
 
-unsigned pmu_event_of(uint64_t code) {
+/* A cache event only where the machine has that cache. */
+unsigned pmu_event_of(const hart *h, uint64_t code) {
     for (size_t i = 0; i < sizeof event_codes / sizeof event_codes[0]; i++)
-        if (event_codes[i].code == code)
-            return event_codes[i].event;
+        if (event_codes[i].code == code) {
+            unsigned ev = event_codes[i].event;
+            if (ev >= PMU_EV_CACHE && !cache_has(h->m, (ev - PMU_EV_CACHE) / 4))
+                return PMU_EV_NONE;
+            return ev;
+        }
     return PMU_EV_NONE;
 }
 
@@ -143,10 +163,10 @@ void pmu_write_event(hart *h, unsigned i, uint64_t val, int half) {
     else if (half == 2)
         val = (e & 0xffffffffull) | (val << 32);
     uint64_t code = val & HPM_EVENT_MASK;
-    if (pmu_event_of(code) == PMU_EV_NONE)
+    if (pmu_event_of(h, code) == PMU_EV_NONE)
         code = 0; /* WARL: an event the model cannot count selects none */
     h->hpm_event[i] = code | (val & (HPM_OF | HPM_MINH | HPM_SINH | HPM_UINH));
-    h->hpm_ev[i] = (uint8_t)pmu_event_of(code);
+    h->hpm_ev[i] = (uint8_t)pmu_event_of(h, code);
     rebase(h, i, cur);
     refresh(h);
 }
@@ -211,7 +231,7 @@ bool pmu_check_overflow(hart *h) {
 
 void pmu_reset(hart *h) {
     memset(h->hpm_event, 0, sizeof h->hpm_event);
-    memset(h->hpm_ev, pmu_event_of(0), sizeof h->hpm_ev);
+    memset(h->hpm_ev, pmu_event_of(h, 0), sizeof h->hpm_ev);
     memset(h->hpm_base, 0, sizeof h->hpm_base);
     memset(h->hpm_snap, 0, sizeof h->hpm_snap);
     memset(h->ev, 0, sizeof h->ev);
@@ -258,7 +278,10 @@ uint64_t pmu_read(const hart *h, unsigned counter, uint64_t *event, bool at_exit
 int pmu_program(hart *h, unsigned counter, uint64_t code, rvt_diag *diag) {
     if (!h || counter < 3 || counter > 31)
         return rvt_diag_set(diag, RVT_E_ARG, "no mhpmcounter%u", counter);
-    if (pmu_event_of(code) == PMU_EV_NONE)
+    if (pmu_event_of(h, code) == PMU_EV_NONE && rvt_pmu_event_name(code))
+        return rvt_diag_set(diag, RVT_E_UNSUPP, "event %s counts a cache the machine does not have (--ic, --dc, --l2)",
+                            rvt_pmu_event_name(code));
+    if (pmu_event_of(h, code) == PMU_EV_NONE)
         return rvt_diag_set(diag, RVT_E_UNSUPP, "event %#llx is not one the model counts", (unsigned long long)code);
     pmu_write_event(h, counter - 3, code, 0);
     pmu_write_counter(h, counter - 3, 0, 0);

@@ -229,7 +229,7 @@ static bool counter_set(uint64_t base, uint64_t mask, unsigned xlen, uint64_t *s
 
 /* The mhpmevent value for a hardware event, or 0 when the model cannot
  * count it; *invalid for encodings the chapter rules out. */
-static uint64_t hw_event_code(unsigned type, unsigned code, uint64_t data, bool *invalid) {
+static uint64_t hw_event_code(const hart *h, unsigned type, unsigned code, uint64_t data, bool *invalid) {
     *invalid = false;
     switch (type) {
     case 0:
@@ -237,18 +237,20 @@ static uint64_t hw_event_code(unsigned type, unsigned code, uint64_t data, bool 
             *invalid = true;
             return 0;
         }
-        return pmu_event_of(code) != PMU_EV_NONE ? code : 0;
-    case 1: /* no caches, TLBs or predictor */
-        if (data != 0)
+        return pmu_event_of(h, code) != PMU_EV_NONE ? code : 0;
+    case 1: /* the caches the machine has, by their event_idx (no TLBs or predictor) */
+        if (data != 0) {
             *invalid = true;
-        return 0;
+            return 0;
+        }
+        return pmu_event_of(h, 0x10000u | code) != PMU_EV_NONE ? 0x10000u | code : 0;
     case 2: case 3: {
         if (code != 0) {
             *invalid = true;
             return 0;
         }
         uint64_t raw = data & (type == 2 ? (1ull << 48) - 1 : (1ull << 56) - 1);
-        return pmu_event_of(raw) != PMU_EV_NONE ? raw : 0;
+        return pmu_event_of(h, raw) != PMU_EV_NONE ? raw : 0;
     }
     default:
         return 0;
@@ -265,7 +267,7 @@ static int64_t fw_event_check(unsigned code, uint64_t data) {
     return SBI_SUCCESS;
 }
 
-static int64_t event_validity(unsigned long event_idx, uint64_t data, uint64_t *hw_code) {
+static int64_t event_validity(const hart *h, unsigned long event_idx, uint64_t data, uint64_t *hw_code) {
     unsigned type = (unsigned)(event_idx >> 16) & 0xf, code = (unsigned)event_idx & 0xffff;
     if (event_idx >> 20)
         return SBI_ERR_INVALID_PARAM;
@@ -274,7 +276,7 @@ static int64_t event_validity(unsigned long event_idx, uint64_t data, uint64_t *
     if (type > 3)
         return SBI_ERR_INVALID_PARAM;
     bool invalid;
-    *hw_code = hw_event_code(type, code, data, &invalid);
+    *hw_code = hw_event_code(h, type, code, data, &invalid);
     if (invalid)
         return SBI_ERR_INVALID_PARAM;
     return *hw_code ? SBI_SUCCESS : SBI_ERR_NOT_SUPPORTED;
@@ -370,7 +372,7 @@ static struct sbiret pmu_config_matching(hart *h, struct sbi_hart *s) {
     uint64_t data = arg64(h, 14), set, hw_code = 0;
     if ((flags >> 8) || !counter_set(base, mask, h->xlen, &set))
         return ret(SBI_ERR_INVALID_PARAM, 0);
-    int64_t valid = event_validity(event_idx, data, &hw_code);
+    int64_t valid = event_validity(h, event_idx, data, &hw_code);
     if (valid != SBI_SUCCESS)
         return ret(valid, 0);
     bool fw = (event_idx >> 16) == 15;
@@ -549,7 +551,7 @@ static struct sbiret pmu_event_get_info(hart *h) {
         unsigned type = word0 >> 16;
         if (type != 2 && type != 3 && type != 15)
             data = 0; /* event_data means something for raw and firmware events only */
-        uint32_t word1 = event_validity(word0, data, &hw_code) == SBI_SUCCESS;
+        uint32_t word1 = event_validity(h, word0, data, &hw_code) == SBI_SUCCESS;
         phys_store(machine_of(h), h, pa + 16 * i + 4, &word1, 4);
     }
     return ret(SBI_SUCCESS, 0);

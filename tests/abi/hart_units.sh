@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cat >"$tmp/table" <<'EOF'
 unit trace-port: trace_port.h trace_port.c
-unit core: hart_internal.h ctr_internal.h run_loop.h exec.c csr.c fp.c mmu.c mem.c pmp.c trigger.c ctr.c pmu.c
+unit core: hart_internal.h ctr_internal.h run_loop.h exec.c csr.c fp.c mmu.c mem.c pmp.c trigger.c ctr.c pmu.c cache.c
 unit platform: machine.h device.h machine.c machine_api.c observe.c htif.c sbi.c board.c clint.c plic.c uart.c finisher.c
 core may use trace-port
 platform may use core

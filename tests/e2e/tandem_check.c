@@ -5,8 +5,11 @@
  *     (an independent implementation agreeing state by state);
  *  3. fault injection: traces mutated at random groups (register, CSR, pc,
  *     memory data, a data address or store data, privilege, a dropped,
- *     duplicated or swapped group, a cut stream); the verifier must name
- *     the injected group every time.
+ *     duplicated or swapped group, a cut stream) and made invalid (a second,
+ *     different value for one register, BS-037; an increment-pc whose
+ *     instruction record is gone, BS-042; an instruction in a state
+ *     initialisation group, BS-043); the verifier must name the injected
+ *     group every time, and refuse the invalid ones for the rule they break.
  * Usage: tandem_check SHARED_DIR [--inject N] [--seed S] PROGRAM.riscv...
  * RVT_TEST_MAX_INSNS caps each run (the sanitizer build). */
 #include <inttypes.h>
@@ -212,6 +215,7 @@ typedef struct group {
     size_t first, last; /* record indexes: begin .. end */
     size_t start, stop; /* byte range */
     bool step;          /* an instruction or trap (not reset or initialisation) */
+    bool init;          /* a state initialisation group */
     uint8_t priv;       /* the privilege after the group */
 } group;
 
@@ -248,13 +252,15 @@ static int parse_trace(const rvt_membuf *t, unsigned xlen, parsed *out) {
             if (out->ngroups == gcap)
                 out->groups = realloc(out->groups, (gcap *= 2) * sizeof *out->groups);
             open = &out->groups[out->ngroups++];
-            *open = (group){out->nrecs, out->nrecs, rec.offset, rec.offset + 1, false, priv};
+            *open = (group){out->nrecs, out->nrecs, rec.offset, rec.offset + 1, false, false, priv};
         } else if (open) {
             open->last = out->nrecs;
             open->priv = priv;
             if (rec.opcode == RVT_TV_INSN16 || rec.opcode == RVT_TV_INSN32 ||
                 (rec.opcode == RVT_TV_STATE && rec.id == RVT_TV_PC))
                 open->step = true;
+            if (rec.opcode == RVT_TV_INIT)
+                open->init = true;
             if (rec.opcode == RVT_TV_END)
                 open = NULL;
         }
@@ -277,10 +283,17 @@ static uint64_t rnd(void) { /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-enum fault { F_GPR, F_CSR, F_PC, F_MEM, F_ADDR, F_PRIV, F_DROP, F_DUP, F_SWAP, F_TRUNC, F_COUNT };
-static const char *const fault_names[F_COUNT] = {"register value", "CSR value", "pc", "memory data", "data address", "privilege",
-                                                 "dropped group",  "duplicated group", "swapped groups",
-                                                 "truncated stream"};
+enum fault {
+    F_GPR, F_CSR, F_PC, F_MEM, F_ADDR, F_PRIV, F_DROP, F_DUP, F_SWAP, F_TRUNC,
+    F_CONFLICT, F_LONE_INCR, F_INIT_INSN, F_COUNT
+};
+static const char *const fault_names[F_COUNT] = {
+    "register value", "CSR value", "pc", "memory data", "data address", "privilege", "dropped group",
+    "duplicated group", "swapped groups", "truncated stream", "conflicting value", "lone increment-pc",
+    "insn in init group"};
+/* The rule an invalid group breaks, as the verifier's refusal names it. */
+static const char *const fault_rule[F_COUNT] = {[F_CONFLICT] = "(BS-037)", [F_LONE_INCR] = "(BS-042)",
+                                                [F_INIT_INSN] = "(BS-043)"};
 
 static bool same_bytes(const rvt_membuf *t, const group *a, const group *b) {
     return a->stop - a->start == b->stop - b->start && !memcmp(t->data + a->start, t->data + b->start, a->stop - a->start);
@@ -313,9 +326,9 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
     rvt_tv_params tp;
     rvt_tv_params_default(&tp, xlen);
     for (int attempt = 0; attempt < 200; attempt++) {
-        size_t k = 1 + rnd() % (window - 3);
+        size_t k = kind == F_INIT_INSN ? rnd() % window : 1 + rnd() % (window - 3);
         const group *g = &p->groups[k], *next = &p->groups[k + 1];
-        if (!g->step || !next->step || same_bytes(t, g, next))
+        if (kind == F_INIT_INSN ? !g->init : !g->step || !next->step || same_bytes(t, g, next))
             continue;
         static uint8_t middle[1 << 16];
         size_t mlen = 0, expect = k;
@@ -397,6 +410,42 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
             pieces[np++] = (piece){t->data + g->start, g->stop - g->start};
             pieces[np++] = (piece){t->data + next->stop, t->len - next->stop};
             break;
+        case F_CONFLICT: case F_LONE_INCR: case F_INIT_INSN: {
+            /* BS-037: a register record again with another value; BS-042:
+             * the instruction record dropped from a group that increments
+             * the pc; BS-043: an instruction in an initialisation group. */
+            bool has_incr = false;
+            for (size_t i = g->first; i <= g->last; i++)
+                has_incr |= p->recs[i].opcode == RVT_TV_INCR_PC;
+            for (size_t i = g->first; i <= g->last && change == SIZE_MAX; i++) {
+                const rvt_tv_record *r = &p->recs[i];
+                if (kind == F_CONFLICT && r->opcode == RVT_TV_REG) {
+                    change = i + 1;
+                    with = *r;
+                    with.value ^= 1ull << (rnd() % (r->reg < 0x1000 ? xlen : 32));
+                    insert = true;
+                } else if (kind == F_LONE_INCR && (r->opcode == RVT_TV_INSN16 || r->opcode == RVT_TV_INSN32)) {
+                    change = i;
+                }
+            }
+            if (kind == F_INIT_INSN) {
+                change = g->last;
+                insert = true;
+                with = (rvt_tv_record){.opcode = RVT_TV_INSN32, .insn = 0x00000013}; /* nop */
+            }
+            if (change == SIZE_MAX || (kind == F_LONE_INCR && !has_incr))
+                continue;
+            for (size_t i = g->first; i <= g->last; i++) {
+                if (i == change && insert)
+                    mlen += rvt_tv_encode(&tp, &with, middle + mlen, NULL);
+                if (i != change || insert)
+                    mlen += rvt_tv_encode(&tp, &p->recs[i], middle + mlen, NULL);
+            }
+            pieces[np++] = (piece){t->data, g->start};
+            pieces[np++] = (piece){middle, mlen};
+            pieces[np++] = (piece){t->data + g->stop, t->len - g->stop};
+            break;
+        }
         case F_TRUNC: {
             size_t cut = g->start + 1 + rnd() % (g->stop - g->start - 1);
             pieces[np++] = (piece){t->data, cut};
@@ -415,7 +464,8 @@ static bool inject(const subject *s, const rvt_membuf *t, const parsed *p, unsig
             /* Unusable input: the error must name a byte of the injected group. */
             const char *b = strstr(d.msg, "byte ");
             at = b ? strtoull(b + 5, NULL, 10) : UINT64_MAX;
-            caught = kind == F_TRUNC && at >= g->start && at < g->stop;
+            caught = (kind == F_TRUNC && at >= g->start && at < g->stop) ||
+                     (fault_rule[kind] && at == g->start && strstr(d.msg, fault_rule[kind]));
         } else {
             caught = res.divergences > 0 && res.first_group == expect;
             at = res.divergences ? res.first_group : UINT64_MAX;

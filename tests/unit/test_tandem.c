@@ -167,6 +167,14 @@ static void memory_records(void **state) {
     assert_int_equal(b[2], 0x7f);
 }
 
+/* BS-019: hart reset is opcode 10 with no payload, here in a group of its
+ * own. */
+static void reset_record(void **state) {
+    (void)state;
+    static const rvt_tv_record recs[] = {BEGIN, REC(.opcode = RVT_TV_RESET), END};
+    CHECK(recs, 0x01, 0x0a, 0x02);
+}
+
 /* BS-006: MLEN 34 takes 5 bytes; RV32 registers 4. */
 static void rv32_widths(void **state) {
     (void)state;
@@ -318,7 +326,7 @@ int main(void) {
         cmocka_unit_test(c4_c_sub),        cmocka_unit_test(c5_lw),           cmocka_unit_test(c6_csrrc),
         cmocka_unit_test(c7_illegal),      cmocka_unit_test(c8_interrupt),    cmocka_unit_test(memory_records),
         cmocka_unit_test(rv32_widths),     cmocka_unit_test(incremental_decode), cmocka_unit_test(reader_errors),
-        cmocka_unit_test(group_reads),
+        cmocka_unit_test(group_reads),     cmocka_unit_test(reset_record),
         cmocka_unit_test(register_names),  cmocka_unit_test(omitted_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,7 +86,12 @@ static void run_usage(FILE *out) {
             "  --pmu-events LIST  program mhpmcounter3.. at reset to count these events\n"
             "                     (cycles, instructions, branches, ref-cycles,\n"
             "                     cond-branches, taken-branches, jumps, loads, stores,\n"
-            "                     amos, exceptions, interrupts; docs/pmu.md), as perf stat\n"
+            "                     amos, exceptions, interrupts; with --dc, --ic, --l2 the\n"
+            "                     cache events L1-dcache-loads, L1-dcache-load-misses,\n"
+            "                     L1-dcache-stores, L1-dcache-store-misses,\n"
+            "                     L1-icache-loads, L1-icache-load-misses, LLC-loads,\n"
+            "                     LLC-load-misses, LLC-stores, LLC-store-misses;\n"
+            "                     docs/pmu.md), as perf stat\n"
             "  --pmu-report FILE  the counters when the program stored its exit code, as\n"
             "                     CSV counter,event,value (mcycle, minstret and every\n"
             "                     programmed mhpmcounter); '-': a perf stat summary on\n"
@@ -247,6 +252,29 @@ static int write_ctr_dump(const char *path, rvt_machine *m) {
         fputc('\n', f);
     }
     return output_close("rvtrace run", f, true);
+}
+
+/* The caches' counts at the end of the run, as spike's cache simulator
+ * reports them when spike ends (second level first, then data, then
+ * instruction; the miss rate as spike computes it, in single precision).
+ * The instruction cache's bytes read are the fetched instructions' bytes. */
+static void print_cache_report(rvt_machine *m) {
+    static const struct { unsigned id; const char *name; } order[] = {
+        {RVT_PMU_CACHE_LL, "L2$"}, {RVT_PMU_CACHE_L1D, "D$"}, {RVT_PMU_CACHE_L1I, "I$"}};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        rvt_cache_stats s;
+        if (!rvt_machine_cache_stats(m, order[i].id, &s))
+            continue;
+        const char *n = order[i].name;
+        float rate = 100.0f * (float)(s.read_misses + s.write_misses) / (float)(s.read_accesses + s.write_accesses);
+        fprintf(stderr,
+                "%s Bytes Read:            %" PRIu64 "\n%s Bytes Written:         %" PRIu64
+                "\n%s Read Accesses:         %" PRIu64 "\n%s Write Accesses:        %" PRIu64
+                "\n%s Read Misses:           %" PRIu64 "\n%s Write Misses:          %" PRIu64
+                "\n%s Writebacks:            %" PRIu64 "\n%s Miss Rate:             %.3f%%\n",
+                n, s.bytes_read, n, s.bytes_written, n, s.read_accesses, n, s.write_accesses, n, s.read_misses, n,
+                s.write_misses, n, s.writebacks, n, (double)rate);
+    }
 }
 
 /* --pmu-report: the counters of hart 0 at the exit store. */
@@ -628,6 +656,7 @@ int cmd_run(int argc, char **argv) {
             uint64_t code;
             if (!rvt_pmu_event_code(name, &code) || rvt_machine_hpm_program(m, 0, counter, code, &diag)) {
                 fprintf(stderr, "rvtrace run: --pmu-events: %s\n", diag.msg);
+                status = 2; /* the options ask for what the machine they give cannot count */
                 goto out;
             }
         }
@@ -757,6 +786,7 @@ int cmd_run(int argc, char **argv) {
     }
     if ((ctr_dump && write_ctr_dump(ctr_dump, m)) || (pmu_report && write_pmu_report(pmu_report, m, program)))
         goto out;
+    print_cache_report(m);
     complete = true; /* (whatever the program's fate: what it did is all written) */
     switch (res.reason) {
     case RVT_STOP_EXIT:

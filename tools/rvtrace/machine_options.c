@@ -28,7 +28,12 @@ const char *const machine_option_help =
     "  -p N               number of harts (default 1)\n"
     "  --pmpregions N     PMP entries (default 16; 0 makes the PMP CSRs illegal)\n"
     "  --ctr VERSION      control transfer records: 0.1.4 (default), 1.0 or none\n"
-    "  --ctr-depths MIN..MAX  the CTR depths the harts support (default 16..256)\n";
+    "  --ctr-depths MIN..MAX  the CTR depths the harts support (default 16..256)\n"
+    "  --ic S:W:B, --dc S:W:B, --l2 S:W:B  instruction, data and second-level\n"
+    "                     caches of S sets, W ways and B-byte blocks, as spike's\n"
+    "                     (also --ic=S:W:B): their accesses and misses are the\n"
+    "                     cache events of the counters (docs/pmu.md); `run` prints\n"
+    "                     spike's report of them on standard error at the end\n";
 
 void machine_options_init(machine_options *mo) {
     memset(mo, 0, sizeof *mo);
@@ -37,6 +42,26 @@ void machine_options_init(machine_options *mo) {
 }
 
 static bool ctr_depth_ok(unsigned d) { return d >= 16 && d <= 256 && !(d & (d - 1)); }
+
+/* --ic, --dc, --l2: the geometry it sets, NULL for another option. */
+static rvt_cache_geometry *cache_option(rvt_machine_config *cfg, const char *a, size_t len) {
+    if (!strncmp(a, "--ic", len) && len == 4)
+        return &cfg->icache;
+    if (!strncmp(a, "--dc", len) && len == 4)
+        return &cfg->dcache;
+    if (!strncmp(a, "--l2", len) && len == 4)
+        return &cfg->l2;
+    return NULL;
+}
+
+static int cache_geometry_option(const char *tool, const char *option, const char *spec, rvt_cache_geometry *g) {
+    rvt_diag diag = {{0}};
+    if (rvt_parse_cache_geometry(spec, g, &diag)) {
+        fprintf(stderr, "%s: %.4s: %s\n", tool, option, diag.msg);
+        return -1;
+    }
+    return 1;
+}
 
 static int memory_option(const char *tool, const char *spec, machine_options *mo) {
     rvt_diag diag = {{0}};
@@ -58,6 +83,9 @@ int parse_machine_option(const char *tool, int argc, char **argv, int *i, machin
     }
     if (!strncmp(a, "-m", 2) && a[2]) /* -m512, as spike takes it */
         return memory_option(tool, a + 2, mo);
+    rvt_cache_geometry *geometry = cache_option(cfg, a, 4);
+    if (geometry && a[4] == '=') /* --ic=S:W:B, as spike takes it */
+        return cache_geometry_option(tool, a, a + 5, geometry);
     if (!val)
         return 0; /* (the options below take a value: the caller says it is missing) */
     if (!strcmp(a, "--firmware")) {
@@ -83,6 +111,9 @@ int parse_machine_option(const char *tool, int argc, char **argv, int *i, machin
             return -1;
         }
         cfg->nharts = (unsigned)n;
+    } else if (geometry && !a[4]) {
+        if (cache_geometry_option(tool, a, val, geometry) < 0)
+            return -1;
     } else if (!strcmp(a, "--pmpregions")) {
         cfg->pmp_regions = (unsigned)option_number(a, val, 64);
     } else if (!strcmp(a, "--ctr")) {

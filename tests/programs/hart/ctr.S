@@ -461,6 +461,37 @@ wrap_first:
     CHECK_EQ(85, t2, 15)
 #endif
 
+    /* A return under RAS emulation adds the popped call's cycle count to
+     * the running count (CTR-084): the next call's CC is then the cycles
+     * since the call below it, as if the popped one had not happened. The
+     * link register is t0 (x5), so the macros stay out of the sequence. */
+    CTR_CLEAR
+    SETCTL(EN_M | RASEMU, 0)
+ras_cc_p0:
+    jal t0, 1f                  /* call P0: CCV 0 (first record) */
+1:  .rept 5
+    nop
+    .endr
+    jal t0, ras_cc_callee       /* call P1, popped again */
+    .rept 3
+    nop
+    .endr
+ras_cc_p2:
+    jal t0, 2f                  /* call P2: 5 + 1 + 7 + 1 + 3 + 1 = 18 cycles after P0 */
+2:  CTR_OFF
+    WRPTR(t2)
+    CHECK_EQ(86, t2, 2)
+    READ_ENTRY(0, t2, t3, t4)
+    la t5, ras_cc_p2
+    ori t5, t5, 1
+    CHECK_EQ_REG(87, t2, t5)
+    srli t4, t4, 15
+    CHECK_EQ(88, t4, (18 << 1) | 1)
+    READ_ENTRY(1, t2, t3, t4)
+    la t5, ras_cc_p0
+    ori t5, t5, 1
+    CHECK_EQ_REG(89, t2, t5)
+
     /* ---- 90-99: freeze */
     CTR_CLEAR
     SETCTL(EN_M | BPFRZ, 0)
@@ -487,6 +518,38 @@ wrap_first:
 14: CTR_OFF
     csrr t2, STATUS
     CHECK_EQ(93, t2, FROZEN)
+    /* c.ebreak and an Sdtrig execute breakpoint (cause 3 both) freeze as
+     * ebreak does (CTR-087) */
+    CTR_CLEAR
+    SETCTL(EN_M | BPFRZ, 0)
+    j 15f
+15: RESUME_AT(16f)
+    c.ebreak
+16: csrr t2, STATUS
+    CHECK_EQ(94, t2, FROZEN | 1)
+    LAST_CAUSE(t2)
+    CHECK_EQ(95, t2, 3)
+    CTR_CLEAR
+    SETCTL(EN_M | BPFRZ, 0)
+    la t1, 18f
+    csrw 0x7a0, zero            /* tselect 0: an mcontrol6 execute match on 18f */
+    li t0, 6 << (__riscv_xlen - 4)
+    csrw 0x7a1, t0
+    csrw 0x7a2, t1
+    li t0, (6 << (__riscv_xlen - 4)) | 64 | 4 /* M, execute */
+    csrw 0x7a1, t0
+    csrsi mstatus, 8            /* M-mode breakpoints need MIE (no interrupt is enabled in mie) */
+    j 17f
+17: RESUME_AT(19f)
+18: nop                         /* the breakpoint: not executed */
+19: csrci mstatus, 8
+    li t0, 6 << (__riscv_xlen - 4)
+    csrw 0x7a1, t0              /* disarmed */
+    csrr t2, STATUS
+    CHECK_EQ(96, t2, FROZEN | 1) /* the jump before it only */
+    LAST_CAUSE(t2)
+    CHECK_EQ(97, t2, 3)
+    CTR_CLEAR
 
     /* ---- 100-109: cycle counting */
     CTR_CLEAR
@@ -511,6 +574,46 @@ wrap_first:
     READ_ENTRY(0, t2, t3, t4)
     srli t4, t4, 15
     CHECK_EQ(102, t4, (0x2388 << 1) | 1)
+#ifdef CTR_SATURATION
+    /* CC saturates at CCE 15, CCM 0xfff (CTR-072): 135,000 rounds of 1,002
+     * instructions, past 2^27 cycles, where a 27-bit counter would wrap
+     * (the loop's branch must reach back: a longer body would make it a jump).
+     * That is 135 million instructions, so one build of this file does it
+     * (test ctr_saturation); the encoding is the same in all four. Taken
+     * branches are inhibited: the loop's branch is not recorded. */
+    CTR_CLEAR
+    SETCTL(EN_M, TKBRINH_HI)
+    j 20f                       /* CCV 0 */
+20: li t1, 135000
+21: .rept 1000
+    nop
+    .endr
+    addi t1, t1, -1
+    bnez t1, 21b
+    j 22f
+22: CTR_OFF
+    WRPTR(t2)
+    CHECK_EQ(103, t2, 2)
+    READ_ENTRY(0, t2, t3, t4)
+    srli t4, t4, 15
+    CHECK_EQ(104, t4, (0xffff << 1) | 1)
+#endif
+    /* The entries' undefined bits: ctrdata's bits 14:4 and 63:32 are WPRI,
+     * read-only 0 (CTR-032); MISP is read-only 0 without a predictor. */
+    CTR_CLEAR
+    li t0, 0x200
+    csrw ISEL, t0
+    li t1, -1
+    csrw IREG3, t1
+    csrr t2, IREG3
+    CHECK_EQ(105, t2, 0xffff800f)
+    csrw IREG2, t1
+    csrr t2, IREG2
+    CHECK_EQ(106, t2, -2)
+    csrw IREG, t1
+    csrr t2, IREG
+    CHECK_EQ(107, t2, -1)
+    CTR_CLEAR
 
     /* ---- 110-129: access control and illegal accesses */
     EXPECT_ILLEGAL_READ(110, VSCTRCTL)   /* no H extension */
@@ -565,6 +668,34 @@ wrap_first:
     LAST_CAUSE(t2)
     CHECK_EQ(122, t2, 9)        /* and fine in S */
 #endif
+
+    /* ---- 130-139: with mstateen0.CTR clear, transfers below M are still
+     * recorded: the entries and WRPTR move (CTR-043) */
+    STATEEN_CLEAR(STATEEN_CTR_HI)
+    CTR_CLEAR
+    SETCTL(EN_S, 0)
+    RUN_IN(1, u_branch_ecall)   /* in S: the branch; mret and the ecall are not recorded */
+    CTR_OFF
+    WRPTR(t2)
+    CHECK_EQ(130, t2, 1)
+    READ_ENTRY(0, t2, t3, t4)
+    la t5, u_branch
+    ori t5, t5, 1
+    CHECK_EQ_REG(131, t2, t5)
+    andi t4, t4, 15
+    CHECK_EQ(132, t4, 5)        /* taken branch */
+    RUN_IN(1, s_read_ctl)
+    LAST_CAUSE(t2)
+    CHECK_EQ(133, t2, 2)        /* while S still cannot reach the CSRs */
+    /* sctrstatus is S's read-write view of the status (CTR-022) */
+    STATEEN_SET(STATEEN_CTR_HI)
+    RUN_IN(1, s_status)         /* reads it, then writes WRPTR 5 */
+    LAST_CAUSE(t2)
+    CHECK_EQ(134, t2, 9)
+    CHECK_EQ(135, s4, 1)        /* as M read it above */
+    csrr t2, STATUS
+    CHECK_EQ(136, t2, 5)
+    STATEEN_CLEAR(STATEEN_CTR_HI)
 
     j pass
 
@@ -634,6 +765,7 @@ u_ecall:
     ecall
 u_branch_ecall:
     li t2, 1
+u_branch:
     bnez t2, 1f
 1:
 u_ecall_insn:
@@ -648,12 +780,24 @@ s_read_entry:
 u_read_ctl:
     csrr s4, SCTRSTATUS
     ecall
+s_status:
+    csrr s4, SCTRSTATUS
+    li t0, 5
+    csrw SCTRSTATUS, t0
+    ecall
 #ifdef CTR_V10
 u_sctrclr:
 s_sctrclr:
     .word 0x10400073
     ecall
 #endif
+
+    .align 2
+ras_cc_callee:                  /* seven instructions and the return */
+    .rept 7
+    nop
+    .endr
+    jr t0
 
     .align 2
 m_handler:
