@@ -1413,6 +1413,7 @@ int cmd_decode(int argc, char **argv) {
     bool strict = false, quiet = false, stats = false;
     unsigned threads = 1;
     decode_ctx c = {0};
+    rvt_image *rom_img = NULL; /* the boot ROM's machine's, when the image does not fit the default one */
     const char *settings_path = NULL, *sysroot = NULL, *raws[16];
     int nraw = 0;
     unsigned raw_xlen = 0;
@@ -1621,7 +1622,7 @@ int cmd_decode(int argc, char **argv) {
     rvt_disasm_init(&c.dis, c.xlen, 0);
     c.dis.print_addr = listing_address;
     c.dis.user = &c;
-    c.machine = sifive ? NULL : program_machine(c.img); /* spike's boot ROM: for traces made on the hart model */
+    c.machine = sifive ? NULL : program_machine_rom(c.img, &rom_img); /* spike's boot ROM: for traces made on the hart model */
     if (c.prof)
         rvt_profile_set_fetch(c.prof, fetch_code, &c);
     rvt_zreader *zr = NULL;
@@ -1768,6 +1769,7 @@ done:
     if (output_close("rvtrace decode", c.out, status == 0) | output_close("rvtrace decode", c.traps, status == 0))
         status = 1;
     rvt_machine_free(c.machine);
+    rvt_image_free(rom_img);
     rvt_image_free(c.img);
     return status ? status : c.losses ? DECODE_LOST : 0;
 }

@@ -125,6 +125,7 @@ int load_etrace_config(const char *scf, const char *ucf, const transport_choice 
  * files (spike's boot ROM); NULL when the program does not fit spike's
  * layout, and its ELF alone is the code then. */
 rvt_machine *program_machine(rvt_image *img);
+rvt_machine *program_machine_rom(rvt_image *img, rvt_image **own);
 
 /* A program's code, from its image and else from the machine (either may be
  * NULL), for whatever takes an rvt_code_fetch: program_code_fetch. */
