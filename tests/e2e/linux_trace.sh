@@ -80,6 +80,13 @@ for harts in 1 4; do
         else
             digest_run $harts $hart
         fi
+        if [ $harts -gt 1 ] && [ $hart -eq 0 ]; then # the harts' packets are not one flow
+            "$R" decode -q --format etrace --encap --encap-index-bytes 1 $PROGRAMS "$WORK/boot.te" --pcs -o /dev/null \
+                2> "$WORK/mixed.log"
+            status=$?
+            [ $status -eq 1 ] && grep -q "packets of source index 0 and [1-9]: decode one source at a time" "$WORK/mixed.log" ||
+                { echo "FAIL: -p $harts E-Trace without --source: exit $status"; cat "$WORK/mixed.log"; fail=1; }
+        fi
         if [ $harts -eq 1 ]; then
             check 1 0 etrace --format etrace "$WORK/boot.te"
             check 1 0 ntrace --format ntrace "$WORK/boot.nex"

@@ -952,6 +952,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
     const uint64_t padding = records ? 0 : FILL_PADDING;
     uint64_t fill_at = 0, fill_len = 0;
     bool damaged = false, stop = false;
+    long first_src = -1; /* the source index of the first packet (without --source) */
     rvt_diag d = {{0}};
     if (!data)
         fprintf(stderr, "rvtrace decode: out of memory (a 1 MiB read buffer)\n");
@@ -1022,6 +1023,17 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
         ++c->packets;
         if (source >= 0 && cur.src != (unsigned)source)
             continue; /* another source's packet (the encapsulation's index) */
+        if (source < 0 && transport && transport->index_bytes) {
+            /* one decoder follows one source: the harts of run -p N mixed would be nonsense */
+            if (first_src < 0) {
+                first_src = (long)cur.src;
+            } else if (cur.src != (unsigned long)first_src) {
+                fprintf(stderr, "rvtrace decode: %s: byte %" PRIu64 ": packets of source index %ld and %u: decode "
+                        "one source at a time (--source N)\n", c->trace, (uint64_t)(base + off), first_src, cur.src);
+                status = 1;
+                break;
+            }
+        }
         it->offset = base + off;
         it->index = c->packets;
         if (pool) {
