@@ -1665,10 +1665,11 @@ int cmd_decode(int argc, char **argv) {
     c.trace = trace;
     c.threads = threads;
     progress_start(&c.pr, "rvtrace decode", "B", quiet);
-    const char *inputs[] = {trace, scf, ucf, settings_path};
+    const char *inputs[] = {trace, scf, ucf, settings_path, kallsyms};
     const char *outs[] = {output, traps, messages, itc_print, folded, coverage, gmon, callgrind, lcov};
     if (!outputs_not_inputs("rvtrace decode", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs) ||
-        !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs)) {
+        !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs) ||
+        (kernel && !outputs_not_programs(NULL, 0, &kernel, 1, outs, sizeof outs / sizeof *outs))) {
         rvt_zreader_close(zr);
         c.zr = NULL;
         status = 2;
