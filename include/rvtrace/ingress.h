@@ -278,7 +278,9 @@ enum rvt_row_format {
  * exception raised before its instruction was fetched, as spike logs it;
  * any other trapping instruction gets its own row) or into the PC
  * list derived from those rows (trapping instructions other than ecall and
- * ebreak, and rows marked with an interrupt, are left out). */
+ * ebreak, and rows marked with an interrupt, are left out; an instruction
+ * whose row carries the next fetch's fault is listed: it retired). Rows are
+ * of hart 0's records. */
 typedef struct rvt_row_writer rvt_row_writer;
 RVT_API int rvt_row_writer_new(rvt_row_writer **out, FILE *f, enum rvt_row_format format);
 RVT_API int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n); /* an rvt_retire_sink */

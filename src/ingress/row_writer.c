@@ -15,6 +15,7 @@ typedef struct row {
     uint32_t insn;
     uint8_t priv;
     bool exception, interrupt, retired;
+    bool fetch_trap; /* the exception is the next fetch's: this instruction retired */
 } row;
 
 /* Rows are formatted by hand into a buffer of the writer's own: the files
@@ -52,6 +53,8 @@ static void write_out(rvt_row_writer *w) {
 }
 
 static bool counts_as_executed(const row *r) {
+    if (r->fetch_trap && !r->interrupt)
+        return true; /* (the CSV marks a fetch fault on the row before it, as spike logs it) */
     if (r->interrupt)
         return false;
     if (!r->exception)
@@ -109,6 +112,7 @@ int rvt_row_writer_sink(void *writer, const rvt_retire *recs, size_t n) {
         if (rvt_retire_is_fetch_trap(r) && w->have_pending && w->pending.retired && !w->pending.exception &&
             !w->pending.interrupt) {
             w->pending.exception = true;
+            w->pending.fetch_trap = true;
             w->pending.cause = r->cause;
             w->pending.tval = r->tval;
             continue;

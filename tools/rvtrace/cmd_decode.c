@@ -34,6 +34,11 @@ static void decode_usage(FILE *out) {
             "\n"
             "Options:\n"
             "  --elf FILE[@BASE]  program image, optionally loaded at an offset (repeatable)\n"
+            "  --kernel IMAGE[@PHYS]  a Linux RISC-V Image (the flat binary, no symbols) at\n"
+            "                     its virtual address, with --kallsyms FILE: the kernel's\n"
+            "                     /proc/kallsyms (its _start places the Image; its code\n"
+            "                     symbols name the kernel's functions); @PHYS: also where\n"
+            "                     it ran before the MMU was on (OpenSBI: 0x80200000)\n"
             "  --image FILE@ADDR  a raw binary (code) at ADDR (repeatable); --xlen 32|64 when\n"
             "                     no ELF says (default 64)\n"
             "  --settings FILE    SiFive settings file: capture (rtd), elf, image, srcbits, pids,\n"
@@ -92,6 +97,8 @@ static void decode_usage(FILE *out) {
             "                     decoder follows whatever N was\n"
             "  --src-bits N       N-Trace: width of the SRC field; --source N (or --src-id) keeps\n"
             "                     one source, else each source is decoded on its own\n"
+            "  --source N         E-Trace with --encap-index-bytes: only the packets of source\n"
+            "                     index N (run -p N: one per hart)\n"
             "  --extend-addr-msb  N-Trace: addresses were sent with MSB extension\n"
             "  --v1               E-Trace 1.0 packet layout (default: the ratified 2.0 layout),\n"
             "                     as encode --v1 and dump --v1 take it\n"
@@ -935,7 +942,7 @@ static bool fill_loss(decode_ctx *c, uint64_t at, uint64_t len, bool at_end, boo
  * is fill: skipped and reported with its range, and a loss when trace
  * follows it. Returns 1 when decoding could not go on (I/O, memory), else 0. */
 static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_etrace_options *o,
-                         const rvt_te_transport *transport, rvt_etrace_decoder *dec, decode_ctx *c) {
+                         const rvt_te_transport *transport, int source, rvt_etrace_decoder *dec, decode_ctx *c) {
     rvt_decode_pool *pool = NULL;
     if (c->threads > 1 &&
         start_pool(c, &pool, &rvt_etrace_pool_codec, dec, c->pc_runs ? etrace_pcs_block : profile_block,
@@ -954,6 +961,7 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
     const uint64_t padding = records ? 0 : FILL_PADDING;
     uint64_t fill_at = 0, fill_len = 0;
     bool damaged = false, stop = false;
+    long first_src = -1; /* the source index of the first packet (without --source) */
     rvt_diag d = {{0}};
     if (!data)
         fprintf(stderr, "rvtrace decode: out of memory (a 1 MiB read buffer)\n");
@@ -1021,8 +1029,22 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
             continue;
         }
         damaged = false;
+        ++c->packets;
+        if (source >= 0 && cur.src != (unsigned)source)
+            continue; /* another source's packet (the encapsulation's index) */
+        if (source < 0 && transport && transport->index_bytes) {
+            /* one decoder follows one source: the harts of run -p N mixed would be nonsense */
+            if (first_src < 0) {
+                first_src = (long)cur.src;
+            } else if (cur.src != (unsigned long)first_src) {
+                fprintf(stderr, "rvtrace decode: %s: byte %" PRIu64 ": packets of source index %ld and %u: decode "
+                        "one source at a time (--source N)\n", c->trace, (uint64_t)(base + off), first_src, cur.src);
+                status = 1;
+                break;
+            }
+        }
         it->offset = base + off;
-        it->index = ++c->packets;
+        it->index = c->packets;
         if (pool) {
             if ((rc = rvt_decode_pool_item(pool, it)) != 0) {
                 status = rc != POOL_STOP;
@@ -1430,7 +1452,8 @@ int cmd_decode(int argc, char **argv) {
     bool strict = false, quiet = false, stats = false;
     unsigned threads = 1;
     decode_ctx c = {0};
-    const char *settings_path = NULL, *sysroot = NULL, *raws[16];
+    rvt_image *rom_img = NULL; /* the boot ROM's machine's, when the image does not fit the default one */
+    const char *settings_path = NULL, *sysroot = NULL, *raws[16], *kernel = NULL, *kallsyms = NULL;
     int nraw = 0;
     unsigned raw_xlen = 0;
     sifive_settings settings = {0};
@@ -1516,6 +1539,10 @@ int cmd_decode(int argc, char **argv) {
             sysroot = argv[++i];
         } else if (!strcmp(a, "--image") && i + 1 < argc && nraw < 16) {
             raws[nraw++] = argv[++i];
+        } else if (!strcmp(a, "--kernel") && i + 1 < argc) {
+            kernel = argv[++i];
+        } else if (!strcmp(a, "--kallsyms") && i + 1 < argc) {
+            kallsyms = argv[++i];
         } else if (!strcmp(a, "--xlen") && i + 1 < argc) {
             raw_xlen = (unsigned)option_number(a, argv[++i], 64);
         } else if (!strcmp(a, "--messages") && i + 1 < argc) {
@@ -1552,7 +1579,9 @@ int cmd_decode(int argc, char **argv) {
         return usage_error("rvtrace decode", decode_usage, "no trace given: %s takes the output file now, and took %s "
                            "(was it the trace? give %s OUT %s)", pcs ? "--pcs" : "--listing", output,
                            pcs ? "--pcs" : "--listing", output);
-    if ((!trace || (!nelf && !nraw)) && !settings_path)
+    if (!kernel != !kallsyms)
+        return usage_error("rvtrace decode", decode_usage, "--kernel and --kallsyms go together");
+    if ((!trace || (!nelf && !nraw && !kernel)) && !settings_path)
         return usage_error("rvtrace decode", decode_usage,
                            !trace ? "no trace given" : "no program given: --elf PROGRAM.elf (or --image, or --settings)");
     bool sifive = !strcmp(format, "sifive");
@@ -1615,6 +1644,8 @@ int cmd_decode(int argc, char **argv) {
             goto done;
         }
     }
+    if (kernel && load_linux_kernel(c.img, kernel, kallsyms, &d))
+        goto done;
     for (int k = 0; k < nraw; k++) { /* FILE@ADDR: a raw binary */
         char path[4096];
         snprintf(path, sizeof path, "%s", raws[k]);
@@ -1659,7 +1690,7 @@ int cmd_decode(int argc, char **argv) {
     rvt_disasm_init(&c.dis, c.xlen, 0);
     c.dis.print_addr = listing_address;
     c.dis.user = &c;
-    c.machine = sifive ? NULL : program_machine(c.img); /* spike's boot ROM: for traces made on the hart model */
+    c.machine = sifive ? NULL : program_machine_rom(c.img, &rom_img); /* spike's boot ROM: for traces made on the hart model */
     if (c.prof)
         rvt_profile_set_fetch(c.prof, fetch_code, &c);
     rvt_zreader *zr = NULL;
@@ -1672,10 +1703,11 @@ int cmd_decode(int argc, char **argv) {
     c.trace = trace;
     c.threads = threads;
     progress_start(&c.pr, "rvtrace decode", "B", quiet);
-    const char *inputs[] = {trace, scf, ucf, settings_path};
+    const char *inputs[] = {trace, scf, ucf, settings_path, kallsyms};
     const char *outs[] = {output, traps, messages, itc_print, folded, coverage, gmon, callgrind, lcov};
     if (!outputs_not_inputs("rvtrace decode", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs) ||
-        !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs)) {
+        !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs) ||
+        (kernel && !outputs_not_programs(NULL, 0, &kernel, 1, outs, sizeof outs / sizeof *outs))) {
         rvt_zreader_close(zr);
         c.zr = NULL;
         status = 2;
@@ -1719,7 +1751,7 @@ int cmd_decode(int argc, char **argv) {
     rvt_etrace_decoder_set_tvec(dec, tvec);
     if (has_stvec)
         rvt_etrace_decoder_set_stvec(dec, stvec);
-    if (decode_etrace(zr, &p, &o, tc.enabled ? &tc.t : NULL, dec, &c)) {
+    if (decode_etrace(zr, &p, &o, tc.enabled ? &tc.t : NULL, nopt.src_id, dec, &c)) {
         rvt_zreader_close(zr);
         c.zr = NULL;
         goto done;
@@ -1806,6 +1838,7 @@ done:
     if (output_close("rvtrace decode", c.out, status == 0) | output_close("rvtrace decode", c.traps, status == 0))
         status = 1;
     rvt_machine_free(c.machine);
+    rvt_image_free(rom_img);
     rvt_image_free(c.img);
     return status ? status : c.losses ? DECODE_LOST : 0;
 }

@@ -43,6 +43,7 @@ static void run_usage(FILE *out) {
             "Options:\n"
             "  --spike-csv FILE   write the retired instructions as the corpus spike CSV\n"
             "  --pcs FILE         write the retired-PC list (one hex address per line)\n"
+            "  --rows-hart N      the hart --spike-csv and --pcs list (default 0)\n"
             "  --retire FILE      write the retirement stream as .rvti (docs/formats.md)\n"
             "  --etrace FILE      encode the run with E-Trace, write the raw te_inst stream\n"
             "  --scf FILE, --ucf FILE   E-Trace hardware configuration and options\n"
@@ -52,6 +53,11 @@ static void run_usage(FILE *out) {
             "  --ntrace FILE      encode the run with N-Trace, write the Nexus messages as MSEO\n"
             "                     bytes; with the N-Trace encoder options of encode --help\n"
             "                     (--btm, --call-stack N, --repeat-history N, ...)\n"
+            "                     With -p N, each hart is a trace source of its own:\n"
+            "                     E-Trace in the example encapsulation with the hart as\n"
+            "                     its 1-byte source index (decode --encap\n"
+            "                     --encap-index-bytes 1), N-Trace with the hart in SRC\n"
+            "                     (--src-bits wide enough unless given)\n"
             "                     The encoders and --spike-csv/--pcs/--retire writers run\n"
             "                     on a second thread beside the hart\n"
             "  --blocks           .rvti with the multiple-retire interface: one record per\n"
@@ -115,13 +121,26 @@ static void run_usage(FILE *out) {
  * image does not hold would need the hart's memory, which only the hart's
  * thread may read, so the relay is then drained and closed and the rest
  * goes straight from the hart. */
-enum { RUN_UNPACKED = 256 };
-struct fanout {
-    rvt_rvti_writer *rvti;
+enum { RUN_UNPACKED = 256, RUN_MAX_SOURCES = 16 };
+struct fanout;
+/* One hart's way to the encoders: its own reference filter and encoders, as
+ * a trace source of its own (E-Trace: the encapsulation's source index;
+ * N-Trace: SRC), all writing into the same files. */
+struct hart_lane {
+    struct fanout *f;
+    unsigned hart;
     rvt_ref_filter *filter;
-    rvt_row_writer *csv, *pcs;
     rvt_etrace_encoder *etrace;
     rvt_ntrace_encoder *ntrace;
+    byte_file *te;  /* where etrace writes */
+    bool te_index;  /* with the hart as a 1-byte source index */
+};
+struct fanout {
+    rvt_rvti_writer *rvti;
+    rvt_row_writer *csv, *pcs;
+    unsigned rows_hart; /* the hart the row formats list */
+    struct hart_lane lanes[RUN_MAX_SOURCES];
+    unsigned nlanes;
     rvt_retire_relay *relay;
     int relay_error; /* the relay's, once closed early */
     bool reads_code; /* an encoder behind the relay reads the image's code */
@@ -132,16 +151,32 @@ struct fanout {
 };
 
 static int run_reference_sink(void *user, const rvt_retire *recs, size_t n) {
-    struct fanout *f = user;
+    struct hart_lane *l = user;
+    struct fanout *f = l->f;
     int rc = 0;
-    if (f->csv)
-        rc |= rvt_row_writer_sink(f->csv, recs, n);
-    if (f->pcs)
-        rc |= rvt_row_writer_sink(f->pcs, recs, n);
-    if (f->etrace)
-        rc |= rvt_etrace_encoder_push(f->etrace, recs, n);
-    if (f->ntrace)
-        rc |= rvt_ntrace_encoder_push(f->ntrace, recs, n);
+    if ((f->csv || f->pcs) && l->hart == f->rows_hart) {
+        /* the row writers list hart 0's records: another hart's pass as such */
+        for (size_t i = 0; i < n;) {
+            rvt_retire as0[RUN_UNPACKED];
+            size_t k = n - i < RUN_UNPACKED ? n - i : RUN_UNPACKED;
+            const rvt_retire *rows = recs + i;
+            if (l->hart) {
+                memcpy(as0, recs + i, k * sizeof *as0);
+                for (size_t j = 0; j < k; j++)
+                    as0[j].hart = 0;
+                rows = as0;
+            }
+            if (f->csv)
+                rc |= rvt_row_writer_sink(f->csv, rows, k);
+            if (f->pcs)
+                rc |= rvt_row_writer_sink(f->pcs, rows, k);
+            i += k;
+        }
+    }
+    if (l->etrace)
+        rc |= rvt_etrace_encoder_push(l->etrace, recs, n);
+    if (l->ntrace)
+        rc |= rvt_ntrace_encoder_push(l->ntrace, recs, n);
     return rc;
 }
 
@@ -153,9 +188,19 @@ static rvt_retire_packed *run_record_space(void *user, size_t *cap) {
 
 static int write_te_packet(void *user, const rvt_te_inst *pkt, const uint8_t *payload, size_t len) {
     (void)pkt;
-    byte_file *out = user;
-    size_t n = rvt_te_raw_frame(payload, len, byte_file_room(out, 32));
-    return n ? byte_file_wrote(out, n) : RVT_E_RANGE;
+    struct hart_lane *l = user;
+    if (!l->te_index) {
+        size_t n = rvt_te_raw_frame(payload, len, byte_file_room(l->te, 32));
+        return n ? byte_file_wrote(l->te, n) : RVT_E_RANGE;
+    }
+    /* the example encapsulation: header, the source index (the hart), payload */
+    if (len == 0 || len > 31)
+        return RVT_E_RANGE;
+    uint8_t *at = byte_file_room(l->te, 33);
+    at[0] = (uint8_t)(RVT_TE_MSG_TYPE_INST << 5 | len);
+    at[1] = (uint8_t)l->hart;
+    memcpy(at + 2, payload, len);
+    return byte_file_wrote(l->te, len + 2);
 }
 
 /* The records, in order: as they are to the .rvti writer, through the
@@ -166,8 +211,17 @@ static int run_stream_sink(void *user, const rvt_retire *recs, size_t n) {
     int rc = 0;
     if (f->rvti)
         rc |= rvt_rvti_writer_sink(f->rvti, recs, n);
-    if (f->filter)
-        rc |= rvt_ref_filter_sink(f->filter, recs, n);
+    if (f->nlanes == 1)
+        return rc | (f->lanes[0].filter ? rvt_ref_filter_sink(f->lanes[0].filter, recs, n) : 0);
+    for (size_t i = 0; i < n;) { /* each hart's records to its own lane, in runs */
+        size_t j = i + 1;
+        while (j < n && recs[j].hart == recs[i].hart)
+            j++;
+        struct hart_lane *l = recs[i].hart < f->nlanes ? &f->lanes[recs[i].hart] : NULL;
+        if (l && l->filter)
+            rc |= rvt_ref_filter_sink(l->filter, recs + i, j - i);
+        i = j;
+    }
     return rc;
 }
 
@@ -470,7 +524,7 @@ int cmd_run(int argc, char **argv) {
     rvt_tv_params tvp = {0};
     rvt_tv_writer_options tvo = {0};
     const char *ctr_dump = NULL, *sample_path = NULL, *pmu_events = NULL, *pmu_report = NULL;
-    unsigned ctr_modes = 0, ctr_depth = 0;
+    unsigned ctr_modes = 0, ctr_depth = 0, rows_hart = 0;
     uint64_t sample_period = 0;
     bool sample_symbols = false, quiet = false, max_given = false;
     const char *console_input_path = "-";
@@ -487,6 +541,8 @@ int cmd_run(int argc, char **argv) {
             csv_path = val, i++;
         } else if (!strcmp(a, "--pcs") && val) {
             pcs_path = val, i++;
+        } else if (!strcmp(a, "--rows-hart") && val) {
+            rows_hart = (unsigned)option_number(a, val, RUN_MAX_SOURCES - 1), i++;
         } else if (!strcmp(a, "--retire") && val) {
             rvti_path = val, i++;
         } else if (!strcmp(a, "--etrace") && val) {
@@ -565,6 +621,12 @@ int cmd_run(int argc, char **argv) {
         return usage_error("rvtrace run", run_usage, "no program given");
     if (machine_options_finish("rvtrace run", &mo))
         return 2;
+    if (cfg->nharts > RUN_MAX_SOURCES && (etrace_path || ntrace_path || csv_path || pcs_path))
+        return usage_error("rvtrace run", run_usage, "the traces and row formats take at most %d harts",
+                           RUN_MAX_SOURCES);
+    if (rows_hart >= cfg->nharts)
+        return usage_error("rvtrace run", run_usage, "--rows-hart %u: the machine has %u hart%s", rows_hart,
+                           cfg->nharts, cfg->nharts == 1 ? "" : "s");
     if (sample_period && !sample_path) {
         fprintf(stderr, "rvtrace run: --sample-branches needs -o FILE for the samples\n");
         return 2;
@@ -610,10 +672,8 @@ int cmd_run(int argc, char **argv) {
     rvt_machine *m = NULL;
     FILE *csv = NULL, *pcs = NULL, *rvti = NULL, *tv = NULL;
     byte_file *te = NULL, *nex = NULL;
-    rvt_ntrace_encoder *nenc = NULL;
     rvt_tv_writer *tv_w = NULL;
     struct sampler sampler = {0};
-    rvt_etrace_encoder *enc = NULL;
     rvt_row_writer *csv_w = NULL, *pcs_w = NULL;
     rvt_rvti_writer *rvti_w = NULL;
     int status = 1;
@@ -679,6 +739,9 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "rvtrace run: out of memory\n");
         goto out;
     }
+    fan.nlanes = cfg->nharts;
+    for (unsigned h = 0; h < fan.nlanes; h++)
+        fan.lanes[h] = (struct hart_lane){.f = &fan, .hart = h, .te_index = fan.nlanes > 1};
     if (etrace_path) {
         if (!scf) { /* the program's XLEN and the full jump classification */
             ep.iaddress_width = rvt_image_xlen(img);
@@ -686,10 +749,13 @@ int cmd_run(int argc, char **argv) {
         }
         if (!(te = byte_file_open("rvtrace run", etrace_path)))
             goto out;
-        if (rvt_etrace_encoder_new(&enc, &ep, &eo, write_te_packet, te)) {
-            fprintf(stderr, "rvtrace run: %s: cannot start the E-Trace encoder%s\n", etrace_path,
-                    eo.implicit_return && ep.itype_width < 4 ? " (implicit return needs itype_width_p=4)" : "");
-            goto out;
+        for (unsigned h = 0; h < fan.nlanes; h++) {
+            fan.lanes[h].te = te;
+            if (rvt_etrace_encoder_new(&fan.lanes[h].etrace, &ep, &eo, write_te_packet, &fan.lanes[h])) {
+                fprintf(stderr, "rvtrace run: %s: cannot start the E-Trace encoder%s\n", etrace_path,
+                        eo.implicit_return && ep.itype_width < 4 ? " (implicit return needs itype_width_p=4)" : "");
+                goto out;
+            }
         }
     }
     if (tandem_path) {
@@ -710,21 +776,29 @@ int cmd_run(int argc, char **argv) {
     }
     if (ntrace_path && !(nex = byte_file_open("rvtrace run", ntrace_path)))
         goto out;
-    if (nex && rvt_ntrace_encoder_new(&nenc, &nopt, rvt_image_xlen(img), byte_file_sink, nex)) {
-        fprintf(stderr, "rvtrace run: %s: cannot start the N-Trace encoder\n", ntrace_path);
-        goto out;
+    if (nex && fan.nlanes > 1 && !nopt.src_bits) /* each hart a source: SRC just wide enough */
+        while ((1u << nopt.src_bits) < fan.nlanes)
+            nopt.src_bits++;
+    for (unsigned h = 0; nex && h < fan.nlanes; h++) {
+        rvt_ntrace_options o = nopt;
+        o.src_id = fan.nlanes > 1 ? h : nopt.src_id;
+        if (rvt_ntrace_encoder_new(&fan.lanes[h].ntrace, &o, rvt_image_xlen(img), byte_file_sink, nex)) {
+            fprintf(stderr, "rvtrace run: %s: cannot start the N-Trace encoder\n", ntrace_path);
+            goto out;
+        }
     }
     fan.rvti = rvti_w;
     fan.csv = csv_w;
     fan.pcs = pcs_w;
-    fan.etrace = enc;
-    fan.ntrace = nenc;
+    fan.rows_hart = rows_hart;
     fan.m = m;
-    fan.reads_code = enc || (nenc && nopt.icnt_bits);
-    if ((csv_w || pcs_w || enc || nenc) && rvt_ref_filter_new(&fan.filter, run_reference_sink, &fan)) {
-        fprintf(stderr, "rvtrace run: out of memory\n");
-        goto out;
-    }
+    fan.reads_code = etrace_path || (nex && nopt.icnt_bits);
+    for (unsigned h = 0; h < fan.nlanes; h++)
+        if ((csv_w || pcs_w || etrace_path || nex) &&
+            rvt_ref_filter_new(&fan.lanes[h].filter, run_reference_sink, &fan.lanes[h])) {
+            fprintf(stderr, "rvtrace run: out of memory\n");
+            goto out;
+        }
     /* The code-visibility protocol (src/hart/trace_port.c): the encoders
      * behind the relay read the image's code while the hart runs only it. */
     bool watched = false;
@@ -744,13 +818,16 @@ int cmd_run(int argc, char **argv) {
     }
     program_code code = {img, m, false}; /* the code the hart runs */
     fan.fetch = &code;
-    if (fan.filter)
-        rvt_ref_filter_set_code(fan.filter, program_code_fetch, &code);
-    if (enc)
-        rvt_etrace_encoder_set_code(enc, program_code_fetch, &code);
-    if (nenc && nopt.icnt_bits)
-        rvt_ntrace_encoder_set_code(nenc, program_code_fetch, &code);
-    if (csv_w || pcs_w || rvti_w || enc || nenc)
+    for (unsigned h = 0; h < fan.nlanes; h++) {
+        struct hart_lane *l = &fan.lanes[h];
+        if (l->filter)
+            rvt_ref_filter_set_code(l->filter, program_code_fetch, &code);
+        if (l->etrace)
+            rvt_etrace_encoder_set_code(l->etrace, program_code_fetch, &code);
+        if (l->ntrace && nopt.icnt_bits)
+            rvt_ntrace_encoder_set_code(l->ntrace, program_code_fetch, &code);
+    }
+    if (csv_w || pcs_w || rvti_w || etrace_path || nex)
         rvt_machine_set_packed_sink(m, run_fanout_sink, run_record_space, &fan);
     run_progress rp = {{0}, max_given ? cfg->max_insns : 0};
     /* A terminal as the console input is made raw last, once the outputs
@@ -767,19 +844,24 @@ int cmd_run(int argc, char **argv) {
     /* The filter finishes on this thread, once the relay's is done with it. */
     int frc = fan.relay ? rvt_retire_relay_finish(fan.relay, NULL) : fan.relay_error;
     fan.relay = NULL;
-    if (fan.filter)
-        frc |= rvt_ref_filter_finish(fan.filter);
+    for (unsigned h = 0; h < fan.nlanes; h++) {
+        if (fan.lanes[h].filter)
+            frc |= rvt_ref_filter_finish(fan.lanes[h].filter);
+        fan.lanes[h].filter = NULL;
+    }
     int wrc = frc | rvt_row_writer_finish(csv_w) | rvt_row_writer_finish(pcs_w) | rvt_rvti_writer_finish(rvti_w);
     if (tv_w)
         wrc |= rvt_tv_writer_finish(tv_w);
-    if (enc)
-        wrc |= rvt_etrace_encoder_finish(enc, NULL);
-    if (nenc)
-        wrc |= rvt_ntrace_encoder_finish(nenc, NULL);
+    for (unsigned h = 0; h < fan.nlanes; h++) {
+        if (fan.lanes[h].etrace)
+            wrc |= rvt_etrace_encoder_finish(fan.lanes[h].etrace, NULL);
+        if (fan.lanes[h].ntrace)
+            wrc |= rvt_ntrace_encoder_finish(fan.lanes[h].ntrace, NULL);
+        fan.lanes[h].etrace = NULL;
+        fan.lanes[h].ntrace = NULL;
+    }
     csv_w = pcs_w = NULL;
     rvti_w = NULL;
-    enc = NULL;
-    nenc = NULL;
     if (wrc) {
         fprintf(stderr, "rvtrace run: writing the trace failed\n");
         goto out;
@@ -824,10 +906,14 @@ out:
     rvt_row_writer_finish(csv_w);
     rvt_row_writer_finish(pcs_w);
     rvt_rvti_writer_finish(rvti_w);
-    if (enc)
-        rvt_etrace_encoder_finish(enc, NULL);
-    if (nenc)
-        rvt_ntrace_encoder_finish(nenc, NULL);
+    for (unsigned h = 0; h < fan.nlanes; h++) {
+        if (fan.lanes[h].etrace)
+            rvt_etrace_encoder_finish(fan.lanes[h].etrace, NULL);
+        if (fan.lanes[h].ntrace)
+            rvt_ntrace_encoder_finish(fan.lanes[h].ntrace, NULL);
+        if (fan.lanes[h].filter)
+            rvt_ref_filter_finish(fan.lanes[h].filter);
+    }
     rvt_tv_writer_free(tv_w);
     int wstatus = byte_file_close("rvtrace run", te, complete) | byte_file_close("rvtrace run", nex, complete);
     wstatus |= output_close("rvtrace run", sampler.out, complete) | output_close("rvtrace run", tv, complete);

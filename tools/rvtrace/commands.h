@@ -131,6 +131,10 @@ int load_etrace_config(const char *scf, const char *ucf, const transport_choice 
  * files (spike's boot ROM); NULL when the program does not fit spike's
  * layout, and its ELF alone is the code then. */
 rvt_machine *program_machine(rvt_image *img);
+rvt_machine *program_machine_rom(rvt_image *img, rvt_image **own);
+/* decode --kernel IMAGE[@PHYS] --kallsyms FILE (linux_kernel.c): the Image at
+ * the address of kallsyms' _start with its code symbols, and at PHYS. */
+int load_linux_kernel(rvt_image *img, const char *image_arg, const char *kallsyms_path, rvt_diag *d);
 
 /* A program's code, from its image and else from the machine (either may be
  * NULL), for whatever takes an rvt_code_fetch: program_code_fetch. */

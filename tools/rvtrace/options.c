@@ -93,6 +93,25 @@ rvt_machine *program_machine(rvt_image *img) {
     return rvt_machine_new(&m, &cfg, img, &d) ? NULL : m;
 }
 
+/* A Linux kernel mapped at its virtual addresses does not fit the default
+ * machine's RAM, yet its traces start in the same boot ROM: that machine is
+ * then built around one placeholder word in RAM, kept in *own. */
+rvt_machine *program_machine_rom(rvt_image *img, rvt_image **own) {
+    *own = NULL;
+    rvt_machine *m = program_machine(img);
+    if (m || !rvt_image_xlen(img))
+        return m;
+    static const uint8_t word[4] = {0};
+    rvt_diag d = {{0}};
+    if (rvt_image_new(own) ||
+        rvt_image_load_raw(*own, "(boot ROM)", word, sizeof word, 0x80000000u, 0, rvt_image_xlen(img), &d) ||
+        !(m = program_machine(*own))) {
+        rvt_image_free(*own);
+        *own = NULL;
+    }
+    return m;
+}
+
 bool program_code_fetch(void *user, uint64_t addr, rvt_insn *out) {
     const program_code *c = user;
     return rvt_program_insn(c->memory_first ? NULL : c->img, c->m, addr, out);
