@@ -7,9 +7,11 @@
 # none before the file pairs with the flow, none after the file ends (dqr
 # stops there). Then the errors: a file too short, one that cannot pair,
 # a trailing part record, the options.
-#   ca_cycles.sh RVTRACE RCAD_GEN SHARED_DIR DATA_DIR WORK_DIR
+# Last, the vector unit's columns (no capture runs vector code) against
+# dqr's own reader fed the same files (ca_vector_check).
+#   ca_cycles.sh RVTRACE RCAD_GEN CA_VECTOR_CHECK SHARED_DIR DATA_DIR WORK_DIR
 set -u
-rvtrace=$1 gen=$2 shared=$3 data=$4 work=$5
+rvtrace=$1 gen=$2 check=$3 shared=$4 data=$5 work=$6
 caps=$shared/captures/sifive
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail=0
@@ -105,6 +107,16 @@ done
 "$rvtrace" decode --format sifive --elf "$u/dv-uaddr1.elf" "$u/dv-uaddr1.rtd" --pcs --cycles "$work/short.rcad" \
     --catype instruction >/dev/null 2>&1
 [ $? = 2 ] || bad "--cycles with --pcs: expected a usage error"
+
+# name records seed percent vpercent (start 80000000)
+while read -r name records seed percent vpercent; do
+    "$gen" vector 80000000 "$records" "$seed" "$percent" "$work/$name.rcad" "$vpercent" &&
+        "$check" "$work/$name.rcad" "$data/$name.dqr" || bad "$name: the vector unit's columns differ from dqr's"
+done <<'CASES'
+vector_unit_a 3 11 40 30
+vector_unit_b 3 15 40 25
+vector_full 5 21 100 100
+CASES
 
 [ $fail = 0 ] && echo "ca_cycles: all as dqr"
 exit $fail

@@ -2,10 +2,11 @@
  * records of the layout in docs/formats.md whose start address is START,
  * with pseudo-random cycle bits (the same for the same SEED). A scalar
  * ("instruction") file sets each pipe bit with PERCENT % chance; a vector
- * file sets pipe 0 with PERCENT % and pipe 1 with PERCENT/2 % a cycle and
- * no vector-unit flags (the captures it is made for run no vector code).
+ * file sets pipe 0 with PERCENT % and pipe 1 with PERCENT/2 % a cycle, and
+ * with VPERCENT (default 0: the captures run no vector code) a vector start
+ * with VPERCENT % and each kind of finish with VPERCENT/3 %.
  *
- *   rcad_gen instruction|vector START RECORDS SEED PERCENT OUT */
+ *   rcad_gen instruction|vector START RECORDS SEED PERCENT OUT [VPERCENT] */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +23,8 @@ static unsigned next_percent(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7 || (strcmp(argv[1], "instruction") != 0 && strcmp(argv[1], "vector") != 0)) {
-        fprintf(stderr, "usage: rcad_gen instruction|vector START RECORDS SEED PERCENT OUT\n");
+    if ((argc != 7 && argc != 8) || (strcmp(argv[1], "instruction") != 0 && strcmp(argv[1], "vector") != 0)) {
+        fprintf(stderr, "usage: rcad_gen instruction|vector START RECORDS SEED PERCENT OUT [VPERCENT]\n");
         return 2;
     }
     int vector = !strcmp(argv[1], "vector");
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
     unsigned long records = strtoul(argv[3], NULL, 0);
     state = strtoull(argv[4], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     unsigned percent = (unsigned)strtoul(argv[5], NULL, 0);
+    unsigned vpercent = argc == 8 ? (unsigned)strtoul(argv[7], NULL, 0) : 0;
     FILE *f = fopen(argv[6], "wb");
     if (!f) {
         fprintf(stderr, "rcad_gen: %s: %s\n", argv[6], strerror(errno));
@@ -42,6 +44,11 @@ int main(int argc, char **argv) {
             if (vector) {
                 for (unsigned cycle = 0; cycle < 5; cycle++) {
                     uint32_t flags = (next_percent() < percent ? 0x20u : 0) | (next_percent() < percent / 2 ? 0x10u : 0);
+                    if (vpercent) {
+                        flags |= next_percent() < vpercent ? 0x08u : 0;
+                        for (uint32_t finish = 0x04; finish; finish >>= 1)
+                            flags |= next_percent() < vpercent / 3 ? finish : 0;
+                    }
                     data |= flags << (6 * (4 - cycle));
                 }
             } else {
