@@ -40,6 +40,7 @@ struct rvt_ca_reader {
     /* vector: the cycles read and not all taken, from `head` */
     vcycle *q;
     size_t head, n, cap, waiting;
+    size_t pipes; /* no pipe flag waits before this place (they are taken in order) */
 };
 
 static uint32_t word_at(const rvt_ca_reader *r, size_t record, unsigned w) {
@@ -112,7 +113,7 @@ size_t rvt_ca_trailing(const rvt_ca_reader *r) { return r->trailing; }
 void rvt_ca_rewind(rvt_ca_reader *r) {
     r->record = 0;
     r->pos = 0;
-    r->head = r->n = r->waiting = 0;
+    r->head = r->n = r->waiting = r->pipes = 0;
 }
 
 static int ended(const rvt_ca_reader *r, const char *what, rvt_diag *diag) {
@@ -184,7 +185,8 @@ static void take(rvt_ca_reader *r, size_t i, uint8_t flag) {
 /* The pipe of the next instruction: the oldest pipe flag waiting, pipe 0
  * before pipe 1 in a cycle; *at: its place. */
 static int vector_pipe(rvt_ca_reader *r, rvt_ca_note *note, size_t *at, rvt_diag *diag) {
-    for (size_t i = r->head;; i++) {
+    for (size_t i = r->pipes > r->head ? r->pipes : r->head;; i++) {
+        r->pipes = i;
         if (i == r->n) {
             int rc = feed(r, "the next instruction's", diag);
             if (rc)
@@ -248,6 +250,7 @@ static int next_vector(rvt_ca_reader *r, rvt_ca_class cls, rvt_ca_note *note, rv
     if (r->head > r->cap / 2) { /* drop what was taken (here: no place in the queue is held) */
         memmove(r->q, r->q + r->head, (r->n - r->head) * sizeof *r->q);
         r->n -= r->head;
+        r->pipes = r->pipes > r->head ? r->pipes - r->head : 0;
         r->head = 0;
     }
     size_t at;
