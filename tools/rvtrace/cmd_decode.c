@@ -26,8 +26,6 @@ static void decode_usage(FILE *out) {
             "       rvtrace decode --format ntrace --elf PROGRAM.elf[@BASE]... TRACE.nex --pcs [-o OUT]\n"
             "       rvtrace decode --format sifive [--src-bits N] [--source N] --elf ELF [--image FILE@ADDR]...\n"
             "                      CAPTURE.rtd --pcs [--messages FILE] [--itc-print FILE]\n"
-            "       rvtrace decode --format sifive --elf ELF CAPTURE.rtd --listing --cycles FILE.rcad\n"
-            "                      --catype instruction|vector\n"
             "       rvtrace decode --format sifive --settings FILE.settings [--sysroot DIR] --pcs ...\n"
             "\n"
             "Rebuild the retired instructions from a raw E-Trace stream (te_inst packets)\n"
