@@ -73,7 +73,7 @@ fuzz: deps
 	-cp ../shared/captures/sifive/*/*.rtd build-fuzz/corpus-sifive/ 2>/dev/null
 	-for d in ../shared/captures/rv_tracer/*/; do cp $$d/packets.bin build-fuzz/corpus-rv_tracer/$$(basename $$d).bin; done 2>/dev/null
 	for t in isa elf retire etrace_packets etrace_decode nexus ntrace_decode sifive rv_tracer tandem pool \
-	         settings scf_ucf pcseq program; do \
+	         settings scf_ucf pcseq program rcad; do \
 	  fuzz/run.sh build-fuzz $$t $(FUZZ_SECONDS) build-fuzz/corpus-$$t || exit 1; \
 	done
 

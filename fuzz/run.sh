@@ -14,7 +14,7 @@ build=$1 target=$2 seconds=$3 corpus=$4
 shift 4
 case $target in
 isa) max_len=1024 ;;
-nexus | etrace_packets | rv_tracer | scf_ucf) max_len=4096 ;;
+nexus | etrace_packets | rv_tracer | scf_ucf | rcad) max_len=4096 ;;
 settings) max_len=8192 ;;
 etrace_decode | ntrace_decode | pool) max_len=4096 ;;
 sifive | tandem | elf | program) max_len=16384 ;;

@@ -13,6 +13,7 @@
 #include "rvtrace/ingress.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/ntrace.h"
+#include "rvtrace/cycles.h"
 #include "rvtrace/profile.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/tandem.h"

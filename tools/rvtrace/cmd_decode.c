@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "rvtrace/cycles.h"
 #include "rvtrace/etrace.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/image.h"
@@ -105,6 +106,11 @@ static void decode_usage(FILE *out) {
             "  --seq-jump         N-Trace: the encoder left out sequential jumps\n"
             "  --all-jumps        N-Trace, SiFive: direct jumps were reported as taken branches\n"
             "                     (trTeInstEnAllJumps; a DirectBranch may end at a jal)\n"
+            "  --cycles FILE.rcad SiFive: a cycle-accurate trace's side file; --listing then starts\n"
+            "                     each line with the instruction's cycles as SiFive's dqr prints\n"
+            "                     them: t:CYCLE [PIPE:DELTA], for vector instructions also the\n"
+            "                     vector unit's (docs/formats.md)\n"
+            "  --catype TYPE      the --cycles file's type: instruction (CA Scalar) or vector\n"
             "  --nexrv            N-Trace: the encoder pushed and popped its return stack by\n"
             "                     NexRv's rules (encode --nexrv; default: the spec's itype table;\n"
             "                     SiFive captures always decode by NexRv's)\n"
@@ -165,6 +171,17 @@ typedef struct {
     unsigned threads;  /* --threads */
     uint64_t min_segment; /* --segment */
     uint64_t segments, segments_chained, segments_again; /* (rvt_decode_pool_counts) */
+    /* --cycles: the cycle-accurate side file, paired with the flow as
+     * SiFive's decoder pairs it (see ca_column) */
+    rvt_ca_reader *ca;
+    const char *ca_file;
+    enum { CA_WAIT_SYNC, CA_ARMED, CA_WINDOW, CA_ON, CA_ENDED } ca_phase;
+    uint64_t ca_first;     /* CA_ARMED: where the sync starts the flow */
+    uint64_t ca_sync_msg;  /* its message number and byte */
+    uint64_t ca_sync_byte;
+    unsigned ca_left;      /* CA_WINDOW: instructions left to reach the file's start address */
+    uint64_t ca_last;      /* the cycle of the instruction before */
+    uint64_t ca_noted;     /* instructions with cycles */
 } decode_ctx;
 
 /* More trace came in: the progress line follows the file position. */
@@ -458,6 +475,75 @@ static int print_pc(decode_ctx *c, uint64_t pc) {
     return output_pc(c, pc);
 }
 
+/* dqr pads its cycle column to this width */
+#define CA_COLUMN 14
+
+/* --cycles: the cycle column of the instruction at `pc`, as SiFive's
+ * decoder pairs the file with the flow: nothing until a sync that enables
+ * trace or leaves debug mode (ntrace_ca_sync); at the first instruction
+ * there the file is walked from its start address to it (rvt_ca_align),
+ * or, when that cannot reach it, the flow must reach the start address
+ * within 16 instructions; from then on each instruction takes the next
+ * cycles. Where the file ends (the CA buffer filled first) the rest has
+ * none, which is noted. */
+static int ca_column(decode_ctx *c, uint64_t pc) {
+    char text[160] = "";
+    rvt_diag d = {{0}};
+    rvt_insn in;
+    if (c->ca_phase == CA_ARMED && pc == c->ca_first) {
+        int rc = rvt_ca_align(c->ca, pc, fetch_code, c, &d);
+        if (rc < 0 && rc != RVT_E_TRUNC) {
+            fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            return 1;
+        }
+        c->ca_phase = rc == 1 ? CA_ON : CA_WINDOW;
+        c->ca_left = 16;
+        if (rc == RVT_E_TRUNC) {
+            fprintf(stderr, "rvtrace decode: %s (walking from its start address %#" PRIx64 " to %#" PRIx64 ")\n", d.msg,
+                    rvt_ca_start(c->ca), pc);
+            c->ca_phase = CA_ENDED;
+        }
+    }
+    if (c->ca_phase == CA_WINDOW) {
+        if (pc == rvt_ca_start(c->ca)) {
+            c->ca_phase = CA_ON;
+        } else if (--c->ca_left == 0) {
+            fprintf(stderr, "rvtrace decode: %s: does not pair with the trace: its start address %#" PRIx64 " (record 0, "
+                            "byte 0) is not reached walking 30 instructions from %#" PRIx64 ", where message %" PRIu64
+                            " (byte %" PRIu64 ") starts the trace, nor among the 16 instructions traced from there\n",
+                    c->ca_file, rvt_ca_start(c->ca), c->ca_first, c->ca_sync_msg, c->ca_sync_byte);
+            return 1;
+        }
+    }
+    if (c->ca_phase == CA_ON) {
+        rvt_ca_note note;
+        rvt_ca_class cls = fetch_code(c, pc, &in) ? rvt_ca_classify(&in) : RVT_CA_SCALAR;
+        int rc = rvt_ca_next(c->ca, cls, &note, &d);
+        if (rc == RVT_E_TRUNC) {
+            fprintf(stderr, "rvtrace decode: %s: the %" PRIu64 " instructions from %#" PRIx64 " on have no cycles\n",
+                    d.msg, c->ca_noted ? c->ca_noted + 1 : 1, pc);
+            c->ca_phase = CA_ENDED;
+        } else if (rc) {
+            fprintf(stderr, "rvtrace decode: %s (at the instruction at %#" PRIx64 ")\n", d.msg, pc);
+            return 1;
+        } else {
+            rvt_ca_format(&note, c->ca_last, text, sizeof text - 1);
+            c->ca_last = note.cycle;
+            c->ca_noted++;
+        }
+    }
+    size_t len = strlen(text);
+    if (c->pcs_len > sizeof c->pcs_buf - sizeof text - CA_COLUMN && flush_pcs(c))
+        return 1;
+    char *out = c->pcs_buf + c->pcs_len;
+    memcpy(out, text, len);
+    out[len++] = ' ';
+    while (len < CA_COLUMN)
+        out[len++] = ' ';
+    c->pcs_len += len;
+    return 0;
+}
+
 /* The PC list or listing line of one instruction (counted elsewhere). */
 static int output_pc(decode_ctx *c, uint64_t pc) {
     if (!c->write_pcs)
@@ -468,6 +554,8 @@ static int output_pc(decode_ctx *c, uint64_t pc) {
         c->pcs_len += format_hex_line(c->pcs_buf + c->pcs_len, pc);
         return 0;
     }
+    if (c->ca && ca_column(c, pc))
+        return 1;
     struct listing_line *l = listing_line_of(c, pc);
     if (!l)
         return 1;
@@ -601,6 +689,13 @@ static int make_listing_run(decode_ctx *c, struct listing_run *r, uint64_t start
 static int list_run(decode_ctx *c, uint64_t start, uint32_t n, uint64_t wide) {
     if (!n)
         return 0;
+    if (c->ca) { /* a column per instruction */
+        uint64_t pc = start;
+        for (uint32_t i = 0; i < n; pc = run_next(c, pc, wide, i), i++)
+            if (output_pc(c, pc))
+                return 1;
+        return 0;
+    }
     struct listing_run *r = &c->runs[((start >> 1) ^ (uint64_t)n * 0x9e3779b1u) & (LISTING_RUNS - 1)];
     if ((r->start != start || r->n != n) && make_listing_run(c, r, start, n, wide))
         return 1;
@@ -1071,6 +1166,40 @@ static int decode_etrace(rvt_zreader *zr, const rvt_etrace_params *p, const rvt_
     return status;
 }
 
+/* --cycles: SiFive's decoder pairs the cycle file with the flow from the
+ * first sync that enables trace (reason 5) or leaves debug mode (3), or an
+ * in-circuit trace control event that does (CKDATA1 2 or 4): its address
+ * is where the flow and the file meet. */
+static void ca_sync(decode_ctx *c, const rvt_nexus_msg *m, uint64_t number) {
+    uint64_t addr;
+    switch (m->tcode) {
+    case RVT_NX_PROG_TRACE_SYNC:
+    case RVT_NX_DIRECT_BRANCH_SYNC:
+    case RVT_NX_INDIRECT_BRANCH_SYNC:
+    case RVT_NX_INDIRECT_BRANCH_HIST_SYNC: {
+        uint64_t reason = rvt_nexus_get(m, RVT_NXF_SYNC, 0);
+        if ((reason != 3 && reason != 5) || !rvt_nexus_has(m, RVT_NXF_FADDR))
+            return;
+        addr = rvt_nexus_get(m, RVT_NXF_FADDR, 0) << 1;
+        break;
+    }
+    case RVT_NX_ICT_SYNC: {
+        uint64_t control = rvt_nexus_get(m, RVT_NXF_CKDATA1, 0);
+        if (rvt_nexus_get(m, RVT_NXF_CKSRC, 1) != 0 || rvt_nexus_get(m, RVT_NXF_CKDF, 0) != 1 ||
+            (control != 2 && control != 4))
+            return;
+        addr = rvt_nexus_get(m, RVT_NXF_CKDATA0, 0) << 1;
+        break;
+    }
+    default:
+        return;
+    }
+    c->ca_phase = CA_ARMED;
+    c->ca_first = addr & address_mask(c);
+    c->ca_sync_msg = number;
+    c->ca_sync_byte = m->offset;
+}
+
 /* Bytes are read in 1 MiB pieces; a message cut at the end of a piece
  * waits for the next one. Damage is reported (and counted in c->losses)
  * and decoding resumes at the next message with a full address; messages
@@ -1223,6 +1352,8 @@ static int decode_ntrace(rvt_zreader *zr, const char *trace, const rvt_ntrace_de
         unsigned src = (unsigned)rvt_nexus_get(m, RVT_NXF_SRC, 0);
         rvt_ntrace_decoder *dec = nsources > 1 ? decs[src % nsources] : decs[0];
         bool mine = opt->src_id < 0 || src == (unsigned)opt->src_id || !opt->src_bits;
+        if (c->ca && c->ca_phase == CA_WAIT_SYNC && mine)
+            ca_sync(c, m, side->count);
         rc = rvt_ntrace_decode(dec, m, &d);
         if (rc == RVT_E_IO) {
             status = 1;
@@ -1449,6 +1580,7 @@ int cmd_decode(int argc, char **argv) {
     const char *old_flag = NULL, *old_output = NULL; /* `--pcs [-o FILE]`, the old spelling of --pcs FILE */
     const char *folded = NULL, *coverage = NULL, *traps = NULL, *messages = NULL, *itc_print = NULL;
     const char *gmon = NULL, *callgrind = NULL, *lcov = NULL, *report_dir = NULL;
+    const char *cycles = NULL, *catype = NULL;
     bool strict = false, quiet = false, stats = false;
     unsigned threads = 1;
     decode_ctx c = {0};
@@ -1533,6 +1665,10 @@ int cmd_decode(int argc, char **argv) {
             nopt.all_jumps = true;
         } else if (!strcmp(a, "--nexrv")) {
             nopt.nexrv = true;
+        } else if (!strcmp(a, "--cycles") && i + 1 < argc) {
+            cycles = argv[++i];
+        } else if (!strcmp(a, "--catype") && i + 1 < argc) {
+            catype = argv[++i];
         } else if (!strcmp(a, "--settings") && i + 1 < argc) {
             settings_path = argv[++i];
         } else if (!strcmp(a, "--sysroot") && i + 1 < argc) {
@@ -1597,6 +1733,13 @@ int cmd_decode(int argc, char **argv) {
                            "give --format etrace, ntrace or sifive, and --pcs or --listing and/or --profile, --folded, "
                            "--coverage, --gmon, --callgrind, --lcov, --report, --traps, --messages, --itc-print");
     }
+    if ((cycles || catype) && (!sifive || !listing || !cycles || !catype ||
+                               (strcmp(catype, "instruction") != 0 && strcmp(catype, "vector") != 0)))
+        return usage_error("rvtrace decode", decode_usage,
+                           "--cycles FILE.rcad goes with --catype instruction or vector, --format sifive and --listing");
+    if (cycles && threads > 1)
+        return usage_error("rvtrace decode", decode_usage, "--cycles pairs the file with the flow in order: not with "
+                           "--threads");
     rvt_etrace_params p;
     rvt_etrace_options o;
     rvt_diag d = {{0}};
@@ -1678,6 +1821,28 @@ int cmd_decode(int argc, char **argv) {
     if (!elfs_text[0] && settings_path)
         snprintf(elfs_text, sizeof elfs_text, "%s", settings_path);
 
+    if (cycles && nopt.src_bits && nopt.src_id < 0) {
+        fprintf(stderr, "rvtrace decode: --cycles: a cycle-accurate trace is one hart's: give --source N\n");
+        status = 2;
+        goto done;
+    }
+    if (cycles) {
+        char *bytes = NULL;
+        size_t size = 0;
+        int rc = rvt_read_file_max(cycles, &bytes, &size, (size_t)1 << 30, "a --cycles file (1 GiB at most)", &d);
+        if (!rc)
+            rc = rvt_ca_reader_new(&c.ca, (const uint8_t *)bytes, size,
+                                   !strcmp(catype, "vector") ? RVT_CA_VECTOR : RVT_CA_INSTRUCTION, cycles, &d);
+        free(bytes);
+        if (rc) {
+            fprintf(stderr, "rvtrace decode: %s\n", d.msg);
+            goto done;
+        }
+        if (rvt_ca_trailing(c.ca))
+            fprintf(stderr, "rvtrace decode: %s: its last %zu bytes (from byte %zu) are not a whole 128-byte record: "
+                            "not read\n", cycles, rvt_ca_trailing(c.ca), size - rvt_ca_trailing(c.ca));
+        c.ca_file = cycles;
+    }
     c.listing = listing;
     c.write_pcs = pcs || listing;
     if ((profiling && rvt_profile_new(&c.prof, c.img)) ||
@@ -1703,7 +1868,7 @@ int cmd_decode(int argc, char **argv) {
     c.trace = trace;
     c.threads = threads;
     progress_start(&c.pr, "rvtrace decode", "B", quiet);
-    const char *inputs[] = {trace, scf, ucf, settings_path, kallsyms};
+    const char *inputs[] = {trace, scf, ucf, settings_path, kallsyms, cycles};
     const char *outs[] = {output, traps, messages, itc_print, folded, coverage, gmon, callgrind, lcov};
     if (!outputs_not_inputs("rvtrace decode", inputs, sizeof inputs / sizeof *inputs, outs, sizeof outs / sizeof *outs) ||
         !outputs_not_programs(elfs, nelf, raws, nraw, outs, sizeof outs / sizeof *outs) ||
@@ -1792,6 +1957,14 @@ done:
     if (c.losses && (c.listed == 0 || (c.losses >= 16 && c.losses * 32 > c.packets)) && !settings_path)
         hint_lost_trace(trace, format, &p, &o, tc.enabled ? &tc.t : NULL, ntrace ? nopt.src_bits : 0,
                         elfs_text[0] ? elfs_text : "the program");
+    if (status == 0 && c.ca && (c.ca_phase == CA_WAIT_SYNC || c.ca_phase == CA_ARMED))
+        fprintf(stderr, "rvtrace decode: %s: warning: no instruction has cycles: %s\n", cycles,
+                c.ca_phase == CA_ARMED ? "the flow never came to where the sync that starts the trace says"
+                                       : "the trace has no sync that enables trace or leaves debug mode");
+    else if (status == 0 && c.ca && c.ca_phase == CA_WINDOW)
+        fprintf(stderr, "rvtrace decode: %s: warning: no instruction has cycles: the trace ended before it reached "
+                        "the file's start address %#" PRIx64 "\n", cycles, rvt_ca_start(c.ca));
+    rvt_ca_reader_free(c.ca);
     if (status == 0 && c.bytes == 0) /* (a capture that failed, likelier than one of nothing) */
         fprintf(stderr, "rvtrace decode: %s: warning: the trace is empty: nothing to decode\n", trace);
     rvt_etrace_decoder_free(dec);
