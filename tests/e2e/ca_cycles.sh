@@ -34,7 +34,7 @@ while read -r name cap elf rtd type start records seed percent srcbits; do
     src=
     [ "$srcbits" != 0 ] && src="--src-bits $srcbits --source 0"
     # shellcheck disable=SC2086
-    "$rvtrace" decode --format sifive $src --elf "$caps/$cap/$elf" "$caps/$cap/$rtd" --listing -q \
+    "$rvtrace" decode --format sifive $src --elf "$caps/$cap/$elf" "$caps/$cap/$rtd" --listing - -q \
         --cycles "$rcad" --catype "$type" >"$work/$name.ours" 2>"$work/$name.err"
     rc=$?
     if grep -q "unable to sync" "$data/$name.dqr"; then
@@ -77,7 +77,7 @@ uaddr1_no_pair dv-uaddr1 dv-uaddr1.elf dv-uaddr1.rtd instruction 20004aa0 4 6 30
 CASES
 
 u=$caps/dv-uaddr1
-run() { "$rvtrace" decode --format sifive --elf "$u/dv-uaddr1.elf" "$u/dv-uaddr1.rtd" --listing -q "$@"; }
+run() { "$rvtrace" decode --format sifive --elf "$u/dv-uaddr1.elf" "$u/dv-uaddr1.rtd" --listing - -q "$@"; }
 
 # less than one record
 head -c 100 "$work/uaddr1_at_sync.rcad" >"$work/short.rcad"
@@ -105,7 +105,7 @@ for args in "--cycles $work/short.rcad" "--catype vector" "--cycles $work/short.
     rc=$?
     [ $rc = 2 ] || bad "decode $args: exit $rc, expected 2 (usage)"
 done
-"$rvtrace" decode --format sifive --elf "$u/dv-uaddr1.elf" "$u/dv-uaddr1.rtd" --pcs --cycles "$work/short.rcad" \
+"$rvtrace" decode --format sifive --elf "$u/dv-uaddr1.elf" "$u/dv-uaddr1.rtd" --pcs - --cycles "$work/short.rcad" \
     --catype instruction >/dev/null 2>&1
 [ $? = 2 ] || bad "--cycles with --pcs: expected a usage error"
 
