@@ -643,7 +643,7 @@ static void follow(rvt_etrace_decoder *d, uint64_t address, const rvt_te_inst *t
         if (d->error)
             return;
         const rvt_insn *known = NULL;
-        if (!d->o.si_jump && pass_straight_code(d, address, &n, &known)) {
+        if (pass_straight_code(d, address, &n, &known)) {
             if (!known)
                 continue;
             /* On the run's last instruction, which is not `address`: what the

@@ -69,6 +69,18 @@ struct rvt_etrace_encoder {
     bool filtering; /* any filter is set (else only sideband records are not traced) */
     bool may_notify; /* notify addresses or the notify trigger */
     bool blocks_in_two; /* with the code at hand, a block goes in as its first and last instruction */
+    /* Sequentially inferable jumps with the code at hand and no filter:
+     * the records come in marked (mark_si_jumps), so that a block need not
+     * be taken apart to show the decision the instruction before its last.
+     * `marked`: the copy of a batch that needed a mark; `last_in`: the last
+     * instruction of the previous input record (its address and bits), the
+     * one before a jump that is a record of its own. */
+    bool marks_si_jumps;
+    rvt_retire *marked;
+    size_t marked_cap;
+    bool last_in_valid;
+    uint64_t last_in_addr;
+    uint32_t last_in_insn;
     /* Packets emit_address_packet packed, by a hash of their key: code that
      * goes round a loop sends the same few each time (a return to the same
      * caller, the same branches on the way), packed once. With 64 slots
@@ -817,15 +829,103 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
 
 /* Whether every instruction of a block matters: filters, triggers and
  * notify look at every address, sequentially inferable jumps at the
- * instruction before the jump. */
+ * instruction before the jump (unless the records come in marked). */
 static bool every_instruction_matters(const rvt_etrace_encoder *e) {
-    return e->o.si_jump || e->filtering || e->may_notify;
+    return (e->o.si_jump && !e->marks_si_jumps) || e->filtering || e->may_notify;
 }
 
 void rvt_etrace_encoder_set_code(rvt_etrace_encoder *e, rvt_code_fetch fetch, void *user) {
     e->fetch = fetch;
     e->fetch_user = user;
+    e->marks_si_jumps = fetch && e->o.si_jump && !e->filtering && !e->o.filter.nnotify;
     e->blocks_in_two = fetch && !every_instruction_matters(e);
+}
+
+static bool si_jump_after(const rvt_insn *prev, uint64_t prev_addr, const rvt_insn *jump, unsigned xlen) {
+    uint64_t target;
+    return rvt_seq_inferable_target(prev, prev_addr, jump, xlen, &target);
+}
+
+/* Whether `jump`, the last instruction of block r (of two or more), is
+ * sequentially inferable after the instruction before it, as
+ * push_block_singly would stage that one (the code must add up to the
+ * block). That instruction is 2 or 4 bytes before the jump: the block is
+ * walked only when one of the two would do, which few do (most jumps that
+ * end blocks are returns after some other instruction). Decoded from its
+ * bits at the encoder's XLEN, as sequentially_inferable does. */
+static bool block_ends_in_si_jump(const rvt_etrace_encoder *e, const rvt_retire *r, const rvt_insn *jump,
+                                  unsigned xlen) {
+    uint64_t last = rvt_retire_last_iaddr(r);
+    rvt_insn in, before;
+    bool maybe = false;
+    for (unsigned len = 2; len <= 4 && !maybe; len += 2) {
+        uint64_t at = last - len;
+        if (at < r->iaddr || at > last || !e->fetch(e->fetch_user, at, &in) || in.len != len || !in.raw)
+            continue;
+        rvt_decode(in.raw, xlen, &before);
+        maybe = si_jump_after(&before, at, jump, xlen);
+    }
+    if (!maybe)
+        return false;
+    uint64_t a = r->iaddr, before_addr = 0;
+    uint32_t before_raw = 0;
+    for (uint32_t k = 0; k + 1 < r->ninsns; k++) {
+        if (a >= last || !e->fetch(e->fetch_user, a, &in))
+            return false;
+        before_addr = a;
+        before_raw = in.raw;
+        a += in.len;
+    }
+    if (a != last || !before_raw)
+        return false;
+    rvt_decode(before_raw, xlen, &before);
+    return si_jump_after(&before, before_addr, jump, xlen);
+}
+
+/* The batch with the sijump mark on every record whose last instruction
+ * sequentially_inferable() would find to be such a jump when push_records
+ * stages it after the instruction before it: that of the block, or the
+ * previous record's last (none after a trap, an unqualified record or at
+ * the start). recs itself when none needs the mark, else e->marked; NULL
+ * without the memory for the copy. */
+static const rvt_retire *mark_si_jumps(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
+    unsigned xlen = e->p.iaddress_width <= 32 ? 32 : 64;
+    rvt_retire *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const rvt_retire *r = &recs[i];
+        bool mark = false;
+        if (!r->sijump && r->ninsns && !r->sideband && r->insn && r->itype != RVT_ITYPE_NONE &&
+            r->itype != RVT_ITYPE_BRANCH_TAKEN && r->itype != RVT_ITYPE_BRANCH_NOT_TAKEN) {
+            rvt_insn jump;
+            rvt_decode(r->insn, xlen, &jump);
+            if (jump.op == RVT_OP_JALR) {
+                if (r->ninsns > 1) {
+                    mark = block_ends_in_si_jump(e, r, &jump, xlen);
+                } else if (e->last_in_valid) {
+                    rvt_insn before;
+                    rvt_decode(e->last_in_insn, xlen, &before);
+                    mark = si_jump_after(&before, e->last_in_addr, &jump, xlen);
+                }
+            }
+        }
+        e->last_in_valid = r->ninsns && !r->sideband && r->insn;
+        e->last_in_addr = rvt_retire_last_iaddr(r);
+        e->last_in_insn = r->insn;
+        if (mark && !out) {
+            if (e->marked_cap < n) {
+                rvt_retire *grown = realloc(e->marked, n * sizeof *grown);
+                if (!grown)
+                    return NULL;
+                e->marked = grown;
+                e->marked_cap = n;
+            }
+            memcpy(e->marked, recs, n * sizeof *recs);
+            out = e->marked;
+        }
+        if (mark)
+            out[i].sijump = 1;
+    }
+    return out ? out : recs;
 }
 
 static bool qualify(rvt_etrace_encoder *e, const rvt_retire *r);
@@ -1312,6 +1412,8 @@ static void push_held_block(rvt_etrace_encoder *e, const rvt_retire *block, cons
 int rvt_etrace_encoder_push(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n) {
     if (!e->fetch)
         return push_records(e, recs, n, false);
+    if (e->marks_si_jumps && !e->error && !(recs = mark_si_jumps(e, recs, n)))
+        return e->error = RVT_E_NOMEM;
     for (size_t i = 0; i < n && !e->error; i++) {
         if (e->has_block) {
             e->has_block = false;
@@ -1436,7 +1538,7 @@ static int push_records(rvt_etrace_encoder *e, const rvt_retire *recs, size_t n,
          * block's last instruction they may (neither looks at the address). */
         rvt_retire *r = SLOT(e, e->nstaged);
         bool env_trap = rvt_retire_is_env_trap(in);
-        bool sijump = e->o.si_jump && !in->sijump && e->nstaged > 0 &&
+        bool sijump = e->o.si_jump && !e->marks_si_jumps && !in->sijump && e->nstaged > 0 &&
                       sequentially_inferable(e, SLOT(e, e->nstaged - 1), in);
         *r = *in;
         if (block) {
@@ -1471,6 +1573,7 @@ int rvt_etrace_encoder_finish(rvt_etrace_encoder *e, uint64_t *packets) {
     free(e->bpred);
     free(e->jtc);
     free(e->jtc_valid);
+    free(e->marked);
     free(e);
     return rc;
 }

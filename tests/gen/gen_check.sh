@@ -20,6 +20,19 @@ shift 3
 mkdir -p "$work" || exit 1
 status=0 batch="" nbatch=0 programs=0
 
+# The most compact E-Trace options (branch prediction, a jump target cache,
+# an 8-deep return stack with implicit return, sequentially inferable
+# jumps), where run takes blocks apart the least: with resynchronisations
+# rare, and every 16 packets (falling due inside blocks).
+for x in 32 64; do
+  printf '[Required Attributes]\nbpred_size_p=14\ncache_size_p=10\nf0s_width_p=2\niaddress_width_p=%s\nreturn_stack_size_p=3\nsijump_p=1\nitype_width_p=4\n' \
+    "$x" > "$work/compact$x.scf" || exit 1
+done
+for resync in 15 0; do
+  printf '[codec]\nresync-max=%s\nsi-jump=true\nimplicit-return=true\nbranch-prediction=true\njump-target-cache=true\n' \
+    "$resync" > "$work/compact_resync$resync.ucf" || exit 1
+done
+
 build() { # name source
   elf=$work/$1.elf
   flags=$(sed -n '1s/.*rvgen: \(.*\) \*\/.*/\1/p' "$2")
@@ -53,6 +66,19 @@ build() { # name source
     echo "$1: the E-Trace or N-Trace of run from blocks differs from the one from single records"
     status=1
   fi
+  bits=64
+  [ "$(od -An -tu1 -j4 -N1 "$elf" | tr -d ' ')" = 1 ] && bits=32
+  for resync in 15 0; do
+    compact="--scf $work/compact$bits.scf --ucf $work/compact_resync$resync.ucf"
+    # shellcheck disable=SC2086
+    "$rvtrace" run --max-insns 20000000 $compact --etrace "$t.b.te" "$elf" > /dev/null 2>&1
+    # shellcheck disable=SC2086
+    "$rvtrace" run --max-insns 20000000 $compact --etrace "$t.s.te" --pcs "$t.pcs" "$elf" > /dev/null 2>&1
+    if ! cmp -s "$t.b.te" "$t.s.te" || [ ! -s "$t.b.te" ]; then
+      echo "$1: the most compact E-Trace (resync-max $resync) of run from blocks differs from the one from single records"
+      status=1
+    fi
+  done
   rm -f "$t.b.te" "$t.s.te" "$t.b.nex" "$t.s.nex" "$t.pcs"
   # Its tandem trace verifies against a fresh model without divergence.
   if ! "$rvtrace" verify --max-errors 3 --elf "$elf" "$work/$1.tv" > "$work/$1.verify" 2>&1; then
