@@ -246,16 +246,19 @@ static inline __attribute__((always_inline)) size_t collect_changes(rvt_machine 
     size_t n = 0;
     uint64_t old_pc = s->pc;
     unsigned old_priv = s->priv;
+    /* Traps, returns, FP instructions and devices change the CSRs of the
+     * first two ranges; misa, PMP and trigger settings change only through
+     * csr_write (trigger hit bits also while a trigger is armed), so they are
+     * compared only then. PMP entries beyond the configured ones never change.
+     * Compared before the registers: the step has just stored a register (and
+     * x0 back to zero), and a wide load over a store still in flight waits for
+     * it to leave the store buffer; this work fills the wait. */
+    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmpaddr));
     n = diff_registers(DIFFER(h->x, s->x), h->x, s->x, RVT_ELEM_GPR, h->xlen == 32 ? 0xffffffffull : ~0ull, c, n);
     if (h->fp_writes != s->fp_writes) {
         n = diff_registers(DIFFER(h->f, s->f), h->f, s->f, RVT_ELEM_FPR, ~0ull, c, n);
         s->fp_writes = h->fp_writes;
     }
-    /* Traps, returns, FP instructions and devices change the CSRs of the
-     * first two ranges; misa, PMP and trigger settings change only through
-     * csr_write (trigger hit bits also while a trigger is armed), so they are
-     * compared only then. PMP entries beyond the configured ones never change. */
-    bool csrs = range_differs(h, s, RANGE(mstatus, minstret)) || range_differs(h, s, RANGE(fflags, pmpaddr));
     if (!csrs && (h->csr_writes != s->csr_writes || h->trig_armed || s->trig_armed)) {
         unsigned npmp = m->cfg.pmp_regions;
         csrs = words_differ(h->pmpaddr, s->pmpaddr, npmp) ||
@@ -287,6 +290,7 @@ static inline __attribute__((always_inline)) void observe_step_with(hart *h, int
     struct observe_state *o = m->obs;
     rvt_step *s = &o->step;
     bool host = kind == RVT_STEP_HOST;
+    size_t nchanges = collect_changes(m, !host, avx2);
     s->kind = kind;
     s->pc = pc;
     s->priv = priv;
@@ -294,7 +298,7 @@ static inline __attribute__((always_inline)) void observe_step_with(hart *h, int
     s->tval = tval;
     s->insn = host ? 0 : h->cur_insn;
     s->len = host ? 0 : h->cur_len;
-    s->nchanges = collect_changes(m, !host, avx2);
+    s->nchanges = nchanges;
     s->changes = o->changes;
     s->accesses = o->acc;
     s->naccesses = o->nacc;
