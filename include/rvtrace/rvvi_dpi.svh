@@ -6,7 +6,7 @@
 `ifndef RVTRACE_RVVI_DPI_SVH
 `define RVTRACE_RVVI_DPI_SVH
 
-package rvtrace_rvvi;
+package rvvi_dpi;
 
   localparam int RVVI_API_VERSION_MAJOR = 1;
   localparam int RVVI_API_VERSION_MINOR = 35;
