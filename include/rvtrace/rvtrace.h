@@ -16,5 +16,6 @@
 #include "rvtrace/profile.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/tandem.h"
+#include "rvtrace/rvvi.h"
 
 #endif

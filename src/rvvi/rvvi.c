@@ -477,6 +477,8 @@ static void take_dut_writes(void) {
 bool_t rvviRefEventStep(uint32_t hartId) {
     if (!usable(hartId, "rvviRefEventStep"))
         return RVVI_FALSE;
+    if (st.dut_stale) /* a second step with no report between: no DUT event */
+        reset_dut_shadow();
     /* A volatile CSR holds, in its volatile bits, what the DUT last said. */
     for (unsigned i = 0; i < st.nvolatile_csrs; i++) {
         unsigned c = st.volatile_csrs[i];

@@ -6,7 +6,8 @@
  * mismatch; each injected fault must be reported at its own event, first.
  *
  * usage: rvvi_cosim ELF (--spike-log LOG | --tandem TRACE) [--options FILE] [--faults N] [--seed S]
- *                   [--dump-events FILE --dump-count N]
+ *                   [--max-events N] [--dump-events FILE --dump-count N]
+ * --max-events the first N events only (sanitizer builds)
  * --options    spike's machine options per program (spike_trace_options.txt)
  * --faults N   per kind (gpr: a wrong register value; pc: a wrong pc;
  *              insn: wrong instruction bits; csr: a wrong CSR value; trap: a
@@ -408,7 +409,7 @@ static int dump_events(const stream *s, const char *path, size_t count) {
 int main(int argc, char **argv) {
     const char *log = NULL, *trace = NULL, *dump = NULL, *options = NULL;
     unsigned faults = 0;
-    size_t dump_count = 0;
+    size_t dump_count = 0, max_events = 0;
     rng_state = 0x9e3779b97f4a7c15ull;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--spike-log") && i + 1 < argc)
@@ -417,6 +418,8 @@ int main(int argc, char **argv) {
             trace = argv[++i];
         else if (!strcmp(argv[i], "--options") && i + 1 < argc)
             options = argv[++i];
+        else if (!strcmp(argv[i], "--max-events") && i + 1 < argc)
+            max_events = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--faults") && i + 1 < argc)
             faults = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -429,6 +432,7 @@ int main(int argc, char **argv) {
             program = argv[i];
         else {
             fprintf(stderr, "usage: rvvi_cosim ELF (--spike-log LOG | --tandem TRACE) [--options FILE] [--faults N] [--seed S]\n"
+                            "                  [--max-events N]\n"
                             "                  [--dump-events FILE --dump-count N]\n");
             return 2;
         }
@@ -494,6 +498,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rvvi_cosim: no events in the trace\n");
         return 1;
     }
+    if (max_events && s.n > max_events)
+        s.n = max_events;
     if (dump)
         return dump_events(&s, dump, dump_count);
 
