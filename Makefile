@@ -2,7 +2,8 @@
 # Every target installs the Debian packages it needs first (as root).
 
 DEBIAN_PACKAGES := cmake make gcc pkg-config zstd libelf-dev libdw-dev libzstd-dev libcmocka-dev libfdt-dev opensbi \
-                   gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-riscv64-cross clang valgrind lcov tidy chromium
+                   gcc-riscv64-unknown-elf binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-riscv64-cross clang \
+                   valgrind lcov tidy chromium verilator
 JOBS ?= $(shell nproc)
 
 .PHONY: deps build install demo test quick-test sanitize-test sweep bench fuzz clean linux linux-shell

@@ -17,5 +17,6 @@
 #include "rvtrace/profile.h"
 #include "rvtrace/hart.h"
 #include "rvtrace/tandem.h"
+#include "rvtrace/rvvi.h"
 
 #endif
