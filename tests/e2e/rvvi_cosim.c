@@ -384,6 +384,15 @@ static uint64_t next_random(void) {
     return rng_state;
 }
 
+/* The reference and the events, given back (LeakSanitizer checks the
+ * sanitizer build's runs, --dump-events ones too). */
+static void finish(stream *s) {
+    rvviRefShutdown();
+    free(s->ev);
+    free(s->w);
+    free(s->h);
+}
+
 static int dump_events(const stream *s, const char *path, size_t count) {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -500,8 +509,11 @@ int main(int argc, char **argv) {
     }
     if (max_events && s.n > max_events)
         s.n = max_events;
-    if (dump)
-        return dump_events(&s, dump, dump_count);
+    if (dump) {
+        int rc = dump_events(&s, dump, dump_count);
+        finish(&s);
+        return rc;
+    }
 
     size_t traps = 0;
     for (size_t i = 0; i < s.n; i++)
@@ -543,9 +555,6 @@ int main(int argc, char **argv) {
     }
     if (faults)
         printf("%s: faults injected %u, each reported at its event: %u\n", program, injected, caught);
-    rvviRefShutdown();
-    free(s.ev);
-    free(s.w);
-    free(s.h);
+    finish(&s);
     return status;
 }
